@@ -1,15 +1,12 @@
 //! `develf`: read, validate, dump and link GPU device ELF.
 
-mod commands;
-mod model;
-mod text;
-
+use develf_cli::commands;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
-#[command(name = "develf", version, about = "Read, validate and dump GPU device ELF (NVIDIA cubins)")]
+#[command(name = "develf", version, about = "Read, validate and dump GPU device ELF: NVIDIA cubins and Intel zebins")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -38,6 +35,14 @@ enum Command {
         /// Print nothing for valid files.
         #[arg(long, short = 'q')]
         quiet: bool,
+        /// Zebins: also check that each targets this device (ocloc's names:
+        /// tgllp, dg2, pvc, mtl, bmg, lnl, ptl, ...), as Intel's runtime does.
+        #[arg(long, value_name = "NAME")]
+        device: Option<String>,
+        /// Zebins: the register size in bytes for the local_id rule (default: the
+        /// target device's; `ocloc validate` assumes 32).
+        #[arg(long, value_name = "BYTES")]
+        grf_size: Option<u32>,
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -47,6 +52,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Dump { json, demangle, files } => commands::dump(&files, json, demangle),
-        Command::Validate { warnings, quiet, files } => commands::validate(&files, warnings, quiet),
+        Command::Validate { warnings, quiet, device, grf_size, files } => {
+            commands::validate(&files, &commands::ValidateArgs { warnings, quiet, device, grf_size })
+        }
     }
 }

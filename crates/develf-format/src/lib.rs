@@ -17,6 +17,7 @@ pub mod header;
 pub mod note;
 pub mod nvinfo;
 pub mod reloc;
+pub mod reloc_desc;
 pub mod section;
 pub mod symbol;
 pub mod table;

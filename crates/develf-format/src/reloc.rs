@@ -139,7 +139,7 @@ code_table! {
     /// Names from a public disassembler's table (shared/reference/denvdis-tables),
     /// whose entry for `R_MERCURY_UNIFIED32_HI` is mislabelled 0x3e; it is 0x3f.
     pub MERCURY_RELOCATIONS: u32 {
-        R_MERCURY_NONE = MERCURY_BASE + 0,
+        R_MERCURY_NONE = MERCURY_BASE,
         R_MERCURY_G64 = MERCURY_BASE + 1,
         R_MERCURY_ABS64 = MERCURY_BASE + 2,
         R_MERCURY_ABS32 = MERCURY_BASE + 3,

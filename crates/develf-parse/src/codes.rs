@@ -40,7 +40,7 @@ diagnostic_codes!(CUBIN_CODES {
     UNKNOWN_SECTION_TYPE = ("E0306", Semantics, Warning, "a section type is not one the CUDA tools write"),
     BAD_SYMBOL_KIND = ("E0307", Semantics, Error, "a symbol's type, binding or st_other contradicts its section"),
     SYMBOL_OUTSIDE_SECTION = ("E0308", Semantics, Error, "a symbol's value and size run past the end of its section"),
-    LOCAL_AFTER_GLOBAL = ("E0309", Semantics, Error, "a local symbol follows the first global one given by the symtab's sh_info"),
+    LOCAL_AFTER_GLOBAL = ("E0309", Semantics, Warning, "a local symbol follows the first global one given by the symtab's sh_info"),
     NO_SYMTAB = ("E0310", Semantics, Warning, "the cubin has sections but no symbol table"),
     SECTION_KIND_MISMATCH = ("E0311", Semantics, Warning, "a section's name and type disagree"),
     ARCH_MISMATCH = ("E0400", Target, Error, "the architecture stated in e_flags, notes and .nv.compat disagree"),

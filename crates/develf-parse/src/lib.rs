@@ -8,11 +8,13 @@
 //! the rest in layers (structure, references, semantics, target, metadata) and
 //! returns [`Diagnostic`]s with stable codes (see [`codes`]).
 
+pub mod ar;
 pub mod codes;
 pub mod cubin;
 pub mod diag;
 pub mod elf;
 pub mod validate;
+pub mod zebin;
 
 pub use cubin::{CuInfo, Cubin, RecordSection};
 pub use diag::{Code, Diagnostic, Diagnostics, Layer, Severity};

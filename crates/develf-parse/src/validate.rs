@@ -9,8 +9,8 @@ use crate::elf::{Class, ElfFile, Section, is_rela_type, range_in_file};
 use develf_format::header::{ABI_VERSION_7, ABI_VERSION_8, ELFOSABI_CUDA, ELFOSABI_CUDA_V2, EM_CUDA, FILE_TYPES};
 use develf_format::note::NT_CUDA_CUINFO;
 use develf_format::nvinfo::RecordError;
-use develf_format::section::{self as sec, SHT_NOBITS, SHT_NOTE, SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX};
-use develf_format::symbol::{STB_LOCAL, STO_CUDA_ENTRY, STT_FUNC, STT_SECTION};
+use develf_format::section::{self as sec, SHT_NOTE, SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX};
+use develf_format::symbol::{STO_CUDA_ENTRY, STT_FUNC, STT_SECTION};
 use develf_format::{reloc, table};
 
 /// Runs every layer on a cubin.
@@ -424,19 +424,15 @@ fn semantics(cubin: &Cubin<'_>, out: &mut Diagnostics) {
 fn symbol_semantics(cubin: &Cubin<'_>, out: &mut Diagnostics) {
     let Some(table) = cubin.symtab() else { return };
     let table_section = &cubin.sections()[table.section];
-    let first_global = table_section.info as usize;
+    // No local-after-global check: ptxas 12.9 and 13.5 put the section symbols of
+    // `.nv.constant0.*` after the globals, so `.symtab`'s sh_info is not the gABI's
+    // "first non-local" in real cubins (code E0309 stays reserved).
     let size = cubin.header().class.symbol_size() as u64;
     for sym in &table.symbols {
         let at = table_section.offset + sym.index as u64 * size;
         let diag = |code, message: String| {
             Diagnostic::new(code, message).at(at).in_section(table_section.label()).for_symbol(symbol_label(sym))
         };
-        if sym.bind == STB_LOCAL && sym.index >= first_global && sym.index != 0 {
-            out.push(diag(
-                LOCAL_AFTER_GLOBAL,
-                format!("local symbol {} follows the first global one (.symtab sh_info = {first_global})", sym.index),
-            ));
-        }
         if sym.other & STO_CUDA_ENTRY != 0 && sym.st_type != STT_FUNC {
             out.push(diag(
                 BAD_SYMBOL_KIND,
@@ -453,9 +449,11 @@ fn symbol_semantics(cubin: &Cubin<'_>, out: &mut Diagnostics) {
                 format!("function defined in {}, which is not executable", section.label()),
             ));
         }
-        // Sizes of NOBITS-like sections are device memory, checked like any other.
+        // Only sections with file bytes: ptxas places shared-memory variables past
+        // the size of their `.nv.shared.*` section (e.g. [0x4, +0x200) in 0x200
+        // bytes) and leaves the layout of those memory spaces to the linker.
         let end = sym.value.checked_add(sym.size);
-        if section.sh_type != SHT_NOBITS && end.is_none_or(|e| e > section.size) {
+        if sec::occupies_file(section.sh_type) && end.is_none_or(|e| e > section.size) {
             out.push(diag(
                 SYMBOL_OUTSIDE_SECTION,
                 format!(
@@ -473,7 +471,7 @@ fn symbol_semantics(cubin: &Cubin<'_>, out: &mut Diagnostics) {
 /// SM numbers NVIDIA has shipped hardware or targets for.
 const KNOWN_SMS: &[u8] = &[
     10, 11, 12, 13, 20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103,
-    110, 120, 121,
+    107, 110, 120, 121,
 ];
 
 /// Layer (d): the architecture is stated consistently.

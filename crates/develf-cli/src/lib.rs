@@ -1,0 +1,8 @@
+//! The `develf` command as a library: the subcommands and the dump models, so
+//! tests and other tools can produce exactly what the command prints.
+
+pub mod commands;
+pub mod input;
+pub mod model;
+pub mod text;
+pub mod zebin_dump;
