@@ -38,7 +38,14 @@ struct Verdict {
 
 fn diagnostics_of(object: &Object<'_>, args: &ValidateArgs) -> Diagnostics {
     match object {
-        Object::Cubin(c) => c.validate(),
+        Object::Cubin(c) => {
+            let mut d = c.validate();
+            // Metadata records are only decodable once the structure is sound.
+            if !d.has_errors() {
+                crate::metadata::diagnostics(c).into_iter().for_each(|m| d.push(m));
+            }
+            d
+        }
         Object::Zebin(z) => z.validate(&ZebinOptions { device: args.device.as_deref(), grf_size: args.grf_size }),
     }
 }
@@ -81,7 +88,9 @@ fn validate_one(path: &Path, args: &ValidateArgs) -> Verdict {
     for (label, list, dropped) in &results {
         let ok = !list.iter().any(Diagnostic::is_error);
         valid &= ok;
-        lines.extend(list.iter().filter(|d| args.warnings || d.is_error()).map(|d| d.display_with_file(label).to_string()));
+        lines.extend(
+            list.iter().filter(|d| args.warnings || d.is_error()).map(|d| d.display_with_file(label).to_string()),
+        );
         if *dropped > 0 {
             lines.push(format!("{label}: note: {dropped} more problems not shown"));
         }

@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod input;
+pub mod metadata;
 pub mod model;
 pub mod text;
 pub mod zebin_dump;

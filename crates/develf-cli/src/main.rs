@@ -1,7 +1,7 @@
 //! `develf`: read, validate, dump and link GPU device ELF.
 
-use develf_cli::commands;
 use clap::{Parser, Subcommand};
+use develf_cli::commands;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -3,11 +3,13 @@
 //! Text and JSON are two renderings of this one model, so they never disagree.
 //! The JSON keys are a stable interface (see the README).
 
+use develf_eiattr::display::{self, ResolvedFields, SymbolLookup};
+use develf_eiattr::{Metadata, NoteDesc, SectionKind};
 use develf_format::header::{FILE_TYPES, OSABIS};
 use develf_format::nvinfo::{self, Format};
 use develf_format::{note, reloc, section, symbol, table};
+use develf_parse::Cubin;
 use develf_parse::elf::{Section, Symbol, SymbolTable};
-use develf_parse::{CuInfo, Cubin};
 use serde::Serialize;
 
 #[derive(Debug, Serialize)]
@@ -19,8 +21,35 @@ pub struct CubinDump {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mercury_symbols: Vec<SymbolDump>,
     pub relocations: Vec<RelocationDump>,
+    /// `.nv.info*` and `.nv.compat` (and their `.nv.merc.*` twins), record by record.
     pub nvinfo: Vec<RecordSectionDump>,
+    /// `.nv.compat` alone, the same records as in `nvinfo`.
+    pub compat: Vec<RecordSectionDump>,
     pub notes: Vec<NoteDump>,
+    /// `.nv.callgraph` (and `.nv.merc.nv.callgraph`).
+    pub callgraph: Vec<EntriesDump>,
+    /// `.nv.prototype` (and `.nv.merc.nv.prototype`).
+    pub prototypes: Vec<EntriesDump>,
+    /// `.nv.rel.action`, `.nv.uft.entry` and sections kept raw.
+    pub other_metadata: Vec<EntriesDump>,
+}
+
+/// A metadata section as a list of entries, each a kind and named fields.
+#[derive(Debug, Serialize)]
+pub struct EntriesDump {
+    pub section: String,
+    pub entries: Vec<EntryDump>,
+    /// Why the section was kept as bytes, if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_reason: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct EntryDump {
+    pub kind: &'static str,
+    pub fields: ResolvedFields,
+    /// The same fields as `key=value` text.
+    pub text: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -146,16 +175,26 @@ pub struct RecordDump {
     pub format_name: Option<&'static str>,
     pub attr: u8,
     pub attr_name: Option<&'static str>,
-    /// BVAL/HVAL value.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value: Option<u16>,
+    /// The decoded value, fields named (`{"function": {"index": 8, "name": "_Z1kPi"}, "registers": 24}`).
+    pub value: ResolvedFields,
+    /// Whether develf knows this attribute's layout (else `value` holds its bytes).
+    pub typed: bool,
+    /// The value as `key=value` text.
+    pub text: String,
     /// SVAL payload as lowercase hex.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub payload: Option<String>,
+    /// The whole record (header included) as lowercase hex.
+    pub raw: String,
 }
 
 #[derive(Debug, Serialize)]
 pub struct NoteDump {
+    /// The descriptor decoded (cuinfo: version, virtual SM, toolkit; tkinfo: tool,
+    /// version, branch, command line).
+    pub decoded: ResolvedFields,
+    /// The decoded fields as `key=value` text.
+    pub text: String,
     pub section: String,
     pub offset: u64,
     pub owner: String,
@@ -164,15 +203,6 @@ pub struct NoteDump {
     pub type_name: Option<&'static str>,
     pub description: Option<&'static str>,
     pub desc: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cuinfo: Option<CuInfoDump>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct CuInfoDump {
-    pub note_version: u16,
-    pub virtual_sm: u16,
-    pub toolkit_version: String,
 }
 
 /// Options that change what the model holds.
@@ -270,8 +300,14 @@ pub fn build(cubin: &Cubin<'_>, options: ModelOptions) -> CubinDump {
         symbols,
         mercury_symbols,
         relocations: relocation_dumps(cubin, options),
-        nvinfo: record_dumps(cubin),
+        nvinfo: record_dumps(cubin, false),
+        compat: record_dumps(cubin, true),
         notes: note_dumps(cubin),
+        callgraph: entry_dumps(cubin, |k| k == SectionKind::CallGraph),
+        prototypes: entry_dumps(cubin, |k| k == SectionKind::Prototype),
+        other_metadata: entry_dumps(cubin, |k| {
+            matches!(k, SectionKind::RelAction | SectionKind::Uft | SectionKind::UftEntry)
+        }),
     }
 }
 
@@ -343,31 +379,20 @@ fn relocation_dumps(cubin: &Cubin<'_>, options: ModelOptions) -> Vec<RelocationD
     out
 }
 
-fn record_dumps(cubin: &Cubin<'_>) -> Vec<RecordSectionDump> {
+/// `.nv.info*` and `.nv.compat` records (`compat_only`: just `.nv.compat`).
+fn record_dumps(cubin: &Cubin<'_>, compat_only: bool) -> Vec<RecordSectionDump> {
     cubin
         .record_sections()
+        .filter(|rs| rs.compat || !compat_only)
         .map(|rs| {
+            let symbols = crate::metadata::symbols_for(cubin, rs.section);
+            let decoded =
+                Metadata::decode(if rs.compat { SectionKind::Compat } else { SectionKind::NvInfo }, rs.section.bytes());
             let mut records = Vec::new();
             let mut error = None;
             for r in rs.records() {
                 match r {
-                    Ok(r) => {
-                        let info = if rs.compat {
-                            nvinfo::compat_attribute(r.attribute)
-                        } else {
-                            nvinfo::attribute(r.attribute)
-                        };
-                        let format = Format::from_u8(r.format);
-                        records.push(RecordDump {
-                            offset: r.offset,
-                            format: r.format,
-                            format_name: format.map(Format::name),
-                            attr: r.attribute,
-                            attr_name: info.and_then(|i| i.display_name()),
-                            value: matches!(format, Some(Format::Bval | Format::Hval)).then_some(r.value),
-                            payload: (format == Some(Format::Sval)).then(|| hex(r.payload)),
-                        });
-                    }
+                    Ok(r) => records.push(record_dump(&r, &decoded, &symbols, rs.compat)),
                     Err(e) => error = Some(format!("{e:?}")),
                 }
             }
@@ -381,17 +406,80 @@ fn record_dumps(cubin: &Cubin<'_>) -> Vec<RecordSectionDump> {
         .collect()
 }
 
+fn record_dump(r: &nvinfo::RawRecord<'_>, decoded: &Metadata, symbols: &dyn SymbolLookup, compat: bool) -> RecordDump {
+    let info = if compat { nvinfo::compat_attribute(r.attribute) } else { nvinfo::attribute(r.attribute) };
+    let format = Format::from_u8(r.format);
+    // The typed value of the record at the same offset.
+    let (value, typed, text) = match decoded {
+        Metadata::NvInfo(list) => match list.records.iter().find(|l| l.offset == r.offset) {
+            Some(l) => {
+                let j = display::record_json(l.offset, &l.attribute, symbols);
+                (j.value, j.typed, display::fields_text(&l.attribute.fields(), symbols))
+            }
+            None => (ResolvedFields(Vec::new()), false, String::new()),
+        },
+        Metadata::Compat(list) => match list.records.iter().find(|l| l.offset == r.offset) {
+            Some(l) => {
+                let j = display::compat_json(l.offset, &l.attribute, symbols);
+                (j.value, j.typed, display::fields_text(&l.attribute.fields(), symbols))
+            }
+            None => (ResolvedFields(Vec::new()), false, String::new()),
+        },
+        _ => (ResolvedFields(Vec::new()), false, String::new()),
+    };
+    let mut raw = Vec::with_capacity(r.size());
+    raw.extend_from_slice(&[r.format, r.attribute]);
+    raw.extend_from_slice(&r.value.to_le_bytes());
+    raw.extend_from_slice(r.payload);
+    RecordDump {
+        offset: r.offset,
+        format: r.format,
+        format_name: format.map(Format::name),
+        attr: r.attribute,
+        attr_name: info.and_then(|i| i.display_name()),
+        value,
+        typed,
+        text,
+        payload: (format == Some(Format::Sval)).then(|| hex(r.payload)),
+        raw: hex(&raw),
+    }
+}
+
+/// Call graphs, prototypes and the other list-shaped metadata sections.
+fn entry_dumps(cubin: &Cubin<'_>, wanted: impl Fn(SectionKind) -> bool) -> Vec<EntriesDump> {
+    crate::metadata::metadata_sections(cubin)
+        .filter(|(_, kind)| wanted(*kind))
+        .map(|(section, kind)| {
+            let symbols = crate::metadata::symbols_for(cubin, section);
+            let entry = |kind: &'static str, fields: Vec<display::Field>| EntryDump {
+                kind,
+                text: display::fields_text(&fields, &symbols),
+                fields: display::resolve(&fields, &symbols),
+            };
+            let (entries, raw_reason) = match crate::metadata::decode(section, kind) {
+                Metadata::CallGraph(g) => (g.entries().into_iter().map(|(k, f)| entry(k, f)).collect(), None),
+                Metadata::Prototypes(p) => (p.entries().into_iter().map(|f| entry("prototype", f)).collect(), None),
+                Metadata::RelActions(a) => (vec![entry("rel_action", a.fields())], None),
+                Metadata::UftEntries(u) => (u.entries().into_iter().map(|f| entry("uft_entry", f)).collect(), None),
+                Metadata::Raw { bytes, reason, .. } => (
+                    vec![entry("bytes", vec![display::Field::new("bytes", display::FieldValue::Bytes(bytes))])],
+                    Some(reason),
+                ),
+                _ => (Vec::new(), None),
+            };
+            EntriesDump { section: section.label(), entries, raw_reason }
+        })
+        .collect()
+}
+
 fn note_dumps(cubin: &Cubin<'_>) -> Vec<NoteDump> {
     cubin
         .notes()
         .map(|(s, n)| {
-            let cuinfo =
-                (n.n_type == note::NT_CUDA_CUINFO).then(|| CuInfo::decode(n.desc)).flatten().map(|c| CuInfoDump {
-                    note_version: c.note_version,
-                    virtual_sm: c.virtual_sm,
-                    toolkit_version: format!("{}.{}", c.toolkit_version / 10, c.toolkit_version % 10),
-                });
+            let fields = NoteDesc::decode(n.n_type, n.desc).fields();
             NoteDump {
+                decoded: display::resolve(&fields, &display::NoSymbols),
+                text: display::fields_text(&fields, &display::NoSymbols),
                 section: s.label(),
                 offset: n.offset,
                 owner: String::from_utf8_lossy(n.name).into_owned(),
@@ -399,7 +487,6 @@ fn note_dumps(cubin: &Cubin<'_>) -> Vec<NoteDump> {
                 type_name: table::lookup(note::NOTE_TYPES, n.n_type),
                 description: note::description(n.n_type),
                 desc: hex(n.desc),
-                cuinfo,
             }
         })
         .collect()

@@ -111,14 +111,20 @@ fn render_inner(file: &str, d: &CubinDump, out: &mut String) -> std::fmt::Result
         for r in &s.records {
             let attr = r.attr_name.map(str::to_string).unwrap_or_else(|| format!("unknown attribute {:#x}", r.attr));
             let format = r.format_name.unwrap_or("?");
-            match (&r.value, &r.payload) {
-                (Some(v), _) => writeln!(out, "  {attr:<40} {format:<11} {v:#x}")?,
-                (None, Some(p)) => writeln!(out, "  {attr:<40} {format:<11} {p}")?,
-                (None, None) => writeln!(out, "  {attr:<40} {format:<11}")?,
-            }
+            writeln!(out, "  {attr:<40} {format:<11} {}", r.text)?;
         }
         if let Some(e) = &s.error {
             writeln!(out, "  (stopped: {e})")?;
+        }
+    }
+
+    for s in d.callgraph.iter().chain(&d.prototypes).chain(&d.other_metadata) {
+        writeln!(out, "\n{} ({} entries):", s.section, s.entries.len())?;
+        for e in &s.entries {
+            writeln!(out, "  {:<14} {}", e.kind, e.text)?;
+        }
+        if let Some(reason) = &s.raw_reason {
+            writeln!(out, "  (kept as bytes: {reason})")?;
         }
     }
 
@@ -132,14 +138,7 @@ fn render_inner(file: &str, d: &CubinDump, out: &mut String) -> std::fmt::Result
             n.n_type,
             n.description.unwrap_or("unknown")
         )?;
-        match &n.cuinfo {
-            Some(c) => writeln!(
-                out,
-                "  note version {}, virtual sm_{}, toolkit {}",
-                c.note_version, c.virtual_sm, c.toolkit_version
-            )?,
-            None => writeln!(out, "  {}", n.desc)?,
-        }
+        writeln!(out, "  {}", n.text)?;
     }
     Ok(())
 }

@@ -39,6 +39,13 @@ pub enum ValuePart {
     Hi32,
     /// Byte `n` (bits `8n..8n+8`), `n` in 0..8.
     Byte(u8),
+    /// A constant-bank address `bank << n | offset`: the addend is added to
+    /// the offset modulo `2^n` and the bank is kept. nvlink writes
+    /// `c[2][0x0] + -0x8000` as bank 2, offset 0x8000 (an LDC with a register
+    /// index and a negative base), not as bank 1. `n` is 16 for every type
+    /// but `R_CUDA_CONST_FIELD22_37` (sm_100+), where the bank lands at bit
+    /// 54 as in `R_CUDA_CONST_FIELD21_38`, so the offset part is 17 bits.
+    BankAddress(u8),
 }
 
 impl ValuePart {
@@ -49,6 +56,19 @@ impl ValuePart {
             ValuePart::Lo32 => value & 0xffff_ffff,
             ValuePart::Hi32 => value >> 32,
             ValuePart::Byte(n) => (value >> ((n as u32 & 7) * 8)) & 0xff,
+            ValuePart::BankAddress(_) => value,
+        }
+    }
+
+    /// `S + A` for this part: wrapping 64-bit addition, except for
+    /// [`ValuePart::BankAddress`], where the carry stays in the offset.
+    pub const fn add(self, s: u64, a: i64) -> u64 {
+        match self {
+            ValuePart::BankAddress(n) => {
+                let mask = (1u64 << (n as u32 & 63)) - 1;
+                (s & !mask) | (s.wrapping_add(a as u64) & mask)
+            }
+            _ => s.wrapping_add(a as u64),
         }
     }
 }
@@ -97,8 +117,11 @@ pub enum Action {
     /// Write a constant into the pieces regardless of the value: YIELD → NOP
     /// (the opcode field) and clearing YIELD's predicate field.
     WriteConstant(u64),
-    /// Zero the pieces (`R_CUDA_UNUSED_CLEAR*`).
-    Clear,
+    /// Zero the pieces when the symbol's code was removed (dead function
+    /// elimination: the address range of its `.debug_frame` FDE); leave them
+    /// when the symbol is live (`R_CUDA_UNUSED_CLEAR*`). Proved against
+    /// nvlink both ways.
+    ClearIfDead,
 }
 
 /// What the value must fit after part selection and shift.
@@ -212,10 +235,10 @@ macro_rules! row {
     };
 }
 
-use Action::{Clear, ReplaceInstruction, Write, WriteConstant};
+use Action::{ClearIfDead, ReplaceInstruction, Write, WriteConstant};
 use Range::{Any, Either, Signed, Unsigned};
 use SymbolValue::*;
-use ValuePart::{Byte, Hi32, Lo32, Whole};
+use ValuePart::{BankAddress, Byte, Hi32, Lo32, Whole};
 
 /// Low 9 bits of the sm_70+ `NOP` opcode (0x918): what
 /// `R_CUDA_YIELD_OPCODE9_0` writes over `YIELD` (0x946). Proved against
@@ -223,6 +246,7 @@ use ValuePart::{Byte, Hi32, Lo32, Whole};
 pub const YIELD_TO_NOP_OPCODE9: u64 = 0x118;
 
 /// `R_CUDA_*` descriptors, indexed by type (0..=116).
+#[rustfmt::skip]
 pub static CUDA_DESCRIPTORS: [RelocDesc; 117] = [
     row!(R_CUDA_NONE, Whole, false, 0, [], Action::None, Unused, Any),
     row!(R_CUDA_32, Whole, false, 0, [(0, 32)], Write, Address, Either(32)),
@@ -249,17 +273,8 @@ pub static CUDA_DESCRIPTORS: [RelocDesc; 117] = [
     row!(R_CUDA_TEX_BINDLESSOFF13_32, Whole, false, 2, [(32, 13)], Write, BindlessOffset, Unsigned(13)),
     row!(R_CUDA_TEX_BINDLESSOFF13_47, Whole, false, 2, [(47, 13)], Write, BindlessOffset, Unsigned(13)),
     // Lead disagreement, see the module docs: nvlink's descriptor wins.
-    row!(
-        R_CUDA_CONST_FIELD19_28,
-        Whole,
-        false,
-        0,
-        [(28, 14), (42, 4), (26, 1)],
-        Write,
-        ConstantBankAddress,
-        Unsigned(19)
-    ),
-    row!(R_CUDA_CONST_FIELD19_23, Whole, false, 0, [(23, 19)], Write, ConstantBankAddress, Unsigned(19)),
+    row!(R_CUDA_CONST_FIELD19_28, BankAddress(16), false, 2, [(28, 14), (42, 4), (26, 1)], Write, ConstantBankAddress, Unsigned(19)),
+    row!(R_CUDA_CONST_FIELD19_23, BankAddress(16), false, 2, [(23, 19)], Write, ConstantBankAddress, Unsigned(19)),
     row!(R_CUDA_TEX_SLOT9_49, Whole, false, 0, [(49, 9)], Write, Slot, Unsigned(9)),
     row!(R_CUDA_6_31, Whole, false, 0, [(31, 6)], Write, Address, Unsigned(6)),
     row!(R_CUDA_2_47, Whole, false, 0, [(47, 2)], Write, Address, Unsigned(2)),
@@ -270,10 +285,10 @@ pub static CUDA_DESCRIPTORS: [RelocDesc; 117] = [
     row!(R_CUDA_FUNC_DESC32_HI_23, Hi32, false, 0, [(23, 32)], Write, FunctionDescriptor, Any),
     row!(R_CUDA_FUNC_DESC_32, Whole, false, 0, [(0, 32)], Write, FunctionDescriptor, Either(32)),
     row!(R_CUDA_FUNC_DESC_64, Whole, false, 0, [(0, 64)], Write, FunctionDescriptor, Any),
-    row!(R_CUDA_CONST_FIELD21_26, Whole, false, 0, [(26, 21)], Write, ConstantBankAddress, Unsigned(21)),
-    row!(R_CUDA_QUERY_DESC21_37, Whole, false, 0, [(37, 21)], Write, ConstantBankAddress, Unsigned(21)),
-    row!(R_CUDA_CONST_FIELD19_26, Whole, false, 0, [(26, 19)], Write, ConstantBankAddress, Unsigned(19)),
-    row!(R_CUDA_CONST_FIELD21_23, Whole, false, 0, [(23, 21)], Write, ConstantBankAddress, Unsigned(21)),
+    row!(R_CUDA_CONST_FIELD21_26, BankAddress(16), false, 0, [(26, 21)], Write, ConstantBankAddress, Unsigned(21)),
+    row!(R_CUDA_QUERY_DESC21_37, BankAddress(16), false, 0, [(37, 21)], Write, ConstantBankAddress, Unsigned(21)),
+    row!(R_CUDA_CONST_FIELD19_26, BankAddress(16), false, 2, [(26, 19)], Write, ConstantBankAddress, Unsigned(19)),
+    row!(R_CUDA_CONST_FIELD21_23, BankAddress(16), false, 0, [(23, 21)], Write, ConstantBankAddress, Unsigned(21)),
     row!(R_CUDA_PCREL_IMM24_26, Whole, true, 0, [(26, 24)], Write, Address, Signed(24)),
     row!(R_CUDA_PCREL_IMM24_23, Whole, true, 0, [(23, 24)], Write, Address, Signed(24)),
     row!(R_CUDA_ABS32_20, Whole, false, 0, [(20, 32)], Write, Address, Either(32)),
@@ -284,11 +299,11 @@ pub static CUDA_DESCRIPTORS: [RelocDesc; 117] = [
     row!(R_CUDA_FUNC_DESC32_20, Whole, false, 0, [(20, 32)], Write, FunctionDescriptor, Either(32)),
     row!(R_CUDA_FUNC_DESC32_LO_20, Lo32, false, 0, [(20, 32)], Write, FunctionDescriptor, Any),
     row!(R_CUDA_FUNC_DESC32_HI_20, Hi32, false, 0, [(20, 32)], Write, FunctionDescriptor, Any),
-    row!(R_CUDA_CONST_FIELD19_20, Whole, false, 0, [(20, 19)], Write, ConstantBankAddress, Unsigned(19)),
+    row!(R_CUDA_CONST_FIELD19_20, BankAddress(16), false, 2, [(20, 19)], Write, ConstantBankAddress, Unsigned(19)),
     row!(R_CUDA_BINDLESSOFF13_36, Whole, false, 2, [(36, 13)], Write, BindlessOffset, Unsigned(13)),
     row!(R_CUDA_SURF_HEADER_INDEX, Whole, false, 0, [(0, 20)], Write, SurfaceHeaderIndex, Unsigned(20)),
     row!(R_CUDA_INSTRUCTION64, Whole, false, 0, [(0, 64)], ReplaceInstruction, Unused, Any),
-    row!(R_CUDA_CONST_FIELD21_20, Whole, false, 0, [(20, 21)], Write, ConstantBankAddress, Unsigned(21)),
+    row!(R_CUDA_CONST_FIELD21_20, BankAddress(16), false, 0, [(20, 21)], Write, ConstantBankAddress, Unsigned(21)),
     row!(R_CUDA_ABS32_32, Whole, false, 0, [(32, 32)], Write, Address, Either(32)),
     row!(R_CUDA_ABS32_LO_32, Lo32, false, 0, [(32, 32)], Write, Address, Any),
     row!(R_CUDA_ABS32_HI_32, Hi32, false, 0, [(32, 32)], Write, Address, Any),
@@ -298,16 +313,16 @@ pub static CUDA_DESCRIPTORS: [RelocDesc; 117] = [
     row!(R_CUDA_FUNC_DESC32_32, Whole, false, 0, [(32, 32)], Write, FunctionDescriptor, Either(32)),
     row!(R_CUDA_FUNC_DESC32_LO_32, Lo32, false, 0, [(32, 32)], Write, FunctionDescriptor, Any),
     row!(R_CUDA_FUNC_DESC32_HI_32, Hi32, false, 0, [(32, 32)], Write, FunctionDescriptor, Any),
-    row!(R_CUDA_CONST_FIELD19_40, Whole, false, 0, [(40, 19)], Write, ConstantBankAddress, Unsigned(19)),
+    row!(R_CUDA_CONST_FIELD19_40, BankAddress(16), false, 2, [(40, 19)], Write, ConstantBankAddress, Unsigned(19)),
     row!(R_CUDA_BINDLESSOFF14_40, Whole, false, 2, [(40, 14)], Write, BindlessOffset, Unsigned(14)),
-    row!(R_CUDA_CONST_FIELD21_38, Whole, false, 0, [(38, 21)], Write, ConstantBankAddress, Unsigned(21)),
+    row!(R_CUDA_CONST_FIELD21_38, BankAddress(16), false, 0, [(38, 21)], Write, ConstantBankAddress, Unsigned(21)),
     row!(R_CUDA_INSTRUCTION128, Whole, false, 0, [(0, 64), (64, 64)], ReplaceInstruction, Unused, Any),
     row!(R_CUDA_YIELD_OPCODE9_0, Whole, false, 0, [(0, 9)], WriteConstant(YIELD_TO_NOP_OPCODE9), Unused, Any),
     row!(R_CUDA_YIELD_CLEAR_PRED4_87, Whole, false, 0, [(87, 4)], WriteConstant(0), Unused, Any),
     row!(R_CUDA_32_LO, Lo32, false, 0, [(0, 32)], Write, Address, Any),
     row!(R_CUDA_32_HI, Hi32, false, 0, [(0, 32)], Write, Address, Any),
-    row!(R_CUDA_UNUSED_CLEAR32, Whole, false, 0, [(0, 32)], Clear, Unused, Any),
-    row!(R_CUDA_UNUSED_CLEAR64, Whole, false, 0, [(0, 64)], Clear, Unused, Any),
+    row!(R_CUDA_UNUSED_CLEAR32, Whole, false, 0, [(0, 32)], ClearIfDead, Unused, Any),
+    row!(R_CUDA_UNUSED_CLEAR64, Whole, false, 0, [(0, 64)], ClearIfDead, Unused, Any),
     row!(R_CUDA_ABS24_40, Whole, false, 0, [(40, 24)], Write, Address, Either(24)),
     row!(R_CUDA_ABS55_16_34, Whole, false, 2, [(16, 8), (34, 47)], Write, Address, Either(55)),
     row!(R_CUDA_8_0, Byte(0), false, 0, [(0, 8)], Write, Address, Any),
@@ -349,7 +364,7 @@ pub static CUDA_DESCRIPTORS: [RelocDesc; 117] = [
     row!(R_CUDA_UNIFIED32_LO_32, Lo32, false, 0, [(32, 32)], Write, UnifiedAddress, Any),
     row!(R_CUDA_UNIFIED32_HI_32, Hi32, false, 0, [(32, 32)], Write, UnifiedAddress, Any),
     row!(R_CUDA_ABS56_16_34, Whole, false, 2, [(16, 8), (34, 48)], Write, Address, Either(56)),
-    row!(R_CUDA_CONST_FIELD22_37, Whole, false, 0, [(37, 22)], Write, ConstantBankAddress, Unsigned(22)),
+    row!(R_CUDA_CONST_FIELD22_37, BankAddress(17), false, 0, [(37, 22)], Write, ConstantBankAddress, Unsigned(22)),
     // A sentinel in nvlink's table ("poison"): never valid in a file.
     row!(R_CUDA_NONE_LAST, Whole, false, 0, [], Action::None, Unused, Any),
 ];
@@ -359,8 +374,12 @@ pub static CUDA_DESCRIPTORS: [RelocDesc; 117] = [
 /// Mercury relocations (`.nv.merc.rela*`, sm_100+) patch the *expanded*
 /// Mercury stream or the `.nv.merc.debug_*` data, not the `.nv.capmerc.*`
 /// bytes. Their layouts here are the names' own claims (a plain little-endian
-/// data field of the named width at `r_offset`, `PROG_REL` = PC-relative);
-/// only the data-section uses could be checked (see the crate README).
+/// data field of the named width at `r_offset`); only the data-section uses
+/// could be checked (see the crate README). `PROG_REL` is not PC-relative:
+/// for an offset into `.nv.merc.debug_line` nvlink wrote `S + A` (0x8a at
+/// `.debug_info+0x47` of the second input), so it is read as relative to the
+/// program (code) base, which is 0 in every file nvlink writes.
+#[rustfmt::skip]
 pub static MERCURY_DESCRIPTORS: [RelocDesc; 65] = [
     row!(R_MERCURY_NONE, Whole, false, 0, [], Action::None, Unused, Any),
     row!(R_MERCURY_G64, Whole, false, 0, [(0, 64)], Write, GlobalAddress, Any),
@@ -369,14 +388,14 @@ pub static MERCURY_DESCRIPTORS: [RelocDesc; 65] = [
     row!(R_MERCURY_ABS16, Whole, false, 0, [(0, 16)], Write, Address, Either(16)),
     row!(R_MERCURY_ABS32_LO, Lo32, false, 0, [(0, 32)], Write, Address, Any),
     row!(R_MERCURY_ABS32_HI, Hi32, false, 0, [(0, 32)], Write, Address, Any),
-    row!(R_MERCURY_PROG_REL64, Whole, true, 0, [(0, 64)], Write, Address, Any),
-    row!(R_MERCURY_PROG_REL32, Whole, true, 0, [(0, 32)], Write, Address, Signed(32)),
-    row!(R_MERCURY_PROG_REL32_LO, Lo32, true, 0, [(0, 32)], Write, Address, Any),
-    row!(R_MERCURY_PROG_REL32_HI, Hi32, true, 0, [(0, 32)], Write, Address, Any),
+    row!(R_MERCURY_PROG_REL64, Whole, false, 0, [(0, 64)], Write, Address, Any),
+    row!(R_MERCURY_PROG_REL32, Whole, false, 0, [(0, 32)], Write, Address, Signed(32)),
+    row!(R_MERCURY_PROG_REL32_LO, Lo32, false, 0, [(0, 32)], Write, Address, Any),
+    row!(R_MERCURY_PROG_REL32_HI, Hi32, false, 0, [(0, 32)], Write, Address, Any),
     row!(R_MERCURY_TEX_HEADER_INDEX, Whole, false, 0, [(0, 20)], Write, TextureHeaderIndex, Unsigned(20)),
     row!(R_MERCURY_SAMP_HEADER_INDEX, Whole, false, 0, [(0, 12)], Write, SamplerHeaderIndex, Unsigned(12)),
     row!(R_MERCURY_SURF_HEADER_INDEX, Whole, false, 0, [(0, 20)], Write, SurfaceHeaderIndex, Unsigned(20)),
-    row!(R_MERCURY_UNUSED_CLEAR64, Whole, false, 0, [(0, 64)], Clear, Unused, Any),
+    row!(R_MERCURY_UNUSED_CLEAR64, Whole, false, 0, [(0, 64)], ClearIfDead, Unused, Any),
     row!(R_MERCURY_FUNC_DESC_64, Whole, false, 0, [(0, 64)], Write, FunctionDescriptor, Any),
     row!(R_MERCURY_8_0, Byte(0), false, 0, [(0, 8)], Write, Address, Any),
     row!(R_MERCURY_8_8, Byte(1), false, 0, [(0, 8)], Write, Address, Any),
@@ -402,16 +421,16 @@ pub static MERCURY_DESCRIPTORS: [RelocDesc; 65] = [
     row!(R_MERCURY_FUNC_DESC_8_40, Byte(5), false, 0, [(0, 8)], Write, FunctionDescriptor, Any),
     row!(R_MERCURY_FUNC_DESC_8_48, Byte(6), false, 0, [(0, 8)], Write, FunctionDescriptor, Any),
     row!(R_MERCURY_FUNC_DESC_8_56, Byte(7), false, 0, [(0, 8)], Write, FunctionDescriptor, Any),
-    row!(R_MERCURY_ABS_PROG_REL32_LO, Lo32, true, 0, [(0, 32)], Write, Address, Any),
-    row!(R_MERCURY_ABS_PROG_REL32_HI, Hi32, true, 0, [(0, 32)], Write, Address, Any),
-    row!(R_MERCURY_PROG_REL8_0, Byte(0), true, 0, [(0, 8)], Write, Address, Any),
-    row!(R_MERCURY_PROG_REL8_8, Byte(1), true, 0, [(0, 8)], Write, Address, Any),
-    row!(R_MERCURY_PROG_REL8_16, Byte(2), true, 0, [(0, 8)], Write, Address, Any),
-    row!(R_MERCURY_PROG_REL8_24, Byte(3), true, 0, [(0, 8)], Write, Address, Any),
-    row!(R_MERCURY_PROG_REL8_32, Byte(4), true, 0, [(0, 8)], Write, Address, Any),
-    row!(R_MERCURY_PROG_REL8_40, Byte(5), true, 0, [(0, 8)], Write, Address, Any),
-    row!(R_MERCURY_PROG_REL8_48, Byte(6), true, 0, [(0, 8)], Write, Address, Any),
-    row!(R_MERCURY_PROG_REL8_56, Byte(7), true, 0, [(0, 8)], Write, Address, Any),
+    row!(R_MERCURY_ABS_PROG_REL32_LO, Lo32, false, 0, [(0, 32)], Write, Address, Any),
+    row!(R_MERCURY_ABS_PROG_REL32_HI, Hi32, false, 0, [(0, 32)], Write, Address, Any),
+    row!(R_MERCURY_PROG_REL8_0, Byte(0), false, 0, [(0, 8)], Write, Address, Any),
+    row!(R_MERCURY_PROG_REL8_8, Byte(1), false, 0, [(0, 8)], Write, Address, Any),
+    row!(R_MERCURY_PROG_REL8_16, Byte(2), false, 0, [(0, 8)], Write, Address, Any),
+    row!(R_MERCURY_PROG_REL8_24, Byte(3), false, 0, [(0, 8)], Write, Address, Any),
+    row!(R_MERCURY_PROG_REL8_32, Byte(4), false, 0, [(0, 8)], Write, Address, Any),
+    row!(R_MERCURY_PROG_REL8_40, Byte(5), false, 0, [(0, 8)], Write, Address, Any),
+    row!(R_MERCURY_PROG_REL8_48, Byte(6), false, 0, [(0, 8)], Write, Address, Any),
+    row!(R_MERCURY_PROG_REL8_56, Byte(7), false, 0, [(0, 8)], Write, Address, Any),
     row!(R_MERCURY_UNIFIED, Whole, false, 0, [(0, 64)], Write, UnifiedAddress, Any),
     row!(R_MERCURY_UNIFIED_32, Whole, false, 0, [(0, 32)], Write, UnifiedAddress, Either(32)),
     row!(R_MERCURY_UNIFIED_8_0, Byte(0), false, 0, [(0, 8)], Write, UnifiedAddress, Any),
@@ -422,8 +441,8 @@ pub static MERCURY_DESCRIPTORS: [RelocDesc; 65] = [
     row!(R_MERCURY_UNIFIED_8_40, Byte(5), false, 0, [(0, 8)], Write, UnifiedAddress, Any),
     row!(R_MERCURY_UNIFIED_8_48, Byte(6), false, 0, [(0, 8)], Write, UnifiedAddress, Any),
     row!(R_MERCURY_UNIFIED_8_56, Byte(7), false, 0, [(0, 8)], Write, UnifiedAddress, Any),
-    row!(R_MERCURY_ABS_PROG_REL32, Whole, true, 0, [(0, 32)], Write, Address, Signed(32)),
-    row!(R_MERCURY_ABS_PROG_REL64, Whole, true, 0, [(0, 64)], Write, Address, Any),
+    row!(R_MERCURY_ABS_PROG_REL32, Whole, false, 0, [(0, 32)], Write, Address, Signed(32)),
+    row!(R_MERCURY_ABS_PROG_REL64, Whole, false, 0, [(0, 64)], Write, Address, Any),
     row!(R_MERCURY_UNIFIED32_LO, Lo32, false, 0, [(0, 32)], Write, UnifiedAddress, Any),
     row!(R_MERCURY_UNIFIED32_HI, Hi32, false, 0, [(0, 32)], Write, UnifiedAddress, Any),
     row!(R_MERCURY_NONE_LAST, Whole, false, 0, [], Action::None, Unused, Any),

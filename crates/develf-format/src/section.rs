@@ -73,6 +73,9 @@ code_table! {
         SHT_CUDA_MERCURY_RELA = 0x7000_0082,
         /// `.nv.merc.nv.info*`.
         SHT_CUDA_MERCURY_INFO = 0x7000_0083,
+        /// `.nv.merc.nv.constant.optimizer.<fn>` (ptxas 13.5, sm_100+, from PTX with
+        /// indirect branches); name ours.
+        SHT_CUDA_MERCURY_CONSTANT_OPTIMIZER = 0x7000_0084,
         /// `.nv.merc.symtab`: an ELF64 symbol table for the Mercury sections.
         SHT_CUDA_MERCURY_SYMTAB = 0x7000_0085,
         SHT_CUDA_COMPAT_INFO = 0x7000_0086,

@@ -50,6 +50,12 @@ diagnostic_codes!(CUBIN_CODES {
     RECORD_PAST_SECTION = ("E0500", Metadata, Error, "an .nv.info/.nv.compat record runs past its section"),
     UNKNOWN_RECORD_FORMAT = ("E0501", Metadata, Error, "an .nv.info/.nv.compat record has an unknown EIFMT format"),
     BAD_CUINFO = ("E0502", Metadata, Error, ".note.nv.cuinfo has the wrong size"),
+    RECORD_WRONG_FORMAT = ("E0503", Metadata, Warning, "a known attribute is written with another EIFMT format than the tools use"),
+    RECORD_WRONG_SIZE = ("E0504", Metadata, Error, "a known attribute's payload has the wrong size for its shape"),
+    RECORD_UNKNOWN_SYMBOL = ("E0505", Metadata, Error, "a metadata record names a symbol past the end of the symbol table"),
+    RECORD_NOT_A_FUNCTION = ("E0506", Metadata, Error, "a metadata record names a symbol that must be a function and is not"),
+    RECORD_UNKNOWN_STRING = ("E0507", Metadata, Warning, "a metadata string offset names no string"),
+    MALFORMED_METADATA = ("E0508", Metadata, Error, "a metadata section's layout is wrong (call-graph markers, sizes)"),
 });
 
 #[cfg(test)]

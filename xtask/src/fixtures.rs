@@ -1,0 +1,880 @@
+//! `cargo xtask fixtures`: builds `tests/fixtures/` with NVIDIA's own tools.
+//!
+//! Everything the build does is described by the tables `OBJECTS` and `GROUPS`;
+//! which source is built for which architecture is data there, not code here.
+//! Every command runs with `tests/fixtures/` as its working directory and with
+//! relative paths, so the command lines recorded in the outputs (and in
+//! `manifest.json` / `*.nvlink.cmd`) can be re-run from that directory.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use crate::toolchain::{self, Toolchain};
+
+/// Architectures built with CUDA 13.5 (ABI 8), oldest first.
+const ABI8_ARCHS: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120"];
+
+/// The PTX ISA version the CUDA 12.9 ptxas accepts at most (13.5's nvcc writes 9.5).
+const PTX_VERSION_FOR_PTXAS12: &str = "8.8";
+
+/// The oldest architecture CUDA 13.5's nvcc generates PTX for; ABI-7 objects for
+/// older targets are made from PTX for this one with `.target` rewritten.
+const OLDEST_NVCC_ARCH: &str = "sm_75";
+
+/// nvcc runs in this staging directory: a real directory holding a copy of
+/// `src/` and symlinks to the output directories. nvcc hands cicc the *resolved*
+/// absolute source path, and cicc derives the module id in the names of
+/// internal-linkage symbols (`_ZN42_INTERNAL_<hash>_...`) from it and writes it,
+/// with the working directory, into debug info. A fixed path keeps objects
+/// identical whichever checkout builds them.
+const STABLE_DIR: &str = "/tmp/develf-fixtures";
+
+/// Directories under `tests/fixtures/` that this command owns and rebuilds.
+const OUTPUT_DIRS: &[&str] = &["obj", "obj-abi7", "link", "link-r", "ptx", "ptx-abi7"];
+
+/// Which architectures something is built for.
+#[derive(Debug, Clone, Copy)]
+enum Archs {
+    /// Every ABI-8 architecture.
+    All,
+    /// ABI-8 architectures with this SM number or higher (clusters: 90).
+    AtLeast(u32),
+    /// Exactly these.
+    Only(&'static [&'static str]),
+}
+
+impl Archs {
+    fn contains(self, arch: &str) -> bool {
+        match self {
+            Archs::All => true,
+            Archs::AtLeast(min) => sm_number(arch) >= min,
+            Archs::Only(list) => list.contains(&arch),
+        }
+    }
+}
+
+/// How an object is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Recipe {
+    /// `nvcc -rdc=true -cubin` straight to the object.
+    Nvcc,
+    /// `nvcc -rdc=true -ptx` into `ptx/<arch>/`, then `ptxas` by hand. Needed when
+    /// nvcc would hand ptxas a temporary file name that ends up in
+    /// `.note.nv.tkinfo` (it does for -G and -lineinfo).
+    NvccThenPtxas,
+    /// A handwritten `.ptx` source assembled with `ptxas`.
+    Ptxas,
+}
+
+/// One relocatable object, built for each architecture in `archs` with CUDA 13.5
+/// and for each in `abi7` with the CUDA 12.9 ptxas.
+#[derive(Debug)]
+struct ObjectSpec {
+    /// Output file stem; unique.
+    name: &'static str,
+    /// File under `src/`.
+    source: &'static str,
+    recipe: Recipe,
+    /// Extra nvcc options (for `Recipe::Nvcc` and the nvcc half of `NvccThenPtxas`).
+    nvcc_flags: &'static [&'static str],
+    /// Extra ptxas options (for the ptxas half of `NvccThenPtxas`, for `Ptxas`,
+    /// and for ABI-7 builds).
+    ptxas_flags: &'static [&'static str],
+    archs: Archs,
+    /// Architectures for an ABI-7 build with CUDA 12.9's ptxas (may include sm_50).
+    abi7: &'static [&'static str],
+}
+
+const ABI7_ALL: &[&str] = &["sm_50", "sm_75", "sm_90"];
+/// Sources that use sm_70+ instructions (nanosleep, match, wmma, ...).
+const ABI7_SM75_UP: &[&str] = &["sm_75", "sm_90"];
+const ABI7_NONE: &[&str] = &[];
+/// `-G` objects are large; only a few architectures get them.
+const DEBUG_ARCHS: &[&str] = &["sm_75", "sm_90"];
+/// What nvcc passes to ptxas for -G.
+const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
+
+const fn cu(name: &'static str, source: &'static str, archs: Archs, abi7: &'static [&'static str]) -> ObjectSpec {
+    ObjectSpec { name, source, recipe: Recipe::Nvcc, nvcc_flags: &[], ptxas_flags: &[], archs, abi7 }
+}
+
+const fn ptx(name: &'static str, source: &'static str) -> ObjectSpec {
+    ObjectSpec {
+        name,
+        source,
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: &[],
+        archs: Archs::All,
+        abi7: ABI7_ALL,
+    }
+}
+
+const OBJECTS: &[ObjectSpec] = &[
+    cu("big_helper", "big_helper.cu", Archs::All, ABI7_ALL),
+    ObjectSpec {
+        name: "big_params",
+        source: "big_params.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=32"],
+        ptxas_flags: &["-maxrregcount=32"],
+        archs: Archs::All,
+        abi7: ABI7_SM75_UP,
+    },
+    cu("calls_lib", "calls_lib.cu", Archs::All, ABI7_ALL),
+    cu("calls_main", "calls_main.cu", Archs::All, ABI7_ALL),
+    cu("cluster_a", "cluster_a.cu", Archs::AtLeast(90), &["sm_90"]),
+    cu("cluster_b", "cluster_b.cu", Archs::AtLeast(90), &["sm_90"]),
+    cu("coop_grid", "coop_grid.cu", Archs::All, ABI7_SM75_UP),
+    cu("coop_reduce", "coop_reduce.cu", Archs::All, ABI7_SM75_UP),
+    ObjectSpec {
+        name: "debug_a-G",
+        source: "debug_a.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(DEBUG_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "debug_a-lineinfo",
+        source: "debug_a.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-lineinfo"],
+        ptxas_flags: &["--generate-line-info"],
+        archs: Archs::All,
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "debug_b-G",
+        source: "debug_b.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(DEBUG_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "debug_b-lineinfo",
+        source: "debug_b.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-lineinfo"],
+        ptxas_flags: &["--generate-line-info"],
+        archs: Archs::All,
+        abi7: ABI7_NONE,
+    },
+    cu("fptr_main", "fptr_main.cu", Archs::All, ABI7_ALL),
+    cu("fptr_ops", "fptr_ops.cu", Archs::All, ABI7_ALL),
+    cu("managed_a", "managed_a.cu", Archs::All, ABI7_ALL),
+    cu("managed_b", "managed_b.cu", Archs::All, ABI7_ALL),
+    cu("mma_arch", "mma_arch.cu", Archs::All, ABI7_SM75_UP),
+    cu("mma_wmma", "mma_wmma.cu", Archs::All, ABI7_SM75_UP),
+    ptx("ptx_lib", "ptx_lib.ptx"),
+    ptx("ptx_main", "ptx_main.ptx"),
+    cu("shared_a", "shared_a.cu", Archs::All, ABI7_ALL),
+    cu("shared_b", "shared_b.cu", Archs::All, ABI7_ALL),
+    cu("sync_atomics", "sync_atomics.cu", Archs::All, ABI7_SM75_UP),
+    cu("sync_warp", "sync_warp.cu", Archs::All, ABI7_SM75_UP),
+    cu("sys_main", "sys_main.cu", Archs::All, ABI7_ALL),
+    cu("sys_util", "sys_util.cu", Archs::All, ABI7_ALL),
+    cu("tex_a", "tex_a.cu", Archs::All, ABI7_ALL),
+    cu("tex_b", "tex_b.cu", Archs::All, ABI7_ALL),
+    cu("weak_a", "weak_a.cu", Archs::All, ABI7_ALL),
+    cu("weak_b", "weak_b.cu", Archs::All, ABI7_ALL),
+];
+
+/// An input of a link: an object from `obj/` (ABI 8) or `obj-abi7/` (ABI 7).
+#[derive(Debug, Clone, Copy)]
+enum Input {
+    Abi8(&'static str),
+    Abi7(&'static str),
+}
+
+impl Input {
+    fn path(self, arch: &str) -> String {
+        match self {
+            Input::Abi8(name) => format!("obj/{arch}/{name}.cubin"),
+            Input::Abi7(name) => format!("obj-abi7/{arch}/{name}.cubin"),
+        }
+    }
+}
+
+/// One program linked with nvlink 13.5, for every ABI-8 architecture in `archs`
+/// where all inputs exist: `link/<arch>/<name>.cubin` and, with `-r`,
+/// `link-r/<arch>/<name>.cubin`.
+#[derive(Debug)]
+struct GroupSpec {
+    name: &'static str,
+    inputs: &'static [Input],
+    /// Extra nvlink options (`-g` for the -G group).
+    flags: &'static [&'static str],
+    archs: Archs,
+}
+
+const fn group(name: &'static str, inputs: &'static [Input]) -> GroupSpec {
+    GroupSpec { name, inputs, flags: &[], archs: Archs::All }
+}
+
+use Input::{Abi7, Abi8};
+
+const GROUPS: &[GroupSpec] = &[
+    group("big", &[Abi8("big_params"), Abi8("big_helper")]),
+    group("calls", &[Abi8("calls_main"), Abi8("calls_lib")]),
+    GroupSpec {
+        name: "calls-mixed-abi",
+        inputs: &[Abi7("calls_main"), Abi8("calls_lib")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "cluster",
+        inputs: &[Abi8("cluster_a"), Abi8("cluster_b")],
+        flags: &[],
+        archs: Archs::AtLeast(90),
+    },
+    group("coop", &[Abi8("coop_grid"), Abi8("coop_reduce")]),
+    GroupSpec {
+        name: "debug-G",
+        inputs: &[Abi8("debug_a-G"), Abi8("debug_b-G")],
+        flags: &["-g"],
+        archs: Archs::Only(DEBUG_ARCHS),
+    },
+    group("debug-lineinfo", &[Abi8("debug_a-lineinfo"), Abi8("debug_b-lineinfo")]),
+    group("fptr", &[Abi8("fptr_main"), Abi8("fptr_ops")]),
+    group("managed", &[Abi8("managed_a"), Abi8("managed_b")]),
+    group("mma", &[Abi8("mma_wmma"), Abi8("mma_arch")]),
+    group("ptx", &[Abi8("ptx_main"), Abi8("ptx_lib")]),
+    GroupSpec {
+        name: "ptx-mixed-abi",
+        inputs: &[Abi8("ptx_main"), Abi7("ptx_lib")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    group("shared", &[Abi8("shared_a"), Abi8("shared_b")]),
+    group("sync", &[Abi8("sync_atomics"), Abi8("sync_warp")]),
+    group("sys", &[Abi8("sys_main"), Abi8("sys_util")]),
+    group("tex", &[Abi8("tex_a"), Abi8("tex_b")]),
+    group("weak", &[Abi8("weak_a"), Abi8("weak_b")]),
+];
+
+fn sm_number(arch: &str) -> u32 {
+    let digits: String = arch.trim_start_matches("sm_").chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().unwrap_or(0)
+}
+
+/// The kind field of `manifest.json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum Kind {
+    Object,
+    Linked,
+    RelocatableLink,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Tool {
+    Nvcc,
+    Ptxas13,
+    Ptxas12,
+    Nvlink,
+}
+
+impl Tool {
+    /// The name used in recorded command lines. `ptxas-12.9` stands for the
+    /// CUDA 12.9 ptxas (README.md says where it lives).
+    fn display(self) -> &'static str {
+        match self {
+            Tool::Nvcc => "nvcc",
+            Tool::Ptxas13 => "ptxas",
+            Tool::Ptxas12 => "ptxas-12.9",
+            Tool::Nvlink => "nvlink",
+        }
+    }
+}
+
+/// One step of a build, with paths relative to `tests/fixtures/`.
+#[derive(Debug, Clone)]
+enum Step {
+    Run {
+        tool: Tool,
+        args: Vec<String>,
+    },
+    /// Rewrite `.version` (always) and `.target` (when `target` is set) at the
+    /// start of lines, in place; shown as the equivalent `sed -i`.
+    RewritePtx {
+        file: String,
+        target: Option<(String, String)>,
+    },
+}
+
+impl Step {
+    fn run(tool: Tool, args: Vec<String>) -> Step {
+        Step::Run { tool, args }
+    }
+
+    fn display(&self) -> String {
+        match self {
+            Step::Run { tool, args } => {
+                let mut line = tool.display().to_string();
+                for arg in args {
+                    line.push(' ');
+                    line.push_str(arg);
+                }
+                line
+            }
+            Step::RewritePtx { file, target } => {
+                let mut line = format!("sed -i -e 's/^\\.version .*/.version {PTX_VERSION_FOR_PTXAS12}/'");
+                if let Some((from, to)) = target {
+                    line.push_str(&format!(" -e 's/^\\.target {from}/.target {to}/'"));
+                }
+                line.push(' ');
+                line.push_str(file);
+                line
+            }
+        }
+    }
+}
+
+/// One output file and how it is made.
+#[derive(Debug, Clone)]
+struct Job {
+    path: String,
+    kind: Kind,
+    arch: String,
+    abi: u8,
+    /// The source file (objects) or the group name (links).
+    source: String,
+    inputs: Vec<String>,
+    steps: Vec<Step>,
+    /// The names `--only` matches: the object, its source file, or the group.
+    names: Vec<String>,
+}
+
+impl Job {
+    fn command(&self) -> String {
+        self.steps.iter().map(Step::display).collect::<Vec<_>>().join(" && ")
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct ManifestEntry<'a> {
+    path: &'a str,
+    kind: Kind,
+    arch: &'a str,
+    abi: u8,
+    source: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inputs: Option<&'a [String]>,
+    command: String,
+}
+
+#[derive(Debug)]
+struct Options {
+    only: Option<String>,
+    jobs: usize,
+}
+
+fn parse_options(args: &[String]) -> Result<Options> {
+    let mut options = Options { only: None, jobs: 2 };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline_value) = match arg.split_once('=') {
+            Some((flag, value)) => (flag, Some(value.to_string())),
+            None => (arg.as_str(), None),
+        };
+        let mut value = || -> Result<String> {
+            match &inline_value {
+                Some(value) => Ok(value.clone()),
+                None => args.next().cloned().with_context(|| format!("{flag} needs a value")),
+            }
+        };
+        match flag {
+            "--only" => options.only = Some(value()?),
+            "--jobs" | "-j" => {
+                let text = value()?;
+                options.jobs = text
+                    .parse()
+                    .ok()
+                    .filter(|&jobs: &usize| jobs > 0)
+                    .with_context(|| format!("--jobs wants a positive number, not `{text}`"))?;
+            }
+            "-h" | "--help" => {
+                println!(
+                    "usage: cargo xtask fixtures [--only NAME] [--jobs N]\n\n\
+                     Builds tests/fixtures/{{obj,obj-abi7,link,link-r}} from tests/fixtures/src.\n\
+                     --only NAME  rebuild only what matches NAME (object, source file or group\n\
+                     \x20            name) and keep everything else; links rebuild their inputs\n\
+                     --jobs N     parallel tool runs (default 2)"
+                );
+                std::process::exit(0);
+            }
+            other => bail!("unknown option `{other}` for `fixtures`; see --help"),
+        }
+    }
+    Ok(options)
+}
+
+/// All jobs the tables describe, objects first, each list sorted by path.
+fn plan() -> Vec<Job> {
+    let mut objects = Vec::new();
+    for spec in OBJECTS {
+        for arch in ABI8_ARCHS.iter().filter(|arch| spec.archs.contains(arch)) {
+            objects.push(abi8_object(spec, arch));
+        }
+        for arch in spec.abi7 {
+            objects.push(abi7_object(spec, arch));
+        }
+    }
+    objects.sort_by(|a, b| a.path.cmp(&b.path));
+
+    let known: std::collections::BTreeSet<&str> = objects.iter().map(|job| job.path.as_str()).collect();
+    let mut links = Vec::new();
+    for spec in GROUPS {
+        for arch in ABI8_ARCHS.iter().filter(|arch| spec.archs.contains(arch)) {
+            let inputs: Vec<String> = spec.inputs.iter().map(|input| input.path(arch)).collect();
+            if !inputs.iter().all(|input| known.contains(input.as_str())) {
+                continue;
+            }
+            for kind in [Kind::Linked, Kind::RelocatableLink] {
+                links.push(link_job(spec, arch, kind, &inputs));
+            }
+        }
+    }
+    links.sort_by(|a, b| a.path.cmp(&b.path));
+    objects.extend(links);
+    objects
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| item.to_string()).collect()
+}
+
+fn abi8_object(spec: &ObjectSpec, arch: &str) -> Job {
+    let path = format!("obj/{arch}/{}.cubin", spec.name);
+    let source = format!("src/{}", spec.source);
+    let steps = match spec.recipe {
+        Recipe::Nvcc => {
+            let mut args = vec![format!("-arch={arch}"), "-rdc=true".into(), "-cubin".into()];
+            args.extend(strings(spec.nvcc_flags));
+            args.extend([source.clone(), "-o".into(), path.clone()]);
+            vec![Step::run(Tool::Nvcc, args)]
+        }
+        Recipe::NvccThenPtxas => {
+            let ptx = format!("ptx/{arch}/{}.ptx", spec.name);
+            let mut nvcc = vec![format!("-arch={arch}"), "-rdc=true".into(), "-ptx".into()];
+            nvcc.extend(strings(spec.nvcc_flags));
+            nvcc.extend([source.clone(), "-o".into(), ptx.clone()]);
+            vec![Step::run(Tool::Nvcc, nvcc), Step::run(Tool::Ptxas13, ptxas_args(arch, spec, &ptx, &path))]
+        }
+        Recipe::Ptxas => vec![Step::run(Tool::Ptxas13, ptxas_args(arch, spec, &source, &path))],
+    };
+    Job {
+        path,
+        kind: Kind::Object,
+        arch: arch.to_string(),
+        abi: 8,
+        source,
+        inputs: Vec::new(),
+        steps,
+        names: vec![spec.name.to_string(), spec.source.to_string()],
+    }
+}
+
+fn ptxas_args(arch: &str, spec: &ObjectSpec, input: &str, output: &str) -> Vec<String> {
+    let mut args = vec![format!("-arch={arch}"), "-m64".into(), "--compile-only".into()];
+    args.extend(strings(spec.ptxas_flags));
+    args.extend([input.to_string(), "-o".into(), output.to_string()]);
+    args
+}
+
+/// ABI 7: CUDA 12.9's ptxas on PTX from CUDA 13.5's nvcc with `.version` lowered
+/// (and `.target` lowered for archs nvcc 13.5 no longer knows), or on the
+/// handwritten PTX as is.
+fn abi7_object(spec: &ObjectSpec, arch: &str) -> Job {
+    let path = format!("obj-abi7/{arch}/{}.cubin", spec.name);
+    let source = format!("src/{}", spec.source);
+    let steps = if spec.recipe == Recipe::Ptxas {
+        vec![Step::run(Tool::Ptxas12, ptxas_args(arch, spec, &source, &path))]
+    } else {
+        let ptx = format!("ptx-abi7/{arch}/{}.ptx", spec.name);
+        let nvcc_arch = if sm_number(arch) < sm_number(OLDEST_NVCC_ARCH) { OLDEST_NVCC_ARCH } else { arch };
+        let mut nvcc = vec![format!("-arch={nvcc_arch}"), "-rdc=true".into(), "-ptx".into()];
+        nvcc.extend(strings(spec.nvcc_flags));
+        nvcc.extend([source.clone(), "-o".into(), ptx.clone()]);
+        let target = (nvcc_arch != arch).then(|| (nvcc_arch.to_string(), arch.to_string()));
+        vec![
+            Step::run(Tool::Nvcc, nvcc),
+            Step::RewritePtx { file: ptx.clone(), target },
+            Step::run(Tool::Ptxas12, ptxas_args(arch, spec, &ptx, &path)),
+        ]
+    };
+    Job {
+        path,
+        kind: Kind::Object,
+        arch: arch.to_string(),
+        abi: 7,
+        source,
+        inputs: Vec::new(),
+        steps,
+        names: vec![spec.name.to_string(), spec.source.to_string()],
+    }
+}
+
+fn link_job(spec: &GroupSpec, arch: &str, kind: Kind, inputs: &[String]) -> Job {
+    let dir = if kind == Kind::Linked { "link" } else { "link-r" };
+    let path = format!("{dir}/{arch}/{}.cubin", spec.name);
+    let mut args = vec![format!("-arch={arch}")];
+    if kind == Kind::RelocatableLink {
+        args.push("-r".into());
+    }
+    args.extend(strings(spec.flags));
+    args.extend(inputs.iter().cloned());
+    args.extend(["-o".into(), path.clone()]);
+    let mut names = vec![spec.name.to_string()];
+    names.extend(spec.inputs.iter().map(|input| match input {
+        Input::Abi8(name) | Input::Abi7(name) => name.to_string(),
+    }));
+    Job {
+        path,
+        kind,
+        arch: arch.to_string(),
+        abi: 8,
+        source: spec.name.to_string(),
+        inputs: inputs.to_vec(),
+        steps: vec![Step::run(Tool::Nvlink, args)],
+        names,
+    }
+}
+
+/// What running the tools needs.
+#[derive(Debug)]
+struct Builder {
+    toolchain: Toolchain,
+    fixtures: PathBuf,
+    /// Where nvcc runs from (`STABLE_DIR`, or `fixtures`).
+    nvcc_dir: PathBuf,
+}
+
+impl Builder {
+    fn program(&self, tool: Tool) -> PathBuf {
+        match tool {
+            Tool::Nvcc => self.toolchain.tool("nvcc"),
+            Tool::Ptxas13 => self.toolchain.tool("ptxas"),
+            Tool::Ptxas12 => self.toolchain.ptxas12.clone(),
+            Tool::Nvlink => self.toolchain.tool("nvlink"),
+        }
+    }
+
+    fn execute(&self, job: &Job) -> Result<()> {
+        for step in &job.steps {
+            match step {
+                Step::Run { tool, args } => {
+                    for arg in args.iter().skip_while(|arg| *arg != "-o").skip(1).take(1) {
+                        if let Some(parent) = self.fixtures.join(arg).parent() {
+                            fs::create_dir_all(parent)?;
+                        }
+                    }
+                    let dir = match tool {
+                        Tool::Nvcc => &self.nvcc_dir,
+                        _ => &self.fixtures,
+                    };
+                    let output = Command::new(self.program(*tool))
+                        .args(args)
+                        .current_dir(dir)
+                        .env("PWD", dir)
+                        .env("PATH", self.toolchain.path_env())
+                        .output()
+                        .with_context(|| format!("running {}", tool.display()))?;
+                    if !output.status.success() {
+                        bail!(
+                            "`{}` failed ({}):\n{}{}",
+                            step.display(),
+                            output.status,
+                            String::from_utf8_lossy(&output.stdout),
+                            String::from_utf8_lossy(&output.stderr)
+                        );
+                    }
+                }
+                Step::RewritePtx { file, target } => rewrite_ptx(&self.fixtures.join(file), target.as_ref())?,
+            }
+        }
+        self.dump(&job.path)?;
+        if job.kind != Kind::Object {
+            let cmd = self.fixtures.join(sibling(&job.path, "nvlink.cmd"));
+            fs::write(&cmd, job.command() + "\n")?;
+        }
+        Ok(())
+    }
+
+    /// `<stem>.cuobjdump.txt` (or `.cuobjdump.err` when cuobjdump fails).
+    fn dump(&self, path: &str) -> Result<()> {
+        let output = Command::new(self.toolchain.tool("cuobjdump"))
+            .args(["-elf", path])
+            .current_dir(&self.fixtures)
+            .output()
+            .context("running cuobjdump")?;
+        let txt = self.fixtures.join(sibling(path, "cuobjdump.txt"));
+        let err = self.fixtures.join(sibling(path, "cuobjdump.err"));
+        fs::write(&txt, &output.stdout)?;
+        if output.status.success() {
+            if err.exists() {
+                fs::remove_file(&err)?;
+            }
+        } else {
+            fs::write(&err, &output.stderr)?;
+        }
+        Ok(())
+    }
+}
+
+/// `dir/name.cubin` → `dir/name.<extension>`.
+fn sibling(path: &str, extension: &str) -> String {
+    let stem = path.strip_suffix(".cubin").unwrap_or(path);
+    format!("{stem}.{extension}")
+}
+
+fn rewrite_ptx(file: &Path, target: Option<&(String, String)>) -> Result<()> {
+    let text = fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if line.starts_with(".version ") {
+            out.push_str(&format!(".version {PTX_VERSION_FOR_PTXAS12}"));
+            if line.ends_with('\n') {
+                out.push('\n');
+            }
+            continue;
+        }
+        if let Some((from, to)) = target
+            && let Some(rest) = line.strip_prefix(&format!(".target {from}"))
+        {
+            out.push_str(&format!(".target {to}{rest}"));
+            continue;
+        }
+        out.push_str(line);
+    }
+    fs::write(file, out).with_context(|| format!("writing {}", file.display()))
+}
+
+/// Marks a staging directory as ours, so it may be deleted.
+const STAGE_MARKER: &str = ".develf-fixtures-stage";
+
+/// Sets up `STABLE_DIR` (see there); falls back to `fixtures` itself.
+fn stage_nvcc_dir(fixtures: &Path) -> PathBuf {
+    match try_stage(fixtures) {
+        Ok(dir) => dir,
+        Err(error) => {
+            eprintln!(
+                "warning: cannot set up {STABLE_DIR} ({error:#}); objects will record {} instead",
+                fixtures.display()
+            );
+            fixtures.to_path_buf()
+        }
+    }
+}
+
+fn try_stage(fixtures: &Path) -> Result<PathBuf> {
+    let stage = Path::new(STABLE_DIR);
+    match fs::symlink_metadata(stage) {
+        Ok(meta) if meta.file_type().is_symlink() || meta.is_file() => fs::remove_file(stage)?,
+        Ok(_) if stage.join(STAGE_MARKER).exists() => fs::remove_dir_all(stage)?,
+        Ok(_) => bail!("{STABLE_DIR} exists and is not ours (no {STAGE_MARKER})"),
+        Err(_) => {}
+    }
+    fs::create_dir_all(stage)?;
+    fs::write(stage.join(STAGE_MARKER), fixtures.display().to_string() + "\n")?;
+    copy_tree(&fixtures.join("src"), &stage.join("src"))?;
+    for dir in ["obj", "ptx", "ptx-abi7"] {
+        fs::create_dir_all(fixtures.join(dir))?;
+        std::os::unix::fs::symlink(fixtures.join(dir), stage.join(dir))?;
+    }
+    Ok(stage.to_path_buf())
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let options = parse_options(args)?;
+    let toolchain = toolchain::ensure()?;
+    let fixtures = toolchain::workspace_root().join("tests").join("fixtures");
+    let fixtures = fixtures.canonicalize().with_context(|| format!("{} is missing", fixtures.display()))?;
+
+    let all = plan();
+    let selected: Vec<&Job> = match &options.only {
+        None => {
+            for dir in OUTPUT_DIRS {
+                let dir = fixtures.join(dir);
+                if dir.exists() {
+                    fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+                }
+            }
+            all.iter().collect()
+        }
+        Some(name) => {
+            let direct: Vec<&Job> = all.iter().filter(|job| job.names.iter().any(|n| n == name)).collect();
+            if direct.is_empty() {
+                bail!("--only {name}: no object, source or group has that name");
+            }
+            // Links need their inputs rebuilt too (they may be stale or absent).
+            let needed: std::collections::BTreeSet<&str> =
+                direct.iter().flat_map(|job| job.inputs.iter().map(String::as_str)).collect();
+            all.iter()
+                .filter(|job| direct.iter().any(|d| d.path == job.path) || needed.contains(job.path.as_str()))
+                .collect()
+        }
+    };
+
+    let nvcc_dir = stage_nvcc_dir(&fixtures);
+    let context = Builder { toolchain, fixtures, nvcc_dir };
+    let (objects, links): (Vec<&Job>, Vec<&Job>) = selected.into_iter().partition(|job| job.kind == Kind::Object);
+    eprintln!("fixtures: {} objects, {} links, {} jobs in parallel", objects.len(), links.len(), options.jobs);
+    let mut failures = run_parallel(&context, &objects, options.jobs);
+    failures.extend(run_parallel(&context, &links, options.jobs));
+
+    write_manifest(&context.fixtures, &all)?;
+    write_tools(&context)?;
+    print_summary(&context.fixtures, &all);
+
+    let dump_errors: Vec<&Job> =
+        all.iter().filter(|job| context.fixtures.join(sibling(&job.path, "cuobjdump.err")).exists()).collect();
+    for job in &dump_errors {
+        eprintln!("warning: cuobjdump -elf failed on {} (see {})", job.path, sibling(&job.path, "cuobjdump.err"));
+    }
+    if !failures.is_empty() {
+        for (path, error) in &failures {
+            eprintln!("FAILED {path}: {error:#}");
+        }
+        bail!("{} fixture(s) failed", failures.len());
+    }
+    Ok(())
+}
+
+/// Runs jobs on `jobs` threads; returns the failures in job order.
+fn run_parallel(context: &Builder, jobs: &[&Job], threads: usize) -> Vec<(String, anyhow::Error)> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, anyhow::Error)>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(jobs.len()).max(1) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = jobs.get(index) else { break };
+                    eprintln!("  [{}/{}] {}", index + 1, jobs.len(), job.path);
+                    if let Err(error) = context.execute(job) {
+                        results.lock().unwrap_or_else(|poison| poison.into_inner()).push((index, error));
+                    }
+                }
+            });
+        }
+    });
+    let mut failures = results.into_inner().unwrap_or_else(|poison| poison.into_inner());
+    failures.sort_by_key(|(index, _)| *index);
+    failures.into_iter().map(|(index, error)| (jobs[index].path.clone(), error)).collect()
+}
+
+/// The manifest lists every planned file that exists, sorted by path.
+fn write_manifest(fixtures: &Path, all: &[Job]) -> Result<()> {
+    let mut jobs: Vec<&Job> = all.iter().filter(|job| fixtures.join(&job.path).is_file()).collect();
+    jobs.sort_by(|a, b| a.path.cmp(&b.path));
+    let entries: Vec<ManifestEntry<'_>> = jobs
+        .iter()
+        .map(|job| ManifestEntry {
+            path: &job.path,
+            kind: job.kind,
+            arch: &job.arch,
+            abi: job.abi,
+            source: &job.source,
+            inputs: (job.kind != Kind::Object).then_some(job.inputs.as_slice()),
+            command: job.command(),
+        })
+        .collect();
+    let json = serde_json::to_string_pretty(&entries)? + "\n";
+    fs::write(fixtures.join("manifest.json"), json).context("writing manifest.json")
+}
+
+fn write_tools(context: &Builder) -> Result<()> {
+    let mut text = String::from(
+        "# Tools used by `cargo xtask fixtures` (see README.md).\n\
+         # ptxas-12.9 in recorded commands is the CUDA 12.9 ptxas.\n\n",
+    );
+    let tools: [(&str, PathBuf); 6] = [
+        ("nvcc", context.program(Tool::Nvcc)),
+        ("ptxas", context.program(Tool::Ptxas13)),
+        ("nvlink", context.program(Tool::Nvlink)),
+        ("cuobjdump", context.toolchain.tool("cuobjdump")),
+        ("nvdisasm", context.toolchain.tool("nvdisasm")),
+        ("ptxas-12.9", context.program(Tool::Ptxas12)),
+    ];
+    for (name, program) in tools {
+        let output = Command::new(&program)
+            .arg("--version")
+            .output()
+            .with_context(|| format!("running {} --version", program.display()))?;
+        let version = String::from_utf8_lossy(&output.stdout);
+        let last = version.lines().filter(|line| line.starts_with("Cuda") || line.starts_with("Build"));
+        text.push_str(&format!("{name}: {}\n", last.collect::<Vec<_>>().join(" / ")));
+    }
+    if let Ok(output) = Command::new("gcc").arg("--version").output() {
+        let version = String::from_utf8_lossy(&output.stdout);
+        text.push_str(&format!("host compiler (nvcc preprocessing): {}\n", version.lines().next().unwrap_or("")));
+    }
+    text.push_str("\nPyPI wheels:\n");
+    for package in &context.toolchain.packages {
+        text.push_str(&format!("  {package}\n"));
+    }
+    fs::write(context.fixtures.join("TOOLS.txt"), text).context("writing TOOLS.txt")
+}
+
+fn print_summary(fixtures: &Path, all: &[Job]) {
+    let mut counts: BTreeMap<(u32, String), BTreeMap<(Kind, u8), usize>> = BTreeMap::new();
+    for job in all.iter().filter(|job| fixtures.join(&job.path).is_file()) {
+        *counts.entry((sm_number(&job.arch), job.arch.clone())).or_default().entry((job.kind, job.abi)).or_default() +=
+            1;
+    }
+    let columns = [
+        ("object abi8", Kind::Object, 8),
+        ("object abi7", Kind::Object, 7),
+        ("linked", Kind::Linked, 8),
+        ("relocatable-link", Kind::RelocatableLink, 8),
+    ];
+    print!("\n{:<9}", "arch");
+    for (title, _, _) in columns {
+        print!("{title:>18}");
+    }
+    println!("{:>8}", "total");
+    let mut totals = [0usize; 4];
+    for ((_, arch), by_kind) in &counts {
+        print!("{arch:<9}");
+        let mut row = 0;
+        for (column, (_, kind, abi)) in columns.iter().enumerate() {
+            let count = by_kind.get(&(*kind, *abi)).copied().unwrap_or(0);
+            totals[column] += count;
+            row += count;
+            print!("{count:>18}");
+        }
+        println!("{row:>8}");
+    }
+    print!("{:<9}", "total");
+    for total in totals {
+        print!("{total:>18}");
+    }
+    println!("{:>8}", totals.iter().sum::<usize>());
+}

@@ -1,0 +1,78 @@
+//! Project automation for develf, run as `cargo xtask <command>`.
+//!
+//! The dispatcher is a plain table: to add a command, write a module with a
+//! `fn run(args: &[String]) -> anyhow::Result<()>` and add a row to `COMMANDS`.
+
+mod container_fixtures;
+mod fixtures;
+mod toolchain;
+mod zebin_fixtures;
+
+use std::process::ExitCode;
+
+/// One `cargo xtask` subcommand.
+#[derive(Debug)]
+struct Command {
+    name: &'static str,
+    usage: &'static str,
+    summary: &'static str,
+    run: fn(&[String]) -> anyhow::Result<()>,
+}
+
+const COMMANDS: &[Command] = &[
+    Command {
+        name: "fixtures",
+        usage: "fixtures [--only NAME] [--jobs N]",
+        summary: "build tests/fixtures/ (cubins, nvlink outputs, dumps) with NVIDIA's tools",
+        run: fixtures::run,
+    },
+    Command {
+        name: "toolchain",
+        usage: "toolchain",
+        summary: "install (or check) the pinned CUDA toolchains under target/toolchains/",
+        run: toolchain::run,
+    },
+    Command {
+        name: "zebin-fixtures",
+        usage: "zebin-fixtures [--fetch-sid] [--only bookworm|sid]",
+        summary: "build tests/fixtures/zebin/ with Intel's ocloc (bookworm's and sid's)",
+        run: zebin_fixtures::run,
+    },
+    Command { name: "container-fixtures", usage: "container-fixtures", summary: "build tests/fixtures/containers/ (fatbins, host objects, archives) with nvcc/fatbinary, and cuobjdump's listings and extractions", run: container_fixtures::run },
+    Command { name: "help", usage: "help", summary: "print this message", run: help },
+];
+
+fn help(_args: &[String]) -> anyhow::Result<()> {
+    println!("usage: cargo xtask <command> [options]\n\ncommands:");
+    for command in COMMANDS {
+        println!("  {:<36} {}", command.usage, command.summary);
+    }
+    println!("\nenvironment:\n  DEVELF_TOOLCHAINS  where toolchains are installed (default: target/toolchains)");
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(name) = args.first() else {
+        // No command is not an error worth a failure status when asking for help.
+        return match help(&[]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::FAILURE,
+        };
+    };
+    let name = match name.as_str() {
+        "-h" | "--help" => "help",
+        other => other,
+    };
+    let Some(command) = COMMANDS.iter().find(|command| command.name == name) else {
+        eprintln!("error: unknown command `{name}`; see `cargo xtask help`");
+        return ExitCode::from(2);
+    };
+    match (command.run)(&args[1..]) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
