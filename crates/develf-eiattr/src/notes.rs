@@ -4,44 +4,32 @@
 //! with name and desc each padded to 4 bytes. Padding bytes are kept as found.
 
 use crate::display::{Field, FieldValue};
-use crate::shape::{u16_at, u32_at};
+use crate::shape::u32_at;
 use develf_format::note::{NT_CUDA_CUINFO, NT_CUDA_TKINFO};
 use serde::Serialize;
 
-/// `.note.nv.cuinfo`'s descriptor (8 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct CuInfo {
-    pub note_version: u16,
-    /// The virtual architecture (100 = `sm_100`, as cuobjdump prints it).
-    pub virtual_sm: u16,
-    /// Toolkit version as major * 10 + minor (135 = 13.5).
-    pub toolkit_version: u32,
+pub use develf_format::note::CuInfo;
+
+/// The fields of a cuinfo descriptor, for display.
+pub fn cuinfo_fields(c: &CuInfo) -> Vec<Field> {
+    vec![
+        Field::new("note_version", FieldValue::Number(u64::from(c.note_version))),
+        Field::new("virtual_sm", FieldValue::Text(format!("sm_{}", c.virtual_sm))),
+        Field::new(
+            "toolkit_version",
+            FieldValue::Text(format!("{}.{}", c.toolkit_version / 10, c.toolkit_version % 10)),
+        ),
+    ]
 }
 
-impl CuInfo {
-    pub const SIZE: usize = 8;
-
-    pub fn decode(desc: &[u8]) -> Option<CuInfo> {
-        (desc.len() == Self::SIZE).then_some(())?;
-        Some(CuInfo { note_version: u16_at(desc, 0)?, virtual_sm: u16_at(desc, 2)?, toolkit_version: u32_at(desc, 4)? })
-    }
-
-    pub fn encode(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.note_version.to_le_bytes());
-        out.extend_from_slice(&self.virtual_sm.to_le_bytes());
-        out.extend_from_slice(&self.toolkit_version.to_le_bytes());
-    }
-
-    pub fn fields(&self) -> Vec<Field> {
-        vec![
-            Field::new("note_version", FieldValue::Number(u64::from(self.note_version))),
-            Field::new("virtual_sm", FieldValue::Text(format!("sm_{}", self.virtual_sm))),
-            Field::new(
-                "toolkit_version",
-                FieldValue::Text(format!("{}.{}", self.toolkit_version / 10, self.toolkit_version % 10)),
-            ),
-        ]
-    }
+/// Serialises a [`CuInfo`] (which lives in develf-format, without serde).
+fn serialize_cuinfo<S: serde::Serializer>(c: &CuInfo, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut st = s.serialize_struct("CuInfo", 3)?;
+    st.serialize_field("note_version", &c.note_version)?;
+    st.serialize_field("virtual_sm", &c.virtual_sm)?;
+    st.serialize_field("toolkit_version", &c.toolkit_version)?;
+    st.end()
 }
 
 /// `.note.nv.tkinfo`'s descriptor: six words, then a string blob the four offsets
@@ -143,7 +131,7 @@ impl TkInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "value")]
 pub enum NoteDesc {
-    CuInfo(CuInfo),
+    CuInfo(#[serde(serialize_with = "serialize_cuinfo")] CuInfo),
     TkInfo(TkInfo),
     Raw(#[serde(serialize_with = "crate::hex_bytes")] Vec<u8>),
 }
@@ -168,7 +156,7 @@ impl NoteDesc {
 
     pub fn fields(&self) -> Vec<Field> {
         match self {
-            NoteDesc::CuInfo(c) => c.fields(),
+            NoteDesc::CuInfo(c) => cuinfo_fields(c),
             NoteDesc::TkInfo(t) => t.fields(),
             NoteDesc::Raw(b) => vec![Field::new("bytes", FieldValue::Bytes(b.clone()))],
         }

@@ -3,6 +3,7 @@
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::elf::{ElfFile, Header, Note, RelocationSection, Section, Segment, Symbol, SymbolTable};
 use develf_format::header::{ABI_VERSION_7, Arch, CudaFlags};
+pub use develf_format::note::CuInfo;
 use develf_format::note::{NT_CUDA_CUINFO, NVIDIA_NOTE_OWNER};
 use develf_format::nvinfo::{self, EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET, Format, RawRecord, RecordError};
 use develf_format::section::{
@@ -24,30 +25,6 @@ use develf_format::section::{
 pub struct Cubin<'a> {
     elf: ElfFile<'a>,
     symtab: Option<SymbolTable<'a>>,
-}
-
-/// `.note.nv.cuinfo`: the note version, virtual SM and toolkit version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CuInfo {
-    pub note_version: u16,
-    /// The virtual architecture (`compute_NN`) the code was built for.
-    pub virtual_sm: u16,
-    /// Toolkit version as major * 10 + minor (135 = 13.5).
-    pub toolkit_version: u32,
-}
-
-impl CuInfo {
-    /// Size of the note descriptor.
-    pub const SIZE: usize = 8;
-
-    pub fn decode(desc: &[u8]) -> Option<CuInfo> {
-        let bytes: &[u8; 8] = desc.try_into().ok()?;
-        Some(CuInfo {
-            note_version: u16::from_le_bytes([bytes[0], bytes[1]]),
-            virtual_sm: u16::from_le_bytes([bytes[2], bytes[3]]),
-            toolkit_version: u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]),
-        })
-    }
 }
 
 /// A metadata section made of EIATTR/EICOMPAT records.
