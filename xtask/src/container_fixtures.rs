@@ -17,15 +17,33 @@ use std::process::Command;
 
 /// `(fixture, fatbinary arguments)`; `{dir}` is the build directory.
 const FATBINS: &[(&str, &str)] = &[
-    ("stored.fatbin", "--compress=false --image3=kind=elf,sm=90,file=k90.cubin --image3=kind=ptx,sm=90,file=k90.ptx --image3=kind=elf,sm=75,file=k75.cubin"),
-    ("ident.fatbin", "--compress=false -g --ident=kern_ident --cmdline=-O3 --image3=kind=elf,sm=90,file=k90.cubin --image3=kind=ptx,sm=90,file=k90.ptx"),
-    ("sm100.fatbin", "--compress=false --image3=kind=elf,sm=100a,file=k100a.cubin --image3=kind=elf,sm=120,file=k120.cubin"),
-    ("zstd.fatbin", "--compress-mode=size --image3=kind=elf,sm=90,file=k90.cubin --image3=kind=ptx,sm=90,file=k90.ptx --image3=kind=elf,sm=75,file=k75.cubin"),
-    ("lz4.fatbin", "--compress-mode=speed --compress-all --image3=kind=elf,sm=90,file=k90.cubin --image3=kind=ptx,sm=90,file=k90.ptx"),
+    (
+        "stored.fatbin",
+        "--compress=false --image3=kind=elf,sm=90,file=k90.cubin --image3=kind=ptx,sm=90,file=k90.ptx --image3=kind=elf,sm=75,file=k75.cubin",
+    ),
+    (
+        "ident.fatbin",
+        "--compress=false -g --ident=kern_ident --cmdline=-O3 --image3=kind=elf,sm=90,file=k90.cubin --image3=kind=ptx,sm=90,file=k90.ptx",
+    ),
+    (
+        "sm100.fatbin",
+        "--compress=false --image3=kind=elf,sm=100a,file=k100a.cubin --image3=kind=elf,sm=120,file=k120.cubin",
+    ),
+    (
+        "zstd.fatbin",
+        "--compress-mode=size --image3=kind=elf,sm=90,file=k90.cubin --image3=kind=ptx,sm=90,file=k90.ptx --image3=kind=elf,sm=75,file=k75.cubin",
+    ),
+    (
+        "lz4.fatbin",
+        "--compress-mode=speed --compress-all --image3=kind=elf,sm=90,file=k90.cubin --image3=kind=ptx,sm=90,file=k90.ptx",
+    ),
     ("lz4hc.fatbin", "-compress-algo=4 --compress-all --image3=kind=elf,sm=90,file=k90.cubin"),
     ("lz4frame.fatbin", "-compress-algo=3 --compress-all --image3=kind=elf,sm=90,file=k90.cubin"),
     ("zlib.fatbin", "-compress-algo=1 --compress-all --image3=kind=elf,sm=90,file=k90.cubin"),
-    ("concat.fatbin", "--concat --compress-all --image3=kind=elf,sm=90,file=k90.cubin --image3=kind=ptx,sm=90,file=k90.ptx --image3=kind=elf,sm=75,file=k75.cubin"),
+    (
+        "concat.fatbin",
+        "--concat --compress-all --image3=kind=elf,sm=90,file=k90.cubin --image3=kind=ptx,sm=90,file=k90.ptx --image3=kind=elf,sm=75,file=k75.cubin",
+    ),
 ];
 
 /// Writer inputs kept in the fixture directory.

@@ -38,7 +38,12 @@ const COMMANDS: &[Command] = &[
         summary: "build tests/fixtures/zebin/ with Intel's ocloc (bookworm's and sid's)",
         run: zebin_fixtures::run,
     },
-    Command { name: "container-fixtures", usage: "container-fixtures", summary: "build tests/fixtures/containers/ (fatbins, host objects, archives) with nvcc/fatbinary, and cuobjdump's listings and extractions", run: container_fixtures::run },
+    Command {
+        name: "container-fixtures",
+        usage: "container-fixtures",
+        summary: "build tests/fixtures/containers/ (fatbins, host objects, archives) and cuobjdump's oracles",
+        run: container_fixtures::run,
+    },
     Command { name: "help", usage: "help", summary: "print this message", run: help },
 ];
 

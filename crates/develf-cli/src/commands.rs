@@ -56,22 +56,22 @@ fn validate_one(path: &Path, args: &ValidateArgs) -> Verdict {
         Ok(b) => b,
         Err(e) => return Verdict { lines: vec![format!("{name}: error: cannot read: {e}")], valid: false },
     };
-    let found = input::objects(&name, &bytes);
-    let mut results: Vec<(String, Vec<Diagnostic>, usize)> = found
+    let blobs = input::blobs(&name, &bytes);
+    let mut results: Vec<(String, Vec<Diagnostic>, usize)> = blobs
         .iter()
-        .map(|f| match &f.object {
+        .map(|b| match b.data.as_deref().map_err(Clone::clone).and_then(input::parse) {
             Ok(object) => {
-                let d = diagnostics_of(object, args);
+                let d = diagnostics_of(&object, args);
                 let dropped = d.dropped();
-                (f.label.clone(), d.into_vec(), dropped)
+                (b.label.clone(), d.into_vec(), dropped)
             }
-            Err(d) => (f.label.clone(), vec![d.clone()], 0),
+            Err(d) => (b.label.clone(), vec![d], 0),
         })
         .collect();
     // A fat archive holds one binary per device and the runtime loads the one
     // that matches: with --device, members for other devices are skipped, and
     // the archive is invalid only if none is for the device.
-    let is_archive = found.iter().any(|f| f.label != name);
+    let is_archive = input::is_container(&bytes);
     if is_archive && args.device.is_some() {
         let mismatched = |d: &Vec<Diagnostic>| d.iter().any(|d| d.code == zebin_codes::TARGET_MISMATCH);
         let any_match = results.iter().any(|(_, d, _)| !mismatched(d));
@@ -148,11 +148,16 @@ pub fn dump(files: &[PathBuf], json: bool, demangle: bool) -> ExitCode {
                 continue;
             }
         };
-        for found in input::objects(&name, &bytes) {
-            let object = match found.object {
+        if !json {
+            if let Some(listing) = crate::fatbin_cmd::listing(&name, &bytes) {
+                let _ = writeln!(stdout, "{listing}");
+            }
+        }
+        for blob in input::blobs(&name, &bytes) {
+            let object = match blob.data.as_deref().map_err(Clone::clone).and_then(input::parse) {
                 Ok(o) => o,
                 Err(d) => {
-                    eprintln!("{}", d.display_with_file(&found.label));
+                    eprintln!("{}", d.display_with_file(&blob.label));
                     ok = false;
                     continue;
                 }
@@ -160,13 +165,13 @@ pub fn dump(files: &[PathBuf], json: bool, demangle: bool) -> ExitCode {
             // Errors go to stderr so the dump itself stays machine-readable.
             let diagnostics = diagnostics_of(&object, &ValidateArgs::default());
             for d in diagnostics.as_slice().iter().filter(|d| d.is_error()) {
-                eprintln!("{}", d.display_with_file(&found.label));
+                eprintln!("{}", d.display_with_file(&blob.label));
             }
             if json {
-                documents.push((found.label, json_of(&object, options)));
+                documents.push((blob.label.clone(), json_of(&object, options)));
             } else {
                 let mut text = String::new();
-                text_of(&found.label, &object, options, &mut text);
+                text_of(&blob.label, &object, options, &mut text);
                 let _ = writeln!(stdout, "{text}");
             }
         }

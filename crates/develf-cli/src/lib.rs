@@ -2,6 +2,8 @@
 //! tests and other tools can produce exactly what the command prints.
 
 pub mod commands;
+pub mod extract;
+pub mod fatbin_cmd;
 pub mod input;
 pub mod metadata;
 pub mod model;
