@@ -1,0 +1,848 @@
+//! Differential proof of `develf-reloc` against nvlink 13.5.
+//!
+//! For every nvlink output in the fixtures (executables and `-r` links), take
+//! its input objects; for every relocation in them, find where nvlink put the
+//! patched section, compute the relocation's value from the symbol and
+//! section addresses in nvlink's output, apply it to a copy of the input bytes
+//! with `develf-reloc`, and compare the bits of the relocation's fields with
+//! nvlink's bytes. Relocations nvlink left in its output (same type, same
+//! place) are checked to be unpatched there, and checked against the
+//! keep-for-driver rule in `develf_reloc::keep`.
+//!
+//! The oracle is nvlink's output only; nothing is compared with develf's own
+//! earlier output. Run with `--nocapture` to see the per-type table:
+//!
+//! ```sh
+//! cargo test -p develf-tests --test reloc_nvlink -- --nocapture
+//! ```
+//!
+//! `DEVELF_RELOC_FIXTURES=<dir>` points it at another directory laid out like
+//! `tests/fixtures` (a `manifest.json` with `path`, `kind`, `inputs`).
+
+use develf_format::reloc::{self, MERCURY_BASE};
+use develf_format::symbol;
+use develf_parse::Cubin;
+use develf_parse::elf::{Section, Symbol};
+use develf_reloc::keep::{self, Disposition, OutputKind, SymbolHome, SymbolState};
+use develf_reloc::{Action, descriptor};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+const STT_SECTION: u8 = 3;
+const STB_LOCAL: u8 = 0;
+
+#[derive(Debug, Default, Clone)]
+struct TypeStats {
+    /// Resolved by nvlink: sites whose fields we compared.
+    resolved: usize,
+    resolved_mismatch: usize,
+    /// Left by nvlink in its output (same type and place).
+    kept: usize,
+    /// Kept sites whose field in nvlink's output is not the input's.
+    kept_patched: usize,
+    /// Left in the output as another type (`R_CUDA_UNIFIED` -> `R_CUDA_64`).
+    kept_as: BTreeMap<u32, usize>,
+    /// Sites whose symbol nvlink removed (dead code): `apply_dead` compared.
+    dead: usize,
+    dead_mismatch: usize,
+    /// Relocations of a losing duplicate definition: dropped, bytes left.
+    dropped: usize,
+    /// sm_100+ `.debug_frame` CIE pointers whose input addend is off and that
+    /// nvlink pointed at the real CIE (not the engine's business).
+    cie_fixed: usize,
+    /// Disagreements between `keep::disposition` and nvlink.
+    rule_mismatch: usize,
+    /// Sites whose non-field bits nvlink changed (informational).
+    other_bits_changed: usize,
+    /// Could not be checked: section not in the output / not placed / symbol not found.
+    unchecked: usize,
+    archs: BTreeSet<String>,
+}
+
+struct Link {
+    path: PathBuf,
+    kind: OutputKind,
+    arch: String,
+    inputs: Vec<PathBuf>,
+}
+
+fn fixtures_root() -> PathBuf {
+    match std::env::var_os("DEVELF_RELOC_FIXTURES") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+    }
+}
+
+fn links(root: &Path) -> Vec<Link> {
+    let text = std::fs::read_to_string(root.join("manifest.json")).expect("manifest.json");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("manifest.json is JSON");
+    let mut out = Vec::new();
+    for e in value.as_array().expect("array") {
+        let kind = match e["kind"].as_str() {
+            Some("linked") => OutputKind::Executable,
+            Some("relocatable-link") => OutputKind::Relocatable,
+            _ => continue,
+        };
+        let path = root.join(e["path"].as_str().unwrap_or_default());
+        let inputs = e["inputs"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).map(|p| root.join(p)).collect())
+            .unwrap_or_default();
+        out.push(Link { path, kind, arch: e["arch"].as_str().unwrap_or_default().to_string(), inputs });
+    }
+    out
+}
+
+/// Bits covered by the descriptor's pieces, over the site bytes.
+fn field_mask(r_type: u32) -> u128 {
+    let Some(desc) = descriptor(r_type) else { return 0 };
+    let mut m = 0u128;
+    for p in desc.pieces {
+        let w = if p.width >= 128 { u128::MAX } else { (1u128 << p.width) - 1 };
+        m |= w << p.offset;
+    }
+    m
+}
+
+fn word(bytes: &[u8], len: usize) -> u128 {
+    let mut b = [0u8; 16];
+    let n = len.min(bytes.len());
+    b[..n].copy_from_slice(&bytes[..n]);
+    u128::from_le_bytes(b)
+}
+
+fn site_len(r_type: u32) -> usize {
+    descriptor(r_type).map_or(8, |d| d.site_len().max(1))
+}
+
+/// The output section with `name` and where the input section's bytes are in it.
+#[derive(Debug, Clone, Copy)]
+struct Placement {
+    out_section: usize,
+    offset: u64,
+}
+
+struct Output<'a> {
+    cubin: Cubin<'a>,
+    /// Global/weak defined symbols by name (standard symtab).
+    globals: HashMap<&'a str, Symbol<'a>>,
+    /// Mercury symtab globals.
+    merc_globals: HashMap<&'a str, Symbol<'a>>,
+    /// (patched output section, offset) -> relocation types there.
+    kept: HashMap<(usize, u64), Vec<u32>>,
+    /// Output section offsets already claimed by an input section (by name).
+    claimed: HashMap<usize, Vec<(u64, u64)>>,
+    /// (patched section name, symbol name) -> offset of a relocation there.
+    named_relocs: HashMap<(String, String), u64>,
+    /// (section name, symbol name) -> value, for every defined symbol.
+    locals: HashMap<(String, String), u64>,
+}
+
+impl<'a> Output<'a> {
+    fn new(cubin: Cubin<'a>) -> Output<'a> {
+        let mut globals = HashMap::new();
+        for s in cubin.symbols() {
+            if s.bind != STB_LOCAL && s.section_index().is_some() {
+                globals.entry(s.name).or_insert(*s);
+            }
+        }
+        let mut locals = HashMap::new();
+        for s in cubin.symbols() {
+            if let Some(sec) = s.section_index().and_then(|i| cubin.sections().get(i)) {
+                locals.entry((sec.name.to_string(), s.name.to_string())).or_insert(s.value);
+            }
+        }
+        let mut merc_globals = HashMap::new();
+        if let Some(t) = cubin.mercury_symtab() {
+            for s in t.symbols {
+                if s.bind != STB_LOCAL && s.section_index().is_some() {
+                    merc_globals.entry(s.name).or_insert(s);
+                }
+            }
+        }
+        let mut kept: HashMap<(usize, u64), Vec<u32>> = HashMap::new();
+        let mut named_relocs = HashMap::new();
+        for rs in cubin.relocation_sections() {
+            let target = cubin.sections().get(rs.target as usize).map_or("", |s| s.name);
+            let symtab = cubin.symbols_for_link(rs.symtab);
+            for r in rs.entries() {
+                kept.entry((rs.target as usize, r.offset)).or_default().push(r.r_type);
+                if let Some(sym) = symtab.as_ref().and_then(|t| t.symbols.get(r.symbol as usize)) {
+                    named_relocs.entry((target.to_string(), sym.name.to_string())).or_insert(r.offset);
+                }
+            }
+        }
+        Output { cubin, globals, merc_globals, kept, claimed: HashMap::new(), named_relocs, locals }
+    }
+
+    fn section_named(&self, name: &str) -> Option<&Section<'a>> {
+        self.cubin.sections().iter().find(|s| s.name == name)
+    }
+}
+
+/// Finds where input section `index` of `input` landed in the output.
+fn place(
+    input: &Cubin<'_>,
+    index: usize,
+    out: &mut Output<'_>,
+    cache: &mut HashMap<usize, Option<Placement>>,
+) -> Option<Placement> {
+    if let Some(p) = cache.get(&index) {
+        return *p;
+    }
+    let p = place_uncached(input, index, out);
+    if let Some(p) = p {
+        let len = input.sections().get(index).map_or(0, |s| s.size);
+        out.claimed.entry(p.out_section).or_default().push((p.offset, len));
+    }
+    cache.insert(index, p);
+    p
+}
+
+fn place_uncached(input: &Cubin<'_>, index: usize, out: &Output<'_>) -> Option<Placement> {
+    let sec = input.sections().get(index)?;
+    let osec = out.section_named(sec.name)?;
+    let merc = sec.name.starts_with(".nv.merc.");
+    // 1. A global symbol defined in the section, defined in the same-named
+    //    output section: the difference of their values.
+    let in_syms: Vec<Symbol<'_>> =
+        if merc { input.mercury_symtab().map(|t| t.symbols).unwrap_or_default() } else { input.symbols().to_vec() };
+    let table = if merc { &out.merc_globals } else { &out.globals };
+    for s in &in_syms {
+        if s.bind == STB_LOCAL || s.section_index() != Some(index) || s.st_type == STT_SECTION {
+            continue;
+        }
+        if let Some(o) = table.get(s.name) {
+            if o.section_index() == Some(osec.index) {
+                return o.value.checked_sub(s.value).map(|offset| Placement { out_section: osec.index, offset });
+            }
+            // Defined elsewhere in the output: this copy was discarded (weak duplicate).
+            return None;
+        }
+    }
+    // 2. Search for the bytes with every relocation site masked.
+    let data = sec.data.unwrap_or(&[]);
+    let odata = osec.data.unwrap_or(&[]);
+    if sec.sh_type == 8 {
+        // NOBITS: nothing to compare; only meaningful if alone.
+        return None;
+    }
+    if data.is_empty() || data.len() > odata.len() {
+        return None;
+    }
+    let mut masked = vec![false; data.len()];
+    for rs in input.relocation_sections() {
+        if rs.target as usize != index {
+            continue;
+        }
+        for r in rs.entries() {
+            let start = r.offset as usize;
+            for m in masked.iter_mut().skip(start).take(site_len(r.r_type)) {
+                *m = true;
+            }
+        }
+    }
+    let align = sec.addralign.max(1) as usize;
+    let claimed = out.claimed.get(&osec.index);
+    let mut first = None;
+    let mut o = 0usize;
+    while o + data.len() <= odata.len() {
+        let hit = data.iter().zip(&odata[o..]).zip(&masked).all(|((a, b), m)| *m || a == b);
+        if hit {
+            let taken = claimed.is_some_and(|c| c.iter().any(|&(off, _)| off == o as u64));
+            if !taken {
+                first = Some(o);
+                break;
+            }
+        }
+        o += align;
+    }
+    first.map(|o| Placement { out_section: osec.index, offset: o as u64 })
+}
+
+/// What an input symbol is in nvlink's output.
+enum Resolved {
+    /// Its value there, where it lives, and the constant bank number when it
+    /// lives in one (put above the offset for the constant-bank address types
+    /// only).
+    Value(u64, SymbolHome, u64),
+    /// Its definition in this input lost to another input's.
+    Discarded(u64, SymbolHome, u64),
+    /// Its code was removed.
+    Dead,
+    /// A value nvlink made up that the output does not show.
+    Synthetic(SymbolHome, &'static str),
+    /// Not found.
+    Missing,
+}
+
+const STT_FUNC: u8 = 2;
+const STT_CUDA_TEXTURE: u8 = 10;
+const STT_CUDA_SAMPLER: u8 = 11;
+const STT_CUDA_SURFACE: u8 = 12;
+
+/// The value of input symbol `sym` (of input number `input_no`) in nvlink's
+/// output, for a relocation patching section `patched`.
+#[allow(clippy::too_many_arguments)]
+fn resolve(
+    input: &Cubin<'_>,
+    input_no: usize,
+    sym: &Symbol<'_>,
+    merc: bool,
+    patched: &str,
+    out: &mut Output<'_>,
+    winners: &HashMap<String, usize>,
+    cache: &mut HashMap<usize, Option<Placement>>,
+) -> Resolved {
+    let def_section = sym.section_index().and_then(|i| input.sections().get(i)).map(|s| s.name);
+    if let Some(def) = def_section {
+        let bare = def.strip_prefix(".nv.capmerc").or_else(|| def.strip_prefix(".nv.merc")).unwrap_or(def);
+        let is_code = bare.starts_with(".text.") && (sym.st_type == STT_FUNC || sym.st_type == STT_SECTION);
+        if is_code && out.section_named(def).is_none() {
+            return Resolved::Dead;
+        }
+    }
+    if sym.st_type == STT_SECTION || sym.bind == STB_LOCAL {
+        let Some(index) = sym.section_index() else { return Resolved::Missing };
+        let Some(p) = place(input, index, out, cache) else {
+            // NOBITS (shared memory) or re-laid-out sections: the same-named
+            // symbol in the same-named output section, if nvlink kept it.
+            let Some(def) = def_section else { return Resolved::Missing };
+            let Some(osec) = out.section_named(def) else { return Resolved::Missing };
+            let home = SymbolHome::of_section(osec.name);
+            return match out.locals.get(&(def.to_string(), sym.name.to_string())) {
+                Some(v) => Resolved::Value(*v, home, bank_base(def)),
+                None => Resolved::Synthetic(home, "local symbol of a section nvlink re-laid out, not in the output"),
+            };
+        };
+        let Some(osec) = out.cubin.sections().get(p.out_section) else { return Resolved::Missing };
+        let home = SymbolHome::of_section(osec.name);
+        return Resolved::Value(osec.addr + p.offset + sym.value, home, bank_base(osec.name));
+    }
+    if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SAMPLER | STT_CUDA_SURFACE) {
+        // nvlink gives each texture/surface reference a header slot in the
+        // kernel's constant bank 0 and leaves a *_HEADER_INDEX relocation
+        // there for the driver: that slot's offset is the value.
+        let kernel = patched.strip_prefix(".text.").unwrap_or(patched);
+        let bank0 = format!(".nv.constant0.{kernel}");
+        return match out.named_relocs.get(&(bank0, sym.name.to_string())) {
+            Some(offset) => Resolved::Value(*offset, SymbolHome::TextureSlot, 0),
+            None => Resolved::Synthetic(SymbolHome::TextureSlot, "texture/surface slot not found in the output"),
+        };
+    }
+    if sym.name.starts_with("__UFT") || sym.name.starts_with("__UDT") {
+        // Weak undefined in every input; the output defines it when it builds
+        // a unified function/data table, else it is 0 (an undefined weak).
+        return match out.globals.get(sym.name) {
+            Some(o) => Resolved::Value(o.value, SymbolHome::TableOffset, 0),
+            None if sym.bind == 2 && sym.section_index().is_none() => Resolved::Value(0, SymbolHome::TableOffset, 0),
+            None => Resolved::Synthetic(SymbolHome::TableOffset, "__UFT_*/__UDT_* offset not in the output"),
+        };
+    }
+    let table = if merc { &out.merc_globals } else { &out.globals };
+    let Some(o) = table.get(sym.name) else {
+        // `extern __shared__`: undefined everywhere, `st_other` says shared;
+        // nvlink puts it at the kernel's dynamic shared memory base.
+        let space = sym.other & symbol::STO_CUDA_SPACE_MASK;
+        if space == symbol::STO_CUDA_SHARED || space == symbol::STO_CUDA_RESERVED_SHARED {
+            return Resolved::Synthetic(SymbolHome::SharedMemory, "dynamic shared memory base nvlink assigns");
+        }
+        return Resolved::Missing;
+    };
+    let Some(osec) = o.section_index().and_then(|i| out.cubin.sections().get(i)) else {
+        return Resolved::Missing;
+    };
+    let home = SymbolHome::of_section(osec.name);
+    let bank = bank_base(osec.name);
+    let describes_loser = matches!(SymbolHome::of_section(patched), SymbolHome::Debug | SymbolHome::DebugLine);
+    if describes_loser && sym.section_index().is_some() && winners.get(sym.name).is_some_and(|w| *w != input_no) {
+        return Resolved::Discarded(o.value, home, bank);
+    }
+    Resolved::Value(o.value, home, bank)
+}
+
+/// The constant bank number of a `.nv.constant<N>*` section.
+fn bank_base(section: &str) -> u64 {
+    let Some(rest) = section.strip_prefix(".nv.constant") else { return 0 };
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse::<u64>().unwrap_or(0)
+}
+
+#[derive(Default)]
+struct Report {
+    stats: BTreeMap<u32, TypeStats>,
+    /// (output kind, symbol home, symbol state, type) -> (kept, resolved)
+    rules: BTreeMap<(OutputKind, SymbolHome, SymbolState, u32), (usize, usize)>,
+    failures: Vec<String>,
+    failure_count: usize,
+    unchecked_reasons: BTreeMap<String, usize>,
+}
+
+impl Report {
+    fn fail(&mut self, line: String) {
+        if self.failures.len() < 300 {
+            self.failures.push(line);
+        }
+        self.failure_count += 1;
+    }
+
+    fn unchecked(&mut self, r_type: u32, arch: &str, why: &str) {
+        let e = self.stats.entry(r_type).or_default();
+        e.unchecked += 1;
+        e.archs.insert(arch.to_string());
+        *self.unchecked_reasons.entry(format!("{}: {why}", type_label(r_type))).or_default() += 1;
+    }
+}
+
+fn arch_number(arch: &str) -> u32 {
+    let digits: String = arch.trim_start_matches("sm_").chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().unwrap_or(0)
+}
+
+fn type_label(r_type: u32) -> String {
+    reloc::type_name(r_type).map_or_else(|| format!("{r_type:#x}"), str::to_string)
+}
+
+/// Whether the input section's bytes differ from nvlink's copy anywhere but
+/// in the relocation sites (whole 16-byte instruction words for code).
+fn rewritten_outside_sites(input: &Cubin<'_>, sec: &Section<'_>, out: &Output<'_>, p: Placement) -> bool {
+    let data = sec.data.unwrap_or(&[]);
+    let Some(odata) = out.cubin.sections().get(p.out_section).and_then(|o| o.data) else { return false };
+    let start = p.offset as usize;
+    let Some(odata) = odata.get(start..start + data.len()) else { return true };
+    let code = sec.name.starts_with(".text.");
+    let mut masked = vec![false; data.len()];
+    for rs in input.relocation_sections() {
+        if rs.target as usize != sec.index {
+            continue;
+        }
+        for r in rs.entries() {
+            let (from, len) =
+                if code { ((r.offset & !15) as usize, 16) } else { (r.offset as usize, site_len(r.r_type)) };
+            for m in masked.iter_mut().skip(from).take(len) {
+                *m = true;
+            }
+        }
+    }
+    data.iter().zip(odata).zip(&masked).any(|((a, b), m)| !*m && a != b)
+}
+
+/// An FDE's CIE pointer: `R_CUDA_64` against the `.debug_frame` section itself.
+fn is_cie_pointer(sym: &Symbol<'_>, patched: &str, r_type: u32) -> bool {
+    r_type == reloc::R_CUDA_64 && sym.st_type == STT_SECTION && patched == ".debug_frame" && sym.name == ".debug_frame"
+}
+
+/// nvlink's CIE pointer `theirs` names a CIE of the output `.debug_frame`
+/// (64-bit DWARF: 0xffffffff, length, CIE id all ones) and `ours` does not.
+fn points_at_cie(debug_frame: &[u8], theirs: u64, ours: u64) -> bool {
+    let is_cie = |at: u64| {
+        let at = at as usize;
+        debug_frame.get(at..at + 4) == Some(&[0xff; 4][..]) && debug_frame.get(at + 12..at + 20) == Some(&[0xff; 8][..])
+    };
+    is_cie(theirs) && !is_cie(ours)
+}
+
+/// Which input wins each global function definition: the first strong one,
+/// else the first weak one.
+fn winners(inputs: &[Cubin<'_>]) -> HashMap<String, usize> {
+    let mut strong: HashMap<String, usize> = HashMap::new();
+    let mut weak: HashMap<String, usize> = HashMap::new();
+    for (i, c) in inputs.iter().enumerate() {
+        for s in c.symbols() {
+            if s.bind == STB_LOCAL || s.section_index().is_none() || s.st_type != STT_FUNC {
+                continue;
+            }
+            let map = if s.bind == 2 { &mut weak } else { &mut strong };
+            map.entry(s.name.to_string()).or_insert(i);
+        }
+    }
+    for (name, i) in weak {
+        strong.entry(name).or_insert(i);
+    }
+    strong
+}
+
+struct Site<'x> {
+    link: &'x Link,
+    input: &'x Path,
+    section: &'x str,
+    offset: u64,
+    r_type: u32,
+    symbol: &'x str,
+}
+
+impl Site<'_> {
+    fn label(&self) -> String {
+        format!(
+            "{} <- {} {}+{:#x}: {} sym {}",
+            self.link.path.display(),
+            self.input.file_name().unwrap_or_default().to_string_lossy(),
+            self.section,
+            self.offset,
+            type_label(self.r_type),
+            self.symbol
+        )
+    }
+}
+
+fn check_link(link: &Link, report: &mut Report) {
+    let out_bytes = std::fs::read(&link.path).unwrap_or_else(|e| panic!("{}: {e}", link.path.display()));
+    let out_cubin = Cubin::parse(&out_bytes).unwrap_or_else(|e| panic!("{}: {e:?}", link.path.display()));
+    let mut out = Output::new(out_cubin);
+    let in_bytes: Vec<Vec<u8>> =
+        link.inputs.iter().map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).collect();
+    let inputs: Vec<Cubin<'_>> = in_bytes
+        .iter()
+        .zip(&link.inputs)
+        .map(|(b, p)| Cubin::parse(b).unwrap_or_else(|e| panic!("{}: {e:?}", p.display())))
+        .collect();
+    let winners = winners(&inputs);
+    for (input_no, (input, input_path)) in inputs.iter().zip(&link.inputs).enumerate() {
+        let mut cache: HashMap<usize, Option<Placement>> = HashMap::new();
+        for rs in input.relocation_sections() {
+            let Some(tsec) = input.sections().get(rs.target as usize) else { continue };
+            let merc = tsec.name.starts_with(".nv.merc.");
+            let symtab = input.symbols_for_link(rs.symtab);
+            let in_data = tsec.data.unwrap_or(&[]);
+            // A duplicate definition's code that lost: nothing of it is in the output.
+            let patched_fn = tsec.name.strip_prefix(".text.");
+            let lost = patched_fn.is_some_and(|f| winners.get(f).is_some_and(|w| *w != input_no));
+            // Mercury relocations of `.nv.capmerc.*` patch the expanded capsule,
+            // which is not in the file: only nvlink's keep/drop decision is checked.
+            let capsule = tsec.name.starts_with(".nv.capmerc.");
+            let placement = if lost {
+                None
+            } else if capsule {
+                out.section_named(tsec.name).map(|o| Placement { out_section: o.index, offset: 0 })
+            } else {
+                place(input, rs.target as usize, &mut out, &mut cache)
+            };
+            // nvlink copies input bytes and patches relocation sites; if the
+            // section differs anywhere else, nvlink regenerated it (the sm_100+
+            // finalizer recompiles some functions from the capsule) and its
+            // relocation sites no longer line up.
+            let rewritten = !capsule && placement.is_some_and(|p| rewritten_outside_sites(input, tsec, &out, p));
+            for r in rs.entries() {
+                let Some(desc) = descriptor(r.r_type) else {
+                    report.unchecked(r.r_type, &link.arch, "no descriptor");
+                    continue;
+                };
+                if rewritten {
+                    report.unchecked(
+                        r.r_type,
+                        &link.arch,
+                        "nvlink regenerated the patched section (bytes differ away from every site)",
+                    );
+                    continue;
+                }
+                let Some(p) = placement else {
+                    let why = if lost {
+                        "patched code is a discarded duplicate"
+                    } else if out.section_named(tsec.name).is_none() {
+                        "patched section not in output"
+                    } else {
+                        "patched section not placed in output"
+                    };
+                    if std::env::var_os("DEVELF_RELOC_DEBUG").is_some() {
+                        println!("{why}: {} <- {} {}", link.path.display(), input_path.display(), tsec.name);
+                    }
+                    report.unchecked(r.r_type, &link.arch, &format!("{why} ({})", tsec.name));
+                    continue;
+                };
+                let Some(sym) = symtab.as_ref().and_then(|t| t.symbols.get(r.symbol as usize)) else {
+                    report.unchecked(r.r_type, &link.arch, "symbol index out of range");
+                    continue;
+                };
+                let site_info = Site {
+                    link,
+                    input: input_path,
+                    section: tsec.name,
+                    offset: r.offset,
+                    r_type: r.r_type,
+                    symbol: sym.name,
+                };
+                let osec = out.cubin.sections()[p.out_section];
+                let out_off = p.offset + r.offset;
+                let len = desc.site_len();
+                let start = r.offset as usize;
+                let ostart = out_off as usize;
+                let (in_site, out_site) = if capsule {
+                    (&[0u8; 16][..len], &[0u8; 16][..len])
+                } else {
+                    match (in_data.get(start..start + len), osec.data.and_then(|d| d.get(ostart..ostart + len))) {
+                        (Some(i), Some(o)) => (i, o),
+                        _ => {
+                            report.unchecked(r.r_type, &link.arch, "site outside section");
+                            continue;
+                        }
+                    }
+                };
+                let mask = field_mask(r.r_type);
+                let in_word = word(in_site, len);
+                let out_word = word(out_site, len);
+                let out_types = out.kept.get(&(p.out_section, out_off)).cloned().unwrap_or_default();
+                let resolved = resolve(input, input_no, sym, merc, tsec.name, &mut out, &winners, &mut cache);
+                let (state, home) = match resolved {
+                    Resolved::Value(_, h, _) => (SymbolState::Live, h),
+                    Resolved::Discarded(_, h, _) => (SymbolState::DiscardedDuplicate, h),
+                    Resolved::Dead => (SymbolState::Dead, SymbolHome::Code),
+                    Resolved::Synthetic(h, _) => (SymbolState::Live, h),
+                    Resolved::Missing => (SymbolState::Live, SymbolHome::Undefined),
+                };
+                // The output relocation at this place that came from this one:
+                // the same type, or the type the keep rule converts it to.
+                let expected_kept = keep::kept_type(r.r_type, link.kind);
+                let kept_as = if out_types.contains(&r.r_type) {
+                    Some(r.r_type)
+                } else if out_types.contains(&expected_kept) {
+                    Some(expected_kept)
+                } else if desc.pieces.len() == 1 && desc.action == Action::Write {
+                    out_types.first().copied()
+                } else {
+                    None
+                };
+                let mercury = arch_number(&link.arch) >= 100;
+                let rule = keep::disposition(&keep::Query {
+                    r_type: r.r_type,
+                    output: link.kind,
+                    symbol: home,
+                    state,
+                    mercury,
+                });
+                // nvlink shows whether it kept the relocation; what it did
+                // otherwise (apply, apply-dead, drop) is checked on the bytes below.
+                let observed = match (kept_as, rule) {
+                    // Whether nvlink also patched it is checked on the bytes below.
+                    (Some(t), Disposition::ApplyAndKeep(k)) if t == k => rule,
+                    (Some(t), _) => Disposition::Keep(t),
+                    (None, Disposition::Keep(_)) => Disposition::Apply,
+                    (None, other) => other,
+                };
+                let entry = report.rules.entry((link.kind, home, state, r.r_type)).or_default();
+                if kept_as.is_some() {
+                    entry.0 += 1
+                } else {
+                    entry.1 += 1
+                }
+                report.stats.entry(r.r_type).or_default().archs.insert(link.arch.clone());
+                if rule != observed {
+                    report.stats.entry(r.r_type).or_default().rule_mismatch += 1;
+                    report.fail(format!(
+                        "{} ({home:?}, {state:?}): nvlink {observed:?}, keep rule {rule:?}",
+                        site_info.label()
+                    ));
+                }
+                if capsule {
+                    if kept_as.is_some() {
+                        report.stats.entry(r.r_type).or_default().kept += 1;
+                    } else {
+                        report.unchecked(
+                            r.r_type,
+                            &link.arch,
+                            "patches the expanded Mercury capsule (bytes not in the file); keep rule checked",
+                        );
+                    }
+                    continue;
+                }
+                if let (Some(t), Disposition::Keep(_)) = (kept_as, observed) {
+                    report.stats.entry(r.r_type).or_default().kept += 1;
+                    if t != r.r_type {
+                        *report.stats.entry(r.r_type).or_default().kept_as.entry(t).or_default() += 1;
+                    }
+                    if (in_word ^ out_word) & mask != 0 {
+                        report.stats.entry(r.r_type).or_default().kept_patched += 1;
+                        report.fail(format!(
+                            "{}: kept by nvlink but patched: input {in_word:0w$x} nvlink {out_word:0w$x}",
+                            site_info.label(),
+                            w = len * 2
+                        ));
+                    }
+                    continue;
+                }
+                if let Disposition::ApplyAndKeep(_) = observed {
+                    // The value is an offset into a line table the sm_100+
+                    // finalizer rebuilt: where this input's part landed is not
+                    // recoverable from the output, so only the disposition is checked.
+                    report.unchecked(
+                        r.r_type,
+                        &link.arch,
+                        "applied and kept: offset into a line table the finalizer rebuilt",
+                    );
+                    continue;
+                }
+                let mut site = [0u8; 16];
+                site[..len].copy_from_slice(in_site);
+                if observed == Disposition::Drop {
+                    report.stats.entry(r.r_type).or_default().dropped += 1;
+                    if (in_word ^ out_word) & mask != 0 {
+                        report.stats.entry(r.r_type).or_default().resolved_mismatch += 1;
+                        report.fail(format!(
+                            "{} (discarded duplicate, dropped): input {in_word:0w$x} nvlink {out_word:0w$x}",
+                            site_info.label(),
+                            w = len * 2
+                        ));
+                    }
+                    continue;
+                }
+                let (value, bank) = match resolved {
+                    Resolved::Value(v, _, b) | Resolved::Discarded(v, _, b) => (v, b),
+                    Resolved::Dead => {
+                        report.stats.entry(r.r_type).or_default().dead += 1;
+                        let result = develf_reloc::apply_dead(r.r_type, &mut site[..len]);
+                        let ours = word(&site, len);
+                        if result.is_err() || (ours ^ out_word) & mask != 0 {
+                            report.stats.entry(r.r_type).or_default().dead_mismatch += 1;
+                            report.fail(format!(
+                                "{} (dead symbol): input {in_word:0w$x} develf {ours:0w$x} nvlink {out_word:0w$x}",
+                                site_info.label(),
+                                w = len * 2
+                            ));
+                        }
+                        continue;
+                    }
+                    Resolved::Synthetic(_, why) => {
+                        if matches!(desc.action, Action::Write | Action::ReplaceInstruction) {
+                            report.unchecked(r.r_type, &link.arch, why);
+                            continue;
+                        }
+                        (0, 0)
+                    }
+                    Resolved::Missing => {
+                        if matches!(desc.action, Action::Write | Action::ReplaceInstruction) {
+                            report.unchecked(r.r_type, &link.arch, "resolved by nvlink, symbol not in output");
+                            continue;
+                        }
+                        (0, 0)
+                    }
+                };
+                let value = match desc.value_part {
+                    develf_reloc::ValuePart::BankAddress(n) => value + (bank << n),
+                    _ => value,
+                };
+                let addend = match r.addend {
+                    Some(a) => a,
+                    None if desc.is_readable() => develf_reloc::read_addend(r.r_type, in_site).unwrap_or(0),
+                    None => 0,
+                };
+                let place_addr = osec.addr + out_off;
+                report.stats.entry(r.r_type).or_default().resolved += 1;
+                let result = develf_reloc::apply(r.r_type, &mut site[..len], value, addend, place_addr);
+                let ours = word(&site, len);
+                if (ours ^ out_word) & !mask != 0 {
+                    report.stats.entry(r.r_type).or_default().other_bits_changed += 1;
+                }
+                if result.is_ok()
+                    && (ours ^ out_word) & mask != 0
+                    && is_cie_pointer(sym, tsec.name, r.r_type)
+                    && points_at_cie(osec.data.unwrap_or(&[]), out_word as u64, ours as u64)
+                {
+                    report.stats.entry(r.r_type).or_default().cie_fixed += 1;
+                    continue;
+                }
+                if result.is_err() || (ours ^ out_word) & mask != 0 {
+                    report.stats.entry(r.r_type).or_default().resolved_mismatch += 1;
+                    report.fail(format!(
+                        "{} S={value:#x} A={addend:#x} P={place_addr:#x}: input {in_word:0w$x} develf {ours:0w$x} nvlink {out_word:0w$x} {:?}",
+                        site_info.label(),
+                        result.err(),
+                        w = len * 2
+                    ));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_relocation_matches_nvlink() {
+    let root = fixtures_root();
+    let links = links(&root);
+    assert!(!links.is_empty(), "no nvlink outputs in {}", root.display());
+    let mut report = Report::default();
+    for link in &links {
+        check_link(link, &mut report);
+    }
+
+    println!("\nR_CUDA / R_MERCURY relocations in {} nvlink outputs ({}):", links.len(), root.display());
+    println!(
+        "{:<28} {:>8} {:>8} {:>6} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>6} {:>9}  archs; kept as",
+        "type", "applied", "mismatch", "kept", "k-diff", "dead", "d-mis", "drop", "cie", "rule!", "other", "unchecked"
+    );
+    let mut total = TypeStats::default();
+    for (t, s) in &report.stats {
+        let kept_as: Vec<String> = s.kept_as.iter().map(|(t, n)| format!("{} x{n}", type_label(*t))).collect();
+        println!(
+            "{:<28} {:>8} {:>8} {:>6} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>6} {:>9}  {}{}",
+            type_label(*t),
+            s.resolved,
+            s.resolved_mismatch,
+            s.kept,
+            s.kept_patched,
+            s.dead,
+            s.dead_mismatch,
+            s.dropped,
+            s.cie_fixed,
+            s.rule_mismatch,
+            s.other_bits_changed,
+            s.unchecked,
+            s.archs.iter().cloned().collect::<Vec<_>>().join(","),
+            if kept_as.is_empty() { String::new() } else { format!("; {}", kept_as.join(", ")) }
+        );
+        total.resolved += s.resolved;
+        total.resolved_mismatch += s.resolved_mismatch;
+        total.kept += s.kept;
+        total.kept_patched += s.kept_patched;
+        total.dead += s.dead;
+        total.dead_mismatch += s.dead_mismatch;
+        total.dropped += s.dropped;
+        total.cie_fixed += s.cie_fixed;
+        total.rule_mismatch += s.rule_mismatch;
+        total.unchecked += s.unchecked;
+    }
+    println!(
+        "{:<28} {:>8} {:>8} {:>6} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>6} {:>9}",
+        "total",
+        total.resolved,
+        total.resolved_mismatch,
+        total.kept,
+        total.kept_patched,
+        total.dead,
+        total.dead_mismatch,
+        total.dropped,
+        total.cie_fixed,
+        total.rule_mismatch,
+        "",
+        total.unchecked
+    );
+    let unexercised: Vec<&str> = reloc::CUDA_RELOCATIONS
+        .iter()
+        .chain(reloc::MERCURY_RELOCATIONS.iter())
+        .filter(|(t, _)| {
+            report.stats.get(t).is_none_or(|s| s.resolved + s.kept + s.dead + s.dropped + s.cie_fixed == 0)
+                && *t != reloc::R_CUDA_NONE_LAST
+                && *t != reloc::R_MERCURY_NONE_LAST
+        })
+        .map(|(_, n)| *n)
+        .collect();
+    println!("\ntypes no fixture exercises ({}): {}", unexercised.len(), unexercised.join(" "));
+    if !report.unchecked_reasons.is_empty() {
+        println!("\nunchecked sites:");
+        for (why, n) in &report.unchecked_reasons {
+            println!("  {n:>6}  {why}");
+        }
+    }
+    if std::env::var_os("DEVELF_RELOC_RULES").is_some() {
+        println!("\nobserved dispositions (output, symbol home, symbol state, type): kept / resolved");
+        for ((k, home, state, t), (kept, resolved)) in &report.rules {
+            println!("  {k:?} {home:?} {state:?} {}: {kept} / {resolved}", type_label(*t));
+        }
+    }
+    let _ = MERCURY_BASE;
+    assert!(
+        report.failures.is_empty(),
+        "{} disagreements with nvlink (first {} shown):\n{}",
+        report.failure_count,
+        report.failures.len(),
+        report.failures.join("\n")
+    );
+}
