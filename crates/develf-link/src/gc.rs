@@ -1,0 +1,145 @@
+//! Phase 3: dead-code elimination (rule 9). Executables keep only the
+//! functions a kernel can reach (the kernels named by `-kernels-used`, when
+//! given) through relocations, plus functions whose address is stored in data.
+//! `-r` keeps everything. One pass over the relocations builds the edges; one
+//! breadth-first walk marks the live code: linear in the size of the call graph.
+
+use crate::input::InputObject;
+use crate::options::{LinkOptions, OutputKind};
+use crate::resolve::{Resolution, SHF_INFO_LINK, SymbolRef, is_kernel};
+use std::collections::VecDeque;
+
+/// Which input sections survive.
+#[derive(Debug)]
+pub(crate) struct Liveness {
+    /// Per input, per section: removed as dead code (the function's `.text`
+    /// and the sections attached to it).
+    pub dead: Vec<Vec<bool>>,
+}
+
+impl Liveness {
+    pub fn is_dead(&self, input: usize, section: usize) -> bool {
+        self.dead.get(input).and_then(|d| d.get(section)).copied().unwrap_or(false)
+    }
+}
+
+pub(crate) fn is_code_section(name: &str) -> bool {
+    name.starts_with(".text.")
+}
+
+fn is_debug_section(name: &str) -> bool {
+    name.starts_with(".debug_") || name.starts_with(".nv_debug_") || name.starts_with(".nv.merc.")
+}
+
+pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Liveness {
+    let mut dead: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.sections().len()]).collect();
+    if options.output == OutputKind::Relocatable {
+        return Liveness { dead };
+    }
+    // Dense numbering of all input sections: base[input] + section.
+    let mut base = Vec::with_capacity(inputs.len());
+    let mut total = 0usize;
+    for input in inputs {
+        base.push(total);
+        total += input.sections().len();
+    }
+    let node = |input: usize, section: usize| base.get(input).map(|b| b + section);
+    let is_text = |input: usize, section: usize| {
+        inputs.get(input).and_then(|i| i.section(section)).is_some_and(|s| is_code_section(s.name))
+    };
+    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); total];
+    let mut live = vec![false; total];
+    let mut queue = VecDeque::new();
+    let root = |n: usize, live: &mut Vec<bool>, queue: &mut VecDeque<usize>| {
+        if let Some(l) = live.get_mut(n) {
+            if !*l {
+                *l = true;
+                queue.push_back(n);
+            }
+        }
+    };
+
+    for input in inputs {
+        for rs in input.cubin.relocation_sections() {
+            let target = rs.target as usize;
+            if resolution.is_discarded(input.index, rs.section) {
+                continue;
+            }
+            let from_code = is_text(input.index, target);
+            let from_debug = input.section(target).is_none_or(|s| is_debug_section(s.name));
+            for r in rs.entries() {
+                let Some(def) = resolution.definition_of(SymbolRef { input: input.index, symbol: r.symbol as usize })
+                else {
+                    continue;
+                };
+                let Some(def_section) = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)) else { continue };
+                let Some(section) = def_section.section_index() else { continue };
+                if !is_text(def.input, section) {
+                    continue;
+                }
+                let Some(to) = node(def.input, section) else { continue };
+                if from_code {
+                    if let (Some(from), true) = (node(input.index, target), to < total) {
+                        if let Some(e) = edges.get_mut(from) {
+                            e.push(to);
+                        }
+                    }
+                } else if !from_debug {
+                    // A function pointer in data (`.nv.global.init`, a constant bank).
+                    root(to, &mut live, &mut queue);
+                }
+            }
+        }
+    }
+    for input in inputs {
+        for s in input.symbols() {
+            if !is_kernel(s)
+                || resolution.definition_of(SymbolRef { input: input.index, symbol: s.index })
+                    != Some(SymbolRef { input: input.index, symbol: s.index })
+            {
+                continue;
+            }
+            let wanted = options.kernels_used.as_ref().is_none_or(|list| list.iter().any(|k| k == s.name));
+            if let (true, Some(section)) = (wanted, s.section_index()) {
+                if let Some(n) = node(input.index, section) {
+                    root(n, &mut live, &mut queue);
+                }
+            }
+        }
+    }
+    while let Some(n) = queue.pop_front() {
+        let targets = edges.get(n).cloned().unwrap_or_default();
+        for t in targets {
+            root(t, &mut live, &mut queue);
+        }
+    }
+
+    for input in inputs {
+        let Some(marks) = dead.get_mut(input.index) else { continue };
+        for s in input.sections() {
+            if is_code_section(s.name) && !node(input.index, s.index).and_then(|n| live.get(n)).copied().unwrap_or(true)
+            {
+                if let Some(m) = marks.get_mut(s.index) {
+                    *m = true;
+                }
+            }
+        }
+        for s in input.sections() {
+            let owner_dead = s.flags & SHF_INFO_LINK != 0 && marks.get(s.info as usize).copied().unwrap_or(false);
+            if owner_dead && !is_code_section(s.name) {
+                if let Some(m) = marks.get_mut(s.index) {
+                    *m = true;
+                }
+            }
+        }
+        // Relocation sections of dead sections (two levels: .rela.nv.constant0.<fn>).
+        for rs in input.cubin.relocation_sections() {
+            if marks.get(rs.target as usize).copied().unwrap_or(false) {
+                if let Some(m) = marks.get_mut(rs.section) {
+                    *m = true;
+                }
+            }
+        }
+    }
+    Liveness { dead }
+}

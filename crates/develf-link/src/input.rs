@@ -1,0 +1,113 @@
+//! Phase 1: read every input (in parallel), check that it is a relocatable
+//! cubin for a compatible architecture.
+
+use crate::error::LinkError;
+use crate::options::{Input, LinkOptions};
+use develf_format::header::{ABI_VERSION_7, Arch, EM_CUDA};
+use develf_parse::Cubin;
+use develf_parse::elf::{Class, Section, Symbol};
+use rayon::prelude::*;
+
+/// `ET_REL`: the only kind of object nvlink links.
+const ET_REL: u16 = 1;
+
+/// One parsed input, in command-line position `index`.
+#[derive(Debug)]
+pub(crate) struct InputObject<'a> {
+    pub index: usize,
+    pub name: &'a str,
+    pub cubin: Cubin<'a>,
+    /// An ABI-7 object (ptxas 12.x layout): no tkinfo note, `.rel` relocations,
+    /// its e_flags do not contribute to the output's (rules 3.4, 10).
+    pub abi7: bool,
+}
+
+impl<'a> InputObject<'a> {
+    pub fn sections(&self) -> &[Section<'a>] {
+        self.cubin.sections()
+    }
+
+    pub fn section(&self, index: usize) -> Option<&Section<'a>> {
+        self.cubin.sections().get(index)
+    }
+
+    pub fn symbols(&self) -> &[Symbol<'a>] {
+        self.cubin.symbols()
+    }
+
+    pub fn symbol(&self, index: usize) -> Option<&Symbol<'a>> {
+        self.cubin.symbols().get(index)
+    }
+
+    /// The name of section `index` for messages.
+    pub fn section_name(&self, index: usize) -> String {
+        self.cubin.section_label(index)
+    }
+}
+
+/// Whether code compiled for `object` may be linked into a `target` link.
+/// The same SM always; an earlier SM of the same major version when the object
+/// is not architecture-specific (sm_80 into sm_86, sm_90 into sm_90a);
+/// architecture-specific ('a') code only into exactly its own target.
+pub(crate) fn arch_compatible(object: Arch, target: Arch) -> bool {
+    if object == target {
+        return true;
+    }
+    if object.accelerator {
+        return false;
+    }
+    object.sm / 10 == target.sm / 10 && object.sm <= target.sm
+}
+
+fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputObject<'a>, LinkError> {
+    let bad = |message: String| LinkError::BadInput { file: input.name.to_string(), message };
+    let cubin = Cubin::parse(input.bytes).map_err(|d| bad(d.to_string()))?;
+    let header = cubin.header();
+    if header.machine != EM_CUDA {
+        return Err(bad(format!("e_machine is {}, not {EM_CUDA} (NVIDIA CUDA)", header.machine)));
+    }
+    if header.class != Class::Elf64 {
+        return Err(bad("a 32-bit cubin; nvlink 13.5 links only ELF64 objects".to_string()));
+    }
+    if header.e_type != ET_REL {
+        return Err(bad(format!("e_type is {}, not a relocatable object (ET_REL)", header.e_type)));
+    }
+    if cubin.symtab().is_none() {
+        return Err(bad("no .symtab".to_string()));
+    }
+    let object = cubin.target().ok_or_else(|| bad("e_flags name no SM architecture".to_string()))?;
+    if !arch_compatible(object, target) {
+        return Err(LinkError::ArchMismatch {
+            file: input.name.to_string(),
+            object: object.to_string(),
+            target: target.to_string(),
+        });
+    }
+    Ok(InputObject { index, name: input.name, abi7: header.abi_version == ABI_VERSION_7, cubin })
+}
+
+/// Parses all inputs in parallel; the first failure in command-line order wins,
+/// so the message does not depend on the thread count.
+pub(crate) fn read_inputs<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Vec<InputObject<'a>>, LinkError> {
+    if inputs.is_empty() {
+        return Err(LinkError::NoInputs);
+    }
+    let results: Vec<Result<InputObject<'a>, LinkError>> =
+        inputs.par_iter().enumerate().map(|(i, input)| read_one(i, input, options.arch)).collect();
+    results.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compatibility_rules() {
+        let a = |s: &str| Arch::parse(s).unwrap_or(Arch { sm: 0, accelerator: false });
+        assert!(arch_compatible(a("sm_80"), a("sm_86")));
+        assert!(arch_compatible(a("sm_90"), a("sm_90a")));
+        assert!(!arch_compatible(a("sm_86"), a("sm_80")));
+        assert!(!arch_compatible(a("sm_90a"), a("sm_90")));
+        assert!(!arch_compatible(a("sm_75"), a("sm_80")));
+    }
+}

@@ -1,0 +1,504 @@
+//! Phase 4: the output sections. nvlink creates its sections in a fixed order
+//! while it walks the inputs (rule 1.3); that log is also the byte content of
+//! `.shstrtab` (rule 4.1) and the order of section symbols (rule 5.1), so it is
+//! replayed here exactly, including sections created and then dropped. Input
+//! sections of the same name are merged at aligned offsets in command-line
+//! order (rule 6); header fields follow rule 2 through one class table.
+
+use crate::gc::{Liveness, is_code_section};
+use crate::input::InputObject;
+use crate::options::{LinkOptions, OutputKind};
+use crate::resolve::{Resolution, SymbolRef, is_kernel};
+use develf_format::section::{
+    SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO, SHT_CUDA_SHARED,
+    SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL, SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX, is_relocation_type,
+};
+use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_FUNC};
+use std::collections::HashMap;
+
+/// Index of an output section in creation order.
+pub(crate) type OutId = usize;
+
+/// What kind of section an output section is; decides its rank in the header
+/// table (rule 1.1), its header fields (rule 2) and its section symbol (rule 5.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum SectionClass {
+    ShStrTab,
+    StrTab,
+    SymTab,
+    SymTabShndx,
+    Debug,
+    TkInfo,
+    CuInfo,
+    NvInfo,
+    Compat,
+    FunctionInfo,
+    CallGraph,
+    Prototype,
+    RelAction,
+    Relocation,
+    ConstantBank,
+    Text,
+    GlobalInit,
+    Shared,
+    DebugShared,
+    Global,
+    /// Sections the fixtures never show (`.nv.local.*`, `.nv.uft*`): merged
+    /// like data, placed after `.nv.global`.
+    OtherData,
+    /// merc: `.nv.constant0.<fn>` (rule 1.1, class 19).
+    MercuryConstant0,
+    /// `.nv.merc.*`, `.nv.capmerc.*` (rule 1.1, class 20; rule 11).
+    Mercury,
+}
+
+/// One row of the class table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClassRule {
+    pub class: SectionClass,
+    /// Position in the header table (rule 1.1); ties broken by creation order.
+    pub rank: u8,
+    /// Has an STT_SECTION symbol (rule 5.2).
+    pub section_symbol: bool,
+    /// The type an executable gives it (rule 2: sections that get memory).
+    pub executable_type: Option<u32>,
+}
+
+use SectionClass as C;
+
+/// Rules 1.1, 2 and 5.2 in one table.
+pub(crate) static CLASS_TABLE: &[ClassRule] = &[
+    ClassRule { class: C::ShStrTab, rank: 1, section_symbol: false, executable_type: None },
+    ClassRule { class: C::StrTab, rank: 2, section_symbol: false, executable_type: None },
+    ClassRule { class: C::SymTab, rank: 3, section_symbol: false, executable_type: None },
+    ClassRule { class: C::SymTabShndx, rank: 3, section_symbol: false, executable_type: None },
+    ClassRule { class: C::Debug, rank: 4, section_symbol: true, executable_type: None },
+    ClassRule { class: C::TkInfo, rank: 5, section_symbol: true, executable_type: None },
+    ClassRule { class: C::CuInfo, rank: 6, section_symbol: true, executable_type: None },
+    ClassRule { class: C::NvInfo, rank: 7, section_symbol: false, executable_type: None },
+    ClassRule { class: C::Compat, rank: 8, section_symbol: false, executable_type: None },
+    ClassRule { class: C::FunctionInfo, rank: 9, section_symbol: false, executable_type: None },
+    ClassRule { class: C::CallGraph, rank: 10, section_symbol: true, executable_type: None },
+    ClassRule { class: C::Prototype, rank: 11, section_symbol: true, executable_type: None },
+    ClassRule { class: C::RelAction, rank: 12, section_symbol: true, executable_type: None },
+    ClassRule { class: C::Relocation, rank: 13, section_symbol: false, executable_type: None },
+    ClassRule { class: C::ConstantBank, rank: 14, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
+    ClassRule { class: C::Text, rank: 15, section_symbol: true, executable_type: None },
+    ClassRule { class: C::GlobalInit, rank: 16, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
+    ClassRule { class: C::Shared, rank: 17, section_symbol: true, executable_type: Some(SHT_NOBITS) },
+    ClassRule { class: C::DebugShared, rank: 18, section_symbol: false, executable_type: Some(SHT_NOBITS) },
+    ClassRule { class: C::Global, rank: 19, section_symbol: true, executable_type: Some(SHT_NOBITS) },
+    ClassRule { class: C::OtherData, rank: 20, section_symbol: true, executable_type: None },
+    ClassRule { class: C::MercuryConstant0, rank: 21, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
+    ClassRule { class: C::Mercury, rank: 22, section_symbol: false, executable_type: None },
+];
+
+impl SectionClass {
+    pub fn rule(self) -> ClassRule {
+        CLASS_TABLE.iter().copied().find(|r| r.class == self).unwrap_or(ClassRule {
+            class: self,
+            rank: u8::MAX,
+            section_symbol: false,
+            executable_type: None,
+        })
+    }
+
+    /// The class of an input section, or `None` for sections the linker
+    /// regenerates (string and symbol tables) and the null section.
+    pub fn of_input(name: &str, sh_type: u32) -> Option<SectionClass> {
+        if name.starts_with(".nv.merc.") || name.starts_with(".nv.capmerc.") {
+            return Some(C::Mercury);
+        }
+        if is_relocation_type(sh_type) {
+            return Some(C::Relocation);
+        }
+        Some(match name {
+            "" | ".shstrtab" | ".strtab" | ".symtab" | ".symtab_shndx" => return None,
+            ".note.nv.tkinfo" => C::TkInfo,
+            ".note.nv.cuinfo" => C::CuInfo,
+            ".nv.info" => C::NvInfo,
+            ".nv.compat" => C::Compat,
+            ".nv.callgraph" => C::CallGraph,
+            ".nv.prototype" => C::Prototype,
+            ".nv.rel.action" => C::RelAction,
+            ".nv.global.init" => C::GlobalInit,
+            ".nv.global" => C::Global,
+            ".nv_debug.shared" => C::DebugShared,
+            _ if name.starts_with(".nv.info.") => C::FunctionInfo,
+            _ if name.starts_with(".debug_") || name.starts_with(".nv_debug_") => C::Debug,
+            _ if name.starts_with(".nv.constant") => C::ConstantBank,
+            _ if is_code_section(name) => C::Text,
+            _ if name.starts_with(".nv.shared.") => C::Shared,
+            _ => C::OtherData,
+        })
+    }
+}
+
+/// Whether a section of this type takes file space (rule 3.1's NOBITS-like list).
+pub(crate) fn occupies_file(sh_type: u32) -> bool {
+    !matches!(sh_type, SHT_NOBITS | 0x7000_0007 | 0x7000_0009 | 0x7000_000a | 0x7000_0015)
+}
+
+/// One input section's bytes in an output section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub input: usize,
+    pub section: usize,
+    pub offset: u64,
+}
+
+/// Whether an output section gets a header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    Always,
+    /// Created and dropped (`.symtab_shndx`): its name stays in `.shstrtab` (rule 4.1).
+    Never,
+    /// Relocation sections and `.nv.prototype`: only with contents (rule 4.1).
+    IfNotEmpty,
+}
+
+/// What fills `sh_info` (rule 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InfoField {
+    Zero,
+    /// The header index of another output section.
+    Section(OutId),
+    /// `.text.<fn>`: the input's top byte (register count) | the function's symbol index.
+    Function {
+        symbol: SymbolRef,
+        high_bits: u32,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct OutSection {
+    pub name: String,
+    pub class: SectionClass,
+    pub sh_type: u32,
+    pub flags: u64,
+    pub align: u64,
+    pub entsize: u64,
+    /// Bytes (or NOBITS extent) of merged input pieces; generated sections get
+    /// their size from their contents.
+    pub size: u64,
+    pub pieces: Vec<Piece>,
+    pub info: InfoField,
+    pub keep: Keep,
+    /// For relocation sections: the section patched.
+    pub target: Option<OutId>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Layout {
+    /// Creation order (rule 1.3).
+    pub sections: Vec<OutSection>,
+    /// Per input, per section: where its bytes went.
+    pub placement: Vec<Vec<Option<(OutId, u64)>>>,
+    pub by_name: HashMap<String, OutId>,
+    pub executable: bool,
+    pub mercury: bool,
+}
+
+impl Layout {
+    pub fn placed(&self, input: usize, section: usize) -> Option<(OutId, u64)> {
+        self.placement.get(input).and_then(|p| p.get(section)).copied().flatten()
+    }
+
+    pub fn section(&self, id: OutId) -> Option<&OutSection> {
+        self.sections.get(id)
+    }
+
+    pub fn find(&self, name: &str) -> Option<OutId> {
+        self.by_name.get(name).copied()
+    }
+}
+
+fn align_up(value: u64, align: u64) -> u64 {
+    let align = align.max(1);
+    value.div_ceil(align).saturating_mul(align)
+}
+
+struct Builder<'l, 'a> {
+    inputs: &'l [InputObject<'a>],
+    resolution: &'l Resolution<'a>,
+    liveness: &'l Liveness,
+    layout: Layout,
+}
+
+impl Builder<'_, '_> {
+    fn create(&mut self, name: &str, class: SectionClass, sh_type: u32, flags: u64, align: u64) -> OutId {
+        if let Some(&id) = self.layout.by_name.get(name) {
+            return id;
+        }
+        let entsize = match class {
+            C::SymTab => 24,
+            C::CallGraph | C::Prototype | C::RelAction => 8,
+            C::Relocation if sh_type == SHT_REL => 16,
+            C::Relocation => 24,
+            _ => 0,
+        };
+        let sh_type = match (self.layout.executable, class.rule().executable_type) {
+            (true, Some(t)) => t,
+            _ => sh_type,
+        };
+        let keep = match class {
+            C::SymTabShndx => Keep::Never,
+            C::Relocation => Keep::IfNotEmpty,
+            _ => Keep::Always,
+        };
+        let id = self.layout.sections.len();
+        self.layout.sections.push(OutSection {
+            name: name.to_string(),
+            class,
+            sh_type,
+            flags,
+            align,
+            entsize,
+            size: 0,
+            pieces: Vec::new(),
+            info: InfoField::Zero,
+            keep,
+            target: None,
+        });
+        self.layout.by_name.insert(name.to_string(), id);
+        id
+    }
+
+    fn usable(&self, input: usize, section: usize) -> bool {
+        !self.resolution.is_discarded(input, section) && !self.liveness.is_dead(input, section)
+    }
+
+    /// Creates (or finds) the output section for input section `index` and
+    /// appends the input's bytes at the next aligned offset (rule 6).
+    fn place(&mut self, input: usize, index: usize) -> Option<OutId> {
+        if let Some((id, _)) = self.layout.placed(input, index) {
+            return Some(id);
+        }
+        if !self.usable(input, index) {
+            return None;
+        }
+        let s = *self.inputs.get(input)?.section(index)?;
+        let class = SectionClass::of_input(s.name, s.sh_type)?;
+        let align = s.addralign.max(1);
+        let id = self.create(s.name, class, s.sh_type, s.flags, align);
+        let out = self.layout.sections.get_mut(id)?;
+        let offset = align_up(out.size, align);
+        out.size = offset.saturating_add(s.size);
+        out.align = out.align.max(align);
+        out.pieces.push(Piece { input, section: index, offset });
+        if let Some(slot) = self.layout.placement.get_mut(input).and_then(|p| p.get_mut(index)) {
+            *slot = Some((id, offset));
+        }
+        Some(id)
+    }
+}
+
+/// The name a function's companion section has: `.nv.info.<fn>` for `.text.<fn>`.
+fn companion(prefix: &str, text_name: &str) -> String {
+    format!("{prefix}{}", text_name.strip_prefix(".text.").unwrap_or(text_name))
+}
+
+pub(crate) fn build(
+    options: &LinkOptions,
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    liveness: &Liveness,
+) -> Layout {
+    let executable = options.output == OutputKind::Executable;
+    let mercury = options.arch.sm >= 100;
+    let layout = Layout {
+        sections: Vec::new(),
+        placement: inputs.iter().map(|i| vec![None; i.sections().len()]).collect(),
+        by_name: HashMap::new(),
+        executable,
+        mercury,
+    };
+    let mut b = Builder { inputs, resolution, liveness, layout };
+    let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
+
+    // Rule 1.3.1: the fixed start.
+    b.create(".shstrtab", C::ShStrTab, SHT_STRTAB, 0, 1);
+    b.create(".strtab", C::StrTab, SHT_STRTAB, 0, 1);
+    b.create(".symtab", C::SymTab, SHT_SYMTAB, 0, 8);
+    b.create(".symtab_shndx", C::SymTabShndx, SHT_SYMTAB_SHNDX, 0, 4);
+    b.create(".note.nv.tkinfo", C::TkInfo, SHT_NOTE, 0x200_0000, 4);
+    let cuinfo_flags = if has_compat { 0x100_0040 } else { 0x100_0000 };
+    b.create(".note.nv.cuinfo", C::CuInfo, SHT_NOTE, cuinfo_flags, 4);
+    b.create(".nv.info", C::NvInfo, SHT_CUDA_INFO, 0, 4);
+    if has_compat {
+        b.create(".nv.compat", C::Compat, SHT_CUDA_COMPAT_INFO, 0, 4);
+    }
+
+    for input in inputs {
+        let i = input.index;
+        // 1.3.2.1: each function's .text, and a kernel's .nv.info / .nv.shared.
+        let mut extern_shared = false;
+        for s in input.symbols() {
+            if s.st_type != STT_FUNC {
+                if s.section_index().is_none() && s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED && s.index != 0 {
+                    extern_shared = true;
+                }
+                continue;
+            }
+            let Some(text) = s.section_index() else { continue };
+            let me = SymbolRef { input: i, symbol: s.index };
+            if resolution.definition_of(me) != Some(me) || b.layout.placed(i, text).is_some() {
+                continue;
+            }
+            let Some(id) = b.place(i, text) else { continue };
+            let high_bits = input.section(text).map_or(0, |t| t.info & 0xff00_0000);
+            if let Some(out) = b.layout.sections.get_mut(id) {
+                out.info = InfoField::Function { symbol: me, high_bits };
+            }
+            if is_kernel(s) {
+                let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
+                let info = b.create(&companion(".nv.info.", text_name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
+                if let Some(out) = b.layout.sections.get_mut(info) {
+                    out.info = InfoField::Section(id);
+                }
+                let shared_name = companion(".nv.shared.", text_name);
+                let own = input.sections().iter().find(|x| x.name == shared_name).map(|x| x.index);
+                let shared = match own {
+                    Some(x) => b.place(i, x),
+                    None => Some(b.create(&shared_name, C::Shared, SHT_CUDA_SHARED, 0x43, 4)),
+                };
+                if let Some(out) = shared.and_then(|sh| b.layout.sections.get_mut(sh)) {
+                    out.info = InfoField::Section(id);
+                }
+            }
+        }
+        if extern_shared {
+            let id = b.create(".nv_debug.shared", C::DebugShared, SHT_CUDA_SHARED, 0x3, 16);
+            if let Some(out) = b.layout.sections.get_mut(id) {
+                out.align = 16;
+            }
+        }
+        // 1.3.2.2: data and constant sections, as their symbols are met, then
+        // any others of those classes.
+        let is_data = |class: SectionClass, name: &str| {
+            matches!(class, C::GlobalInit | C::Global | C::OtherData | C::Shared | C::DebugShared)
+                || (class == C::ConstantBank && !name.starts_with(".nv.constant0"))
+        };
+        let mut order: Vec<usize> = input.symbols().iter().filter_map(|s| s.section_index()).collect();
+        order.extend(0..input.sections().len());
+        for index in order {
+            let Some(s) = input.section(index) else { continue };
+            let Some(class) = SectionClass::of_input(s.name, s.sh_type) else { continue };
+            if is_data(class, s.name) {
+                b.place(i, index);
+            }
+        }
+        // 1.3.2.3: debug sections.
+        for s in input.sections() {
+            if SectionClass::of_input(s.name, s.sh_type) == Some(C::Debug) {
+                b.place(i, s.index);
+            }
+        }
+        // 1.3.2.4: kernel constant banks, each followed (exec) by its linker-made
+        // `.rel.nv.constant0.<k>` (texture/surface header indices).
+        for s in input.sections() {
+            if SectionClass::of_input(s.name, s.sh_type) == Some(C::ConstantBank) && s.name.starts_with(".nv.constant0")
+            {
+                let Some(id) = b.place(i, s.index) else { continue };
+                let owner = b.layout.placed(i, s.info as usize).map(|(o, _)| o);
+                if let (Some(owner), Some(out)) = (owner, b.layout.sections.get_mut(id)) {
+                    out.info = InfoField::Section(owner);
+                }
+                if executable && !mercury {
+                    let rel = b.create(&format!(".rel{}", s.name), C::Relocation, SHT_REL, 0, 8);
+                    if let Some(out) = b.layout.sections.get_mut(rel) {
+                        out.target = Some(id);
+                    }
+                }
+            }
+        }
+        // 1.3.2.5: the remaining .nv.info.<fn> (device functions).
+        for s in input.sections() {
+            if SectionClass::of_input(s.name, s.sh_type) != Some(C::FunctionInfo) || !b.usable(i, s.index) {
+                continue;
+            }
+            let Some((owner, _)) = b.layout.placed(i, s.info as usize) else { continue };
+            let id = b.create(s.name, C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
+            if let Some(out) = b.layout.sections.get_mut(id) {
+                out.info = InfoField::Section(owner);
+            }
+        }
+        // Constant banks of other functions (.nv.constant2.<fn>) point at their function.
+        for s in input.sections() {
+            if let Some((id, _)) = b.layout.placed(i, s.index) {
+                let owner = b.layout.placed(i, s.info as usize).map(|(o, _)| o);
+                if let (Some(owner), Some(out)) = (owner, b.layout.sections.get_mut(id)) {
+                    if out.class == C::ConstantBank || out.class == C::Shared {
+                        out.info = InfoField::Section(owner);
+                    }
+                }
+            }
+        }
+        // 1.3.2.6: relocation sections, in input order, for placed targets.
+        for s in input.sections() {
+            if !is_relocation_type(s.sh_type) || s.name.starts_with(".nv.merc.") || !b.usable(i, s.index) {
+                continue;
+            }
+            let Some((target, _)) = b.layout.placed(i, s.info as usize) else { continue };
+            if let Some(id) = b.place(i, s.index) {
+                if let Some(out) = b.layout.sections.get_mut(id) {
+                    out.target = Some(target);
+                    out.flags = 0x40;
+                }
+            }
+        }
+        // Rule 11: Mercury sections, carried in input order.
+        for s in input.sections() {
+            if SectionClass::of_input(s.name, s.sh_type) == Some(C::Mercury) {
+                b.place(i, s.index);
+            }
+        }
+    }
+
+    // Rule 1.3.3: the fixed end.
+    b.create(".nv.callgraph", C::CallGraph, SHT_CUDA_CALLGRAPH, 0, 4);
+    // Always created (its name is in every `.shstrtab`), kept only when some
+    // entry survives (managed: no input has one; reloc exec: all entries dead).
+    let prototype = b.create(".nv.prototype", C::Prototype, SHT_CUDA_PROTOTYPE, 0, 4);
+    let keep_prototype = any_prototype_survives(inputs, resolution, &b.layout);
+    if let Some(out) = b.layout.sections.get_mut(prototype) {
+        out.keep = if keep_prototype { Keep::Always } else { Keep::Never };
+    }
+    if executable && !mercury {
+        b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
+    }
+    finish_classes(&mut b.layout);
+    b.layout
+}
+
+/// Whether some `.nv.prototype` entry names a symbol that is in the output.
+fn any_prototype_survives(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &Layout) -> bool {
+    inputs.iter().any(|input| {
+        input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE).any(|s| {
+            s.bytes().chunks_exact(8).any(|pair| {
+                let symbol = u32::from_le_bytes([pair[0], pair[1], pair[2], pair[3]]) as usize;
+                let Some(def) = resolution.definition_of(SymbolRef { input: input.index, symbol }) else {
+                    return true;
+                };
+                let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());
+                section.is_none_or(|x| layout.placed(def.input, x).is_some())
+            })
+        })
+    })
+}
+
+/// Post-placement fixes: merc constant0 class (rule 1.1 class 19) and the
+/// metadata sections' fixed alignment.
+fn finish_classes(layout: &mut Layout) {
+    for s in &mut layout.sections {
+        if layout.mercury && s.class == C::ConstantBank && s.name.starts_with(".nv.constant0.") {
+            s.class = C::MercuryConstant0;
+        }
+        if s.class == C::Text {
+            s.align = s.align.max(128);
+        }
+        if s.class == C::Relocation {
+            s.align = 8;
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! develf-link: links relocatable cubins into an executable cubin or, with
+//! [`OutputKind::Relocatable`], a relocatable one, reproducing nvlink 13.5's
+//! output (see docs/nvlink-layout.md for the rules it follows).
+//!
+//! ```no_run
+//! use develf_link::{Input, LinkOptions, link};
+//! use develf_format::header::Arch;
+//! let a = std::fs::read("a.cubin")?;
+//! let b = std::fs::read("b.cubin")?;
+//! let options = LinkOptions::new(Arch::parse("sm_90").unwrap());
+//! let bytes = link(&options, &[Input { name: "a.cubin", bytes: &a }, Input { name: "b.cubin", bytes: &b }])?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The phases, each borrowing the results of the ones before it:
+//! [`input`] → [`resolve`] → [`gc`] → [`layout`] → [`symbols`] → [`relocate`]
+//! → [`metadata`] → [`write`].
+
+pub mod compare;
+mod error;
+mod gc;
+mod input;
+mod layout;
+mod metadata;
+mod options;
+mod relocate;
+mod resolve;
+mod symbols;
+mod write;
+
+pub use compare::{Comparison, compare};
+pub use error::{Duplicate, LinkError, Location, SharedContribution, SymbolName, Undefined, demangle};
+pub use options::{Input, LinkOptions, OutputKind};
+
+/// Links `inputs` (in command-line order) into one cubin.
+pub fn link(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, LinkError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .build()
+        .map_err(|e| LinkError::Threads { threads: options.threads, message: e.to_string() })?;
+    pool.install(|| link_in_pool(options, inputs))
+}
+
+fn link_in_pool(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, LinkError> {
+    let objects = input::read_inputs(options, inputs)?;
+    let resolution = resolve::resolve(options, &objects)?;
+    let liveness = gc::collect(options, &objects, &resolution);
+    let layout = layout::build(options, &objects, &resolution, &liveness);
+    let symbols = symbols::build(&objects, &resolution, &layout);
+    let contents = relocate::build(&objects, &resolution, &layout, &symbols)?;
+    let generated = metadata::build(options, &objects, &resolution, &layout, &symbols)?;
+    write::write(&objects, &resolution, &layout, &symbols, &contents, &generated)
+}

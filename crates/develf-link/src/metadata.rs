@@ -1,0 +1,463 @@
+//! Phase 7: the metadata sections nvlink generates (rule 7): `.nv.info`,
+//! `.nv.info.<fn>`, `.nv.compat`, the two notes, `.nv.callgraph`,
+//! `.nv.prototype` and `.nv.rel.action`. Decoding, remapping and encoding go
+//! through develf-eiattr; symbol indices are rewritten to the output symtab.
+
+use crate::error::LinkError;
+use crate::input::InputObject;
+use crate::layout::{InfoField, Layout, SectionClass};
+use crate::options::LinkOptions;
+use crate::resolve::{Resolution, SymbolRef};
+use crate::symbols::SymbolTable;
+use develf_eiattr::callgraph::Pair;
+use develf_eiattr::shape::{FunctionValue, Word};
+use develf_eiattr::{Attribute, CallGraph, NvInfo, Prototypes, RawAttribute};
+use develf_format::nvinfo::{EIATTR_EXTERNS, EIATTR_MAX_STACK_SIZE};
+use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE};
+use develf_format::symbol::STO_CUDA_ENTRY;
+use develf_parse::elf::string_at;
+use std::collections::HashMap;
+
+/// The tool strings of nvlink 13.5's tkinfo note (rule 7.5).
+const TOOL_NAME: &str = "nvlink";
+const TOOL_VERSION: &str = "Cuda compilation tools, release 13.5, V13.5.37";
+const TOOL_BRANCH: &str = "Build cuda_13.5.r13.5/compiler.39125733_0";
+/// `NT_CUDA_TKINFO`.
+const NOTE_TKINFO: u32 = 2000;
+/// `.nv.rel.action` of every non-merc executable (rule 7.7).
+const REL_ACTION: [u8; 16] = [0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x11, 0x25, 0, 0x05, 0x36];
+/// Code 0x66, appended to functions of ABI-7 inputs in executables (rules 7.2, 10).
+const ATTR_ABI7_MARK: u8 = 0x66;
+/// Stack size nvlink writes when recursion makes it unknown (rule 7.1).
+const UNKNOWN_STACK: u32 = u32::MAX;
+/// The Mercury finaliser's group, re-appended in input order (rule 7.2).
+const MERCURY_GROUP: [u8; 5] = [0x19, 0x0a, 0x36, 0x6b, 0x6d];
+
+struct Context<'l, 'a> {
+    options: &'l LinkOptions,
+    inputs: &'l [InputObject<'a>],
+    resolution: &'l Resolution<'a>,
+    layout: &'l Layout,
+    symbols: &'l SymbolTable,
+}
+
+/// Calls between output symbols, and per-function facts from `.nv.info`.
+#[derive(Default)]
+struct CallFacts {
+    callees: HashMap<u32, Vec<u32>>,
+    frame: HashMap<u32, u32>,
+    regcount: HashMap<u32, u32>,
+}
+
+impl CallFacts {
+    /// Every function reachable from `f`, `f` included, and whether a cycle is
+    /// reachable (recursion).
+    fn reach(&self, f: u32) -> (Vec<u32>, bool) {
+        // Iterative DFS with an explicit stack; colours detect back edges.
+        let mut colour: HashMap<u32, u8> = HashMap::new();
+        let mut order = Vec::new();
+        let mut recursive = false;
+        let mut stack: Vec<(u32, usize)> = vec![(f, 0)];
+        colour.insert(f, 1);
+        order.push(f);
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            let callees = self.callees.get(&node).map(Vec::as_slice).unwrap_or_default();
+            if let Some(&c) = callees.get(*next) {
+                *next += 1;
+                match colour.get(&c).copied() {
+                    Some(1) => recursive = true,
+                    Some(_) => {}
+                    None => {
+                        colour.insert(c, 1);
+                        order.push(c);
+                        stack.push((c, 0));
+                    }
+                }
+            } else {
+                colour.insert(node, 2);
+                stack.pop();
+            }
+        }
+        (order, recursive)
+    }
+
+    /// Frame of `f` plus the deepest callee chain, `None` under recursion.
+    fn stack_size(&self, f: u32, memo: &mut HashMap<u32, Option<u32>>, depth: usize) -> Option<u32> {
+        if let Some(v) = memo.get(&f) {
+            return *v;
+        }
+        if depth > self.callees.len() + 1 {
+            return None;
+        }
+        memo.insert(f, None); // a cycle back here reads "unknown"
+        let mut deepest = 0u32;
+        for &c in self.callees.get(&f).map(Vec::as_slice).unwrap_or_default() {
+            let s = self.stack_size(c, memo, depth + 1)?;
+            deepest = deepest.max(s);
+        }
+        let v = self.frame.get(&f).copied().unwrap_or(0).checked_add(deepest);
+        memo.insert(f, v);
+        v
+    }
+}
+
+fn encode(records: &[Attribute], section: &str) -> Result<Vec<u8>, LinkError> {
+    let mut out = Vec::new();
+    for r in records {
+        r.encode(&mut out).map_err(|e| LinkError::Unsupported(format!("{section}: {e}")))?;
+    }
+    Ok(out)
+}
+
+impl Context<'_, '_> {
+    fn out_index(&self, input: usize, symbol: u32) -> Option<u32> {
+        self.symbols.output_index(
+            self.inputs,
+            self.resolution,
+            self.layout,
+            SymbolRef { input, symbol: symbol as usize },
+        )
+    }
+
+    /// A record about symbol `symbol` of `input` survives unless the symbol's
+    /// definition here lost to another input's or was removed (rule 7.1).
+    fn survives(&self, input: usize, symbol: u32) -> bool {
+        let r = SymbolRef { input, symbol: symbol as usize };
+        let defined_here =
+            self.inputs.get(input).and_then(|i| i.symbol(r.symbol)).is_some_and(|s| s.section_index().is_some());
+        if defined_here && self.resolution.definition_of(r).is_some_and(|d| d.input != input) {
+            return false;
+        }
+        self.out_index(input, symbol).is_some()
+    }
+
+    fn remap(&self, input: usize, attr: &mut Attribute) -> bool {
+        attr.remap_symbols(&|s| self.out_index(input, s)).is_ok()
+    }
+
+    fn is_defined_output(&self, index: u32) -> bool {
+        self.symbols
+            .symbols
+            .get(index as usize)
+            .is_some_and(|s| !matches!(s.section, crate::symbols::SymbolSection::Raw(0)))
+    }
+
+    fn call_facts(&self, nv_info: &[Attribute]) -> CallFacts {
+        let mut facts = CallFacts::default();
+        for input in self.inputs {
+            for s in input.sections() {
+                if s.sh_type != SHT_CUDA_CALLGRAPH {
+                    continue;
+                }
+                let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
+                for Pair(caller, callee) in graph.calls {
+                    if !self.survives(input.index, caller) {
+                        continue;
+                    }
+                    if let (Some(a), Some(b)) =
+                        (self.out_index(input.index, caller), self.out_index(input.index, callee))
+                    {
+                        let list = facts.callees.entry(a).or_default();
+                        if !list.contains(&b) {
+                            list.push(b);
+                        }
+                    }
+                }
+            }
+        }
+        for attr in nv_info {
+            match attr {
+                Attribute::FrameSize(FunctionValue { function, value }) => {
+                    facts.frame.insert(*function, *value);
+                }
+                Attribute::Regcount(FunctionValue { function, value }) => {
+                    facts.regcount.insert(*function, *value);
+                }
+                _ => {}
+            }
+        }
+        facts
+    }
+
+    /// The kernels of the output, in symtab order.
+    fn kernels(&self) -> Vec<u32> {
+        (0..self.symbols.symbols.len())
+            .filter(|&i| {
+                self.symbols.symbols.get(i).is_some_and(|s| {
+                    s.st_type == develf_format::symbol::STT_FUNC
+                        && s.other & STO_CUDA_ENTRY != 0
+                        && self.is_defined_output(i as u32)
+                })
+            })
+            .map(|i| i as u32)
+            .collect()
+    }
+
+    /// Rule 7.1.
+    fn nv_info(&self) -> Result<(Vec<u8>, CallFacts), LinkError> {
+        let mut records: Vec<Attribute> = Vec::new();
+        for input in self.inputs {
+            for s in input.sections() {
+                if s.sh_type != SHT_CUDA_INFO || s.name != ".nv.info" {
+                    continue;
+                }
+                for record in NvInfo::decode(s.bytes()).records {
+                    let mut attr = record.attribute;
+                    if self.layout.executable && attr.code() == EIATTR_MAX_STACK_SIZE {
+                        continue;
+                    }
+                    if !attr.symbols().iter().all(|&sym| self.survives(input.index, sym))
+                        || !self.remap(input.index, &mut attr)
+                    {
+                        continue;
+                    }
+                    records.push(attr);
+                }
+            }
+        }
+        records.reverse();
+        let facts = self.call_facts(&records);
+        if self.layout.executable {
+            for attr in &mut records {
+                if let Attribute::Regcount(FunctionValue { function, value }) = attr {
+                    let (reach, _) = facts.reach(*function);
+                    *value = reach.iter().filter_map(|f| facts.regcount.get(f)).copied().fold(*value, u32::max);
+                }
+            }
+            let mut memo = HashMap::new();
+            for k in self.kernels() {
+                let value = facts.stack_size(k, &mut memo, 0).unwrap_or(UNKNOWN_STACK);
+                records.push(Attribute::MinStackSize(FunctionValue { function: k, value }));
+            }
+        }
+        Ok((encode(&records, ".nv.info")?, facts))
+    }
+
+    /// Rule 7.2, for the output section `name` describing the function in `text`.
+    fn function_info(&self, name: &str, text: usize, facts: &CallFacts) -> Result<Vec<u8>, LinkError> {
+        let Some(piece) = self.layout.section(text).and_then(|t| t.pieces.first()).copied() else {
+            return Ok(Vec::new());
+        };
+        let Some(input) = self.inputs.get(piece.input) else { return Ok(Vec::new()) };
+        let source = input
+            .sections()
+            .iter()
+            .find(|s| s.sh_type == SHT_CUDA_INFO && s.name == name && s.info as usize == piece.section);
+        let Some(source) = source else { return Ok(Vec::new()) };
+        let decoded = NvInfo::decode(source.bytes());
+        let mut reversed: Vec<Attribute> = Vec::new();
+        let mut group: Vec<Attribute> = Vec::new();
+        let function = match self.layout.section(text).map(|t| t.info) {
+            Some(InfoField::Function { symbol, .. }) => self.out_index(symbol.input, symbol.symbol as u32),
+            _ => None,
+        };
+        let recursive = function.is_some_and(|f| facts.reach(f).1);
+        for record in decoded.records {
+            let mut attr = record.attribute;
+            if attr.code() == EIATTR_EXTERNS {
+                // Kept only for what is still undefined (rule 7.2, EXTERNS).
+                let Attribute::Externs(list) = &attr else { continue };
+                let still: Vec<u32> = list
+                    .0
+                    .iter()
+                    .filter_map(|&s| self.out_index(input.index, s))
+                    .filter(|&o| !self.is_defined_output(o))
+                    .collect();
+                if still.is_empty() {
+                    continue;
+                }
+                reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(still)));
+                continue;
+            }
+            if !self.remap(input.index, &mut attr) {
+                continue;
+            }
+            if self.layout.executable && recursive {
+                if let Attribute::CrsStackSize(w) = &mut attr {
+                    *w = Word(UNKNOWN_STACK);
+                }
+            }
+            if self.layout.mercury && MERCURY_GROUP.contains(&attr.code()) {
+                group.push(attr);
+            } else {
+                reversed.push(attr);
+            }
+        }
+        reversed.reverse();
+        reversed.extend(group);
+        if self.layout.executable && input.abi7 {
+            reversed.push(Attribute::Raw(RawAttribute {
+                format: 4,
+                code: ATTR_ABI7_MARK,
+                value: 4,
+                payload: vec![3, 0, 0, 0],
+            }));
+        }
+        encode(&reversed, name)
+    }
+
+    /// Rule 7.5: nvlink's own note, then (executables) every input's.
+    fn tkinfo(&self) -> Vec<u8> {
+        let base = |n: &str| n.rsplit(['/', '\\']).next().unwrap_or(n).to_string();
+        let arch = self.options.arch.to_string();
+        let relocatable = if self.layout.executable { "" } else { "-r  " };
+        let (object, command_line) = if self.options.debug {
+            let names: Vec<String> = self.inputs.iter().map(|i| base(i.name)).collect();
+            let out = base(&self.options.output_name);
+            (out.clone(), format!("{} -o {out} -g  -arch {arch} {relocatable}", names.join(",")))
+        } else {
+            (String::new(), format!("-arch {arch} {relocatable}"))
+        };
+        let mut strings = Vec::new();
+        let mut offsets = [0u32; 4];
+        strings.extend_from_slice(object.as_bytes());
+        strings.push(0);
+        for (slot, s) in offsets.iter_mut().zip([TOOL_NAME, TOOL_VERSION, TOOL_BRANCH, command_line.as_str()]) {
+            *slot = u32::try_from(strings.len()).unwrap_or(u32::MAX);
+            strings.extend_from_slice(s.as_bytes());
+            strings.push(0);
+        }
+        let desc_size = (24 + strings.len()).div_ceil(4) * 4;
+        let mut out = Vec::with_capacity(desc_size + 24);
+        for w in [12u32, u32::try_from(desc_size).unwrap_or(u32::MAX), NOTE_TKINFO] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(b"NVIDIA Corp\0");
+        for w in [2u32, 0, offsets[0], offsets[1], offsets[2], offsets[3]] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&strings);
+        out.resize(12 + 12 + desc_size, 0);
+        if self.layout.executable {
+            for input in self.inputs {
+                if let Some(s) = input.sections().iter().find(|s| s.name == ".note.nv.tkinfo") {
+                    out.extend_from_slice(s.bytes());
+                }
+            }
+        }
+        out
+    }
+
+    /// Rule 7.4: the first ABI-8 input's note.
+    fn cuinfo(&self) -> Vec<u8> {
+        self.inputs
+            .iter()
+            .filter(|i| !i.abi7)
+            .chain(self.inputs.iter())
+            .find_map(|i| i.sections().iter().find(|s| s.name == ".note.nv.cuinfo"))
+            .map(|s| s.bytes().to_vec())
+            .unwrap_or_default()
+    }
+
+    /// Rule 7.3: the first input's (they are equal in every fixture but 6, U5).
+    fn compat(&self) -> Vec<u8> {
+        self.inputs
+            .iter()
+            .find_map(|i| i.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO))
+            .map(|s| s.bytes().to_vec())
+            .unwrap_or_default()
+    }
+
+    fn signature(&self, input: &InputObject<'_>, offset: u32) -> Option<u32> {
+        let strtab = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize)?;
+        let text = string_at(input.section(strtab)?.data?, offset)?;
+        self.symbols.strtab.offset(text)
+    }
+
+    /// Rule 7.6: calls sorted stably by caller; the other blocks concatenated.
+    fn callgraph(&self) -> Vec<u8> {
+        let mut out = CallGraph::default();
+        for input in self.inputs {
+            for s in input.sections() {
+                if s.sh_type != SHT_CUDA_CALLGRAPH {
+                    continue;
+                }
+                let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
+                let i = input.index;
+                let both = |Pair(a, b): Pair| {
+                    if !self.survives(i, a) {
+                        return None;
+                    }
+                    Some(Pair(self.out_index(i, a)?, self.out_index(i, b)?))
+                };
+                let with_signature = |Pair(a, p): Pair| {
+                    if !self.survives(i, a) {
+                        return None;
+                    }
+                    Some(Pair(self.out_index(i, a)?, self.signature(input, p)?))
+                };
+                out.calls.extend(graph.calls.into_iter().filter_map(both));
+                out.address_taken.extend(graph.address_taken.into_iter().filter_map(with_signature));
+                out.indirect_calls.extend(graph.indirect_calls.into_iter().filter_map(with_signature));
+                out.address_of.extend(graph.address_of.into_iter().filter_map(both));
+            }
+        }
+        // Each input's pairs are prepended, then sorted stably by caller.
+        out.calls.reverse();
+        out.calls.sort_by_key(|p| p.0);
+        out.encode()
+    }
+
+    /// Rule 7.8 (order unverified, U6): every input's entries in input order.
+    fn prototype(&self) -> Vec<u8> {
+        let mut out = Prototypes::default();
+        let mut seen = std::collections::HashSet::new();
+        for input in self.inputs {
+            for s in input.sections() {
+                if s.sh_type != SHT_CUDA_PROTOTYPE {
+                    continue;
+                }
+                let Some(list) = Prototypes::decode(s.bytes()) else { continue };
+                for mut p in list.0 {
+                    if !self.survives(input.index, p.symbol) {
+                        continue;
+                    }
+                    let (Some(symbol), Some(signature)) =
+                        (self.out_index(input.index, p.symbol), self.signature(input, p.signature))
+                    else {
+                        continue;
+                    };
+                    if seen.insert(symbol) {
+                        p.symbol = symbol;
+                        p.signature = signature;
+                        out.0.push(p);
+                    }
+                }
+            }
+        }
+        out.encode()
+    }
+}
+
+/// Per output section: the generated contents (`None` for merged sections).
+pub(crate) fn build(
+    options: &LinkOptions,
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    symbols: &SymbolTable,
+) -> Result<Vec<Option<Vec<u8>>>, LinkError> {
+    let cx = Context { options, inputs, resolution, layout, symbols };
+    let (nv_info, facts) = cx.nv_info()?;
+    let mut out = vec![None; layout.sections.len()];
+    for (id, s) in layout.sections.iter().enumerate() {
+        let bytes = match s.class {
+            SectionClass::NvInfo => nv_info.clone(),
+            SectionClass::FunctionInfo => match s.info {
+                InfoField::Section(text) => cx.function_info(&s.name, text, &facts)?,
+                _ => Vec::new(),
+            },
+            SectionClass::TkInfo => cx.tkinfo(),
+            SectionClass::CuInfo => cx.cuinfo(),
+            SectionClass::Compat => cx.compat(),
+            SectionClass::CallGraph => cx.callgraph(),
+            SectionClass::Prototype => cx.prototype(),
+            SectionClass::RelAction => REL_ACTION.to_vec(),
+            _ => continue,
+        };
+        if let Some(slot) = out.get_mut(id) {
+            *slot = Some(bytes);
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,56 @@
+//! What a link is asked to do: the library's view of nvlink's command line.
+//! `develf nvlink` parses nvlink's syntax into this; library users fill it in.
+
+use develf_format::header::Arch;
+
+/// Executable (`nvlink`) or relocatable (`nvlink -r`) output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputKind {
+    #[default]
+    Executable,
+    Relocatable,
+}
+
+/// The options that change the output bytes or the checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkOptions {
+    /// `-arch sm_XX`: the target every input must be compatible with.
+    pub arch: Arch,
+    /// `-r`.
+    pub output: OutputKind,
+    /// `-g`: keep and link debug sections.
+    pub debug: bool,
+    /// `-preserve-relocs`: keep resolved relocations in `.nv.resolvedrela.*`.
+    pub preserve_relocs: bool,
+    /// `-kernels-used=K,...`: only these kernels (and what they reach) are kept.
+    pub kernels_used: Option<Vec<String>>,
+    /// `-variables-used=V,...`: only these variables are kept.
+    pub variables_used: Option<Vec<String>>,
+    /// The output file's name as given with `-o` (nvlink records its basename with `-g`).
+    pub output_name: String,
+    /// Worker threads for the parallel phases (0: rayon's default). The output
+    /// is the same bytes whatever the count.
+    pub threads: usize,
+}
+
+impl LinkOptions {
+    pub fn new(arch: Arch) -> LinkOptions {
+        LinkOptions {
+            arch,
+            output: OutputKind::Executable,
+            debug: false,
+            preserve_relocs: false,
+            kernels_used: None,
+            variables_used: None,
+            output_name: String::new(),
+            threads: 0,
+        }
+    }
+}
+
+/// One input: a name for messages (the file, or `archive(member)`) and its bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    pub name: &'a str,
+    pub bytes: &'a [u8],
+}

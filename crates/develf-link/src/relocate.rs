@@ -1,0 +1,238 @@
+//! Phase 6: section contents and relocations. Each output section's bytes are
+//! its pieces copied at their offsets; then every input relocation patching
+//! it is applied, dropped or kept as `develf_reloc::keep::disposition` says
+//! (rule 8.2). Kept relocations are listed in reverse input order, each
+//! input's list reversed (rule 8.1). Sections are processed in parallel and
+//! the results collected in section order, so the bytes do not depend on
+//! the thread count.
+
+use crate::error::LinkError;
+use crate::input::InputObject;
+use crate::layout::{Layout, OutId, SectionClass, occupies_file};
+use crate::resolve::{Resolution, STT_CUDA_SAMPLER, SymbolRef, TABLE_SYMBOLS};
+use crate::symbols::SymbolTable;
+use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_SECTION};
+use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
+use develf_reloc::{ValuePart, descriptor};
+use rayon::prelude::*;
+
+/// One relocation of the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OutRelocation {
+    pub offset: u64,
+    pub r_type: u32,
+    pub symbol: u32,
+    pub addend: Option<i64>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Contents {
+    /// Per output section: bytes of merged sections (empty for generated ones).
+    pub data: Vec<Vec<u8>>,
+    /// Per output section: entries of relocation sections.
+    pub relocations: Vec<Vec<OutRelocation>>,
+}
+
+struct Context<'l, 'a> {
+    inputs: &'l [InputObject<'a>],
+    resolution: &'l Resolution<'a>,
+    layout: &'l Layout,
+    symbols: &'l SymbolTable,
+    /// Per output section: the relocation sections that patch it.
+    patched_by: Vec<Vec<OutId>>,
+}
+
+/// One section's bytes and the relocations kept per relocation section.
+type SectionOutput = (Vec<u8>, Vec<(OutId, Vec<OutRelocation>)>);
+
+/// What an input symbol is in the output, for one relocation.
+struct Resolved {
+    state: SymbolState,
+    home: SymbolHome,
+    /// Offset in its output section (sections have no addresses, rule 6).
+    value: u64,
+    /// The constant bank number, for `bank << 16 | offset` values.
+    bank: u64,
+    /// Its output symbol index.
+    index: Option<u32>,
+}
+
+fn bank_number(section: &str) -> u64 {
+    let Some(rest) = section.strip_prefix(".nv.constant") else { return 0 };
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().unwrap_or(0)
+}
+
+impl Context<'_, '_> {
+    fn resolve(&self, input: usize, symbol: usize, patched: SymbolHome) -> Resolved {
+        let here = SymbolRef { input, symbol };
+        let index = self.symbols.output_index(self.inputs, self.resolution, self.layout, here);
+        let unresolved = |home| Resolved { state: SymbolState::Live, home, value: 0, bank: 0, index };
+        let Some(sym) = self.inputs.get(input).and_then(|i| i.symbol(symbol)) else {
+            return unresolved(SymbolHome::Undefined);
+        };
+        if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER) {
+            return unresolved(SymbolHome::TextureSlot);
+        }
+        if TABLE_SYMBOLS.contains(&sym.name) {
+            return unresolved(SymbolHome::TableOffset);
+        }
+        let Some(def) = self.resolution.definition_of(here) else {
+            if sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
+                return unresolved(SymbolHome::SharedMemory);
+            }
+            return unresolved(SymbolHome::Undefined);
+        };
+        let Some(def_input) = self.inputs.get(def.input) else { return unresolved(SymbolHome::Undefined) };
+        let Some(def_sym) = def_input.symbol(def.symbol) else { return unresolved(SymbolHome::Undefined) };
+        let Some(section) = def_sym.section_index() else {
+            return unresolved(SymbolHome::Undefined);
+        };
+        let home_of = |name: &str| SymbolHome::of_section(name);
+        let Some((id, base)) = self.layout.placed(def.input, section) else {
+            let name = def_input.section(section).map_or("", |s| s.name);
+            let state = if self.resolution.is_discarded(def.input, section) {
+                SymbolState::DiscardedDuplicate
+            } else {
+                SymbolState::Dead
+            };
+            return Resolved { state, home: home_of(name), value: 0, bank: 0, index };
+        };
+        let out_name = self.layout.section(id).map_or("", |s| s.name.as_str());
+        // A debug record of a definition that lost to another input's describes
+        // code that is not in the output (rule 9).
+        let describes_loser = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
+            && sym.st_type != STT_SECTION
+            && sym.section_index().is_some()
+            && def.input != input;
+        Resolved {
+            state: if describes_loser { SymbolState::DiscardedDuplicate } else { SymbolState::Live },
+            home: home_of(out_name),
+            value: base.saturating_add(def_sym.value),
+            bank: bank_number(out_name),
+            index,
+        }
+    }
+
+    /// Bytes and kept relocations of one output section.
+    fn section(&self, id: OutId) -> Result<SectionOutput, LinkError> {
+        let Some(out) = self.layout.section(id) else { return Ok((Vec::new(), Vec::new())) };
+        if out.class == SectionClass::Relocation || out.pieces.is_empty() {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        let mut data = Vec::new();
+        if occupies_file(out.sh_type) {
+            let size = usize::try_from(out.size).map_err(|_| LinkError::TooLarge(out.name.clone()))?;
+            data = vec![0u8; size];
+            for p in &out.pieces {
+                let bytes = self.inputs.get(p.input).and_then(|i| i.section(p.section)).map_or(&[][..], |s| s.bytes());
+                let start = usize::try_from(p.offset).unwrap_or(usize::MAX);
+                if let Some(dst) = data.get_mut(start..start.saturating_add(bytes.len())) {
+                    dst.copy_from_slice(bytes);
+                }
+            }
+        }
+        let patched_home = SymbolHome::of_section(&out.name);
+        let mut kept_lists = Vec::new();
+        let executable = self.layout.executable;
+        let output = if executable { keep::OutputKind::Executable } else { keep::OutputKind::Relocatable };
+        for &rel_id in self.patched_by.get(id).map(Vec::as_slice).unwrap_or_default() {
+            let Some(rel) = self.layout.section(rel_id) else { continue };
+            let mut kept = Vec::new();
+            for piece in rel.pieces.iter().rev() {
+                let Some(input) = self.inputs.get(piece.input) else { continue };
+                let Some(rs) = input.cubin.relocation_sections().find(|r| r.section == piece.section) else { continue };
+                let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
+                let entries: Vec<_> = rs.entries().collect();
+                for r in entries.iter().rev() {
+                    let resolved = self.resolve(piece.input, r.symbol as usize, patched_home);
+                    let query = Query {
+                        r_type: r.r_type,
+                        output,
+                        symbol: resolved.home,
+                        state: resolved.state,
+                        mercury: self.layout.mercury,
+                    };
+                    let offset = base.saturating_add(r.offset);
+                    let at = usize::try_from(offset).unwrap_or(usize::MAX);
+                    let fail = |message: String| LinkError::Relocation {
+                        file: input.name.to_string(),
+                        section: input.section_name(rs.section),
+                        offset: r.offset,
+                        message,
+                    };
+                    let keep_entry = |t: u32, kept: &mut Vec<OutRelocation>| {
+                        if let Some(symbol) = resolved.index {
+                            kept.push(OutRelocation { offset, r_type: t, symbol, addend: r.addend });
+                        }
+                    };
+                    let apply = |data: &mut Vec<u8>| -> Result<(), LinkError> {
+                        if data.is_empty() {
+                            return Ok(());
+                        }
+                        let Some(desc) = descriptor(r.r_type) else { return Ok(()) };
+                        if resolved.home == SymbolHome::TextureSlot || resolved.home == SymbolHome::SharedMemory {
+                            // Slots and shared offsets nvlink assigns itself: not modelled.
+                            return Ok(());
+                        }
+                        let value = match desc.value_part {
+                            ValuePart::BankAddress(n) => resolved.value.saturating_add(resolved.bank << n),
+                            _ => resolved.value,
+                        };
+                        let site = data.get_mut(at..).unwrap_or_default();
+                        match r.addend {
+                            Some(a) => develf_reloc::apply(r.r_type, site, value, a, offset),
+                            None => develf_reloc::apply_rel(r.r_type, site, value, offset),
+                        }
+                        .map_err(|e| fail(e.to_string()))
+                    };
+                    match keep::disposition(&query) {
+                        Disposition::Apply => apply(&mut data)?,
+                        Disposition::ApplyDead => {
+                            if let Some(site) = data.get_mut(at..) {
+                                develf_reloc::apply_dead(r.r_type, site).map_err(|e| fail(e.to_string()))?;
+                            }
+                        }
+                        Disposition::Drop => {}
+                        Disposition::Keep(t) => keep_entry(t, &mut kept),
+                        Disposition::ApplyAndKeep(t) => {
+                            apply(&mut data)?;
+                            keep_entry(t, &mut kept);
+                        }
+                    }
+                }
+            }
+            kept_lists.push((rel_id, kept));
+        }
+        Ok((data, kept_lists))
+    }
+}
+
+pub(crate) fn build(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    symbols: &SymbolTable,
+) -> Result<Contents, LinkError> {
+    let mut patched_by = vec![Vec::new(); layout.sections.len()];
+    for (id, s) in layout.sections.iter().enumerate() {
+        if let (SectionClass::Relocation, Some(list)) = (s.class, s.target.and_then(|t| patched_by.get_mut(t))) {
+            list.push(id);
+        }
+    }
+    let cx = Context { inputs, resolution, layout, symbols, patched_by };
+    let results: Vec<Result<_, LinkError>> =
+        (0..layout.sections.len()).into_par_iter().map(|id| cx.section(id)).collect();
+    let mut data = Vec::with_capacity(layout.sections.len());
+    let mut relocations = vec![Vec::new(); layout.sections.len()];
+    for result in results {
+        let (bytes, kept) = result?;
+        data.push(bytes);
+        for (rel_id, list) in kept {
+            if let Some(slot) = relocations.get_mut(rel_id) {
+                *slot = list;
+            }
+        }
+    }
+    Ok(Contents { data, relocations })
+}

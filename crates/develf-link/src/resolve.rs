@@ -1,0 +1,300 @@
+//! Phase 2: symbol resolution. Every non-local name gets one [`Global`], in
+//! the order nvlink creates names (rule 5.1); a definition is chosen for it
+//! (global over weak, the first of several weak ones: rule 9 and the doc's
+//! header note); the sections of losing definitions are marked discarded.
+//! Undefined references and duplicate definitions are collected with every
+//! place involved, so one failed link reports all of them.
+
+use crate::error::{Duplicate, LinkError, Location, SymbolName, Undefined};
+use crate::input::InputObject;
+use crate::options::{LinkOptions, OutputKind};
+use develf_format::symbol::{
+    STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_ENTRY, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE,
+    STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
+};
+use develf_parse::elf::Symbol;
+use std::collections::HashMap;
+
+/// `STT_CUDA_SAMPLER`, not in develf-format's table.
+pub(crate) const STT_CUDA_SAMPLER: u8 = 11;
+/// `SHF_INFO_LINK`: `sh_info` names the section this one belongs to.
+pub(crate) const SHF_INFO_LINK: u64 = 0x40;
+
+/// Index into [`Resolution::globals`].
+pub(crate) type GlobalId = usize;
+
+/// A symbol of one input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct SymbolRef {
+    pub input: usize,
+    pub symbol: usize,
+}
+
+/// One non-local name of the link.
+#[derive(Debug)]
+pub(crate) struct Global<'a> {
+    pub name: &'a str,
+    /// The chosen definition, if any input defines it.
+    pub definition: Option<SymbolRef>,
+    /// The first occurrence, which gives an undefined symbol its attributes.
+    pub first: SymbolRef,
+}
+
+/// The unified function/data table symbols: weak-undefined in every input;
+/// executables drop them and `-r` makes them global (rule 5.3).
+pub(crate) const TABLE_SYMBOLS: [&str; 8] =
+    ["__UFT_OFFSET", "__UDT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"];
+
+/// System calls the CUDA driver provides: undefined in every link that uses them.
+const DRIVER_SYMBOLS: &[&str] = &[
+    "vprintf",
+    "malloc",
+    "free",
+    "__assertfail",
+    "cudaGetParameterBuffer",
+    "cudaGetParameterBufferV2",
+    "cudaLaunchDevice",
+    "cudaLaunchDeviceV2",
+    "cudaDeviceSynchronize",
+    "cudaGetDevice",
+    "cudaDeviceGetAttribute",
+    "cudaStreamCreateWithFlags",
+    "cudaEventCreateWithFlags",
+    "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+    "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+];
+
+#[derive(Debug)]
+pub(crate) struct Resolution<'a> {
+    /// In name-creation order (rule 5.1).
+    pub globals: Vec<Global<'a>>,
+    /// Per input, per symbol: its global, for non-local symbols.
+    pub global_of: Vec<Vec<Option<GlobalId>>>,
+    /// Per input, per section: the section holds a definition that lost to
+    /// another input's (weak duplicates), or belongs to one (its `.nv.info.<fn>`,
+    /// constant bank, relocations). Such sections contribute nothing.
+    pub discarded: Vec<Vec<bool>>,
+}
+
+impl<'a> Resolution<'a> {
+    pub fn global(&self, r: SymbolRef) -> Option<GlobalId> {
+        self.global_of.get(r.input).and_then(|g| g.get(r.symbol)).copied().flatten()
+    }
+
+    /// The definition an input symbol resolves to: itself for locals and for a
+    /// definition, the chosen definition for a global.
+    pub fn definition_of(&self, r: SymbolRef) -> Option<SymbolRef> {
+        match self.global(r) {
+            Some(g) => self.globals.get(g).and_then(|g| g.definition),
+            None => Some(r),
+        }
+    }
+
+    pub fn is_discarded(&self, input: usize, section: usize) -> bool {
+        self.discarded.get(input).and_then(|d| d.get(section)).copied().unwrap_or(false)
+    }
+}
+
+pub(crate) fn is_defined(s: &Symbol<'_>) -> bool {
+    s.section_index().is_some()
+}
+
+pub(crate) fn is_kernel(s: &Symbol<'_>) -> bool {
+    s.st_type == STT_FUNC && s.other & STO_CUDA_ENTRY != 0
+}
+
+fn location(inputs: &[InputObject<'_>], r: SymbolRef) -> Location {
+    let Some(input) = inputs.get(r.input) else {
+        return Location { file: String::new(), section: String::new(), within: None };
+    };
+    let sym = input.symbol(r.symbol);
+    let section = sym.and_then(|s| s.section_index()).map(|i| input.section_name(i)).unwrap_or_default();
+    Location { file: input.name.to_string(), section, within: None }
+}
+
+/// May this name stay undefined in an executable? Weak references, textures and
+/// surfaces (bound by the driver), shared-memory externs (placed per kernel),
+/// `.nv.reservedSmem.*`, the table symbols and the driver's system calls.
+fn may_stay_undefined(s: &Symbol<'_>) -> bool {
+    s.bind == STB_WEAK
+        || matches!(s.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER)
+        || s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED
+        || s.name.starts_with(".nv.reservedSmem")
+        || TABLE_SYMBOLS.contains(&s.name)
+        || DRIVER_SYMBOLS.contains(&s.name)
+}
+
+pub(crate) fn resolve<'a>(options: &LinkOptions, inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, LinkError> {
+    let mut globals: Vec<Global<'a>> = Vec::new();
+    let mut by_name: HashMap<&'a str, GlobalId> = HashMap::new();
+    let mut global_of: Vec<Vec<Option<GlobalId>>> = Vec::with_capacity(inputs.len());
+    // Rule 5.1: per input, its FUNC symbols first, then its other globals.
+    for input in inputs {
+        let symbols = input.symbols();
+        let mut map = vec![None; symbols.len()];
+        for functions_pass in [true, false] {
+            for s in symbols {
+                if s.bind == STB_LOCAL || s.index == 0 || (s.st_type == STT_FUNC) != functions_pass {
+                    continue;
+                }
+                let id = *by_name.entry(s.name).or_insert_with(|| {
+                    globals.push(Global {
+                        name: s.name,
+                        definition: None,
+                        first: SymbolRef { input: input.index, symbol: s.index },
+                    });
+                    globals.len() - 1
+                });
+                if let Some(slot) = map.get_mut(s.index) {
+                    *slot = Some(id);
+                }
+            }
+        }
+        global_of.push(map);
+    }
+
+    // Choose definitions in input order: global over weak, else the first.
+    let mut losers: Vec<SymbolRef> = Vec::new();
+    let mut duplicates: HashMap<GlobalId, Vec<SymbolRef>> = HashMap::new();
+    let mut clash = None;
+    for input in inputs {
+        for s in input.symbols() {
+            if s.bind == STB_LOCAL || !is_defined(s) {
+                continue;
+            }
+            let Some(id) = global_of.get(input.index).and_then(|m| m.get(s.index)).copied().flatten() else {
+                continue;
+            };
+            let here = SymbolRef { input: input.index, symbol: s.index };
+            let Some(global) = globals.get_mut(id) else { continue };
+            let Some(current) = global.definition else {
+                global.definition = Some(here);
+                continue;
+            };
+            let Some(cur) = inputs.get(current.input).and_then(|i| i.symbol(current.symbol)) else { continue };
+            if (cur.st_type == STT_FUNC || s.st_type == STT_FUNC) && is_kernel(cur) != is_kernel(s) && clash.is_none() {
+                let (k, o) = if is_kernel(cur) { (current, here) } else { (here, current) };
+                clash = Some((id, k, o));
+            }
+            match (cur.bind, s.bind) {
+                (STB_GLOBAL, STB_GLOBAL) => duplicates.entry(id).or_insert_with(|| vec![current]).push(here),
+                (STB_WEAK, STB_GLOBAL) => {
+                    losers.push(current);
+                    global.definition = Some(here);
+                }
+                _ => losers.push(here),
+            }
+        }
+    }
+    if let Some((id, k, o)) = clash {
+        let name = globals.get(id).map(|g| g.name).unwrap_or_default();
+        return Err(LinkError::KernelClash {
+            symbol: SymbolName::new(name),
+            kernel: location(inputs, k),
+            other: location(inputs, o),
+        });
+    }
+    if !duplicates.is_empty() {
+        let mut list: Vec<(GlobalId, Vec<SymbolRef>)> = duplicates.into_iter().collect();
+        list.sort();
+        return Err(LinkError::DuplicateDefinitions(
+            list.into_iter()
+                .map(|(id, defs)| Duplicate {
+                    symbol: SymbolName::new(globals.get(id).map(|g| g.name).unwrap_or_default()),
+                    definitions: defs.into_iter().map(|d| location(inputs, d)).collect(),
+                })
+                .collect(),
+        ));
+    }
+
+    let discarded = discarded_sections(inputs, &losers);
+    let resolution = Resolution { globals, global_of, discarded };
+    if options.output == OutputKind::Executable {
+        check_undefined(inputs, &resolution)?;
+    }
+    Ok(resolution)
+}
+
+/// The sections of losing definitions: the function's `.text`, every section
+/// attached to it through `sh_info` (`.nv.info.<fn>`, `.nv.constant0.<fn>`,
+/// `.nv.shared.<fn>`), and relocation sections patching any of them.
+fn discarded_sections(inputs: &[InputObject<'_>], losers: &[SymbolRef]) -> Vec<Vec<bool>> {
+    let mut discarded: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.sections().len()]).collect();
+    for loser in losers {
+        let Some(input) = inputs.get(loser.input) else { continue };
+        let Some(sym) = input.symbol(loser.symbol) else { continue };
+        if sym.st_type != STT_FUNC {
+            // A losing data definition shares its section with other data: only
+            // the symbol loses (its bytes stay, as nvlink does not deduplicate).
+            continue;
+        }
+        let Some(text) = sym.section_index() else { continue };
+        let Some(marks) = discarded.get_mut(loser.input) else { continue };
+        if let Some(m) = marks.get_mut(text) {
+            *m = true;
+        }
+        for s in input.sections() {
+            if s.flags & SHF_INFO_LINK != 0 && s.info as usize == text {
+                if let Some(m) = marks.get_mut(s.index) {
+                    *m = true;
+                }
+            }
+        }
+        for rs in input.cubin.relocation_sections() {
+            if marks.get(rs.target as usize).copied().unwrap_or(false) {
+                if let Some(m) = marks.get_mut(rs.section) {
+                    *m = true;
+                }
+            }
+        }
+    }
+    discarded
+}
+
+fn check_undefined(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Result<(), LinkError> {
+    let mut missing: Vec<GlobalId> = Vec::new();
+    for (id, g) in resolution.globals.iter().enumerate() {
+        if g.definition.is_some() {
+            continue;
+        }
+        let Some(first) = inputs.get(g.first.input).and_then(|i| i.symbol(g.first.symbol)) else { continue };
+        if !may_stay_undefined(first) {
+            missing.push(id);
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    // Every reference: the relocations naming the symbol, with the function
+    // whose code holds them.
+    let mut report: Vec<Undefined> = Vec::with_capacity(missing.len());
+    for id in missing {
+        let Some(g) = resolution.globals.get(id) else { continue };
+        let mut referenced_from: Vec<Location> = Vec::new();
+        for input in inputs {
+            for rs in input.cubin.relocation_sections() {
+                let target = rs.target as usize;
+                let hits = rs.entries().any(|r| {
+                    resolution.global(SymbolRef { input: input.index, symbol: r.symbol as usize }) == Some(id)
+                });
+                if !hits {
+                    continue;
+                }
+                let within = input
+                    .symbols()
+                    .iter()
+                    .find(|s| s.st_type == STT_FUNC && s.section_index() == Some(target) && s.st_type != STT_SECTION)
+                    .map(|s| SymbolName::new(s.name).to_string());
+                let location = Location { file: input.name.to_string(), section: input.section_name(target), within };
+                if !referenced_from.contains(&location) {
+                    referenced_from.push(location);
+                }
+            }
+        }
+        if referenced_from.is_empty() {
+            referenced_from.push(location(inputs, g.first));
+        }
+        report.push(Undefined { symbol: SymbolName::new(g.name), referenced_from });
+    }
+    Err(LinkError::UndefinedSymbols(report))
+}

@@ -1,0 +1,309 @@
+//! Phase 5: the output `.symtab`, `.strtab` and `.shstrtab` (rules 4 and 5).
+//!
+//! Symbols: the null symbol, then for every section in creation order its
+//! STT_SECTION symbol followed by the local data symbols defined in it, then
+//! the globals in name-creation order (rule 5.1). Strings: `.shstrtab` is the
+//! creation log (4.1); `.strtab` is the prototype signatures, the same log with
+//! relocation sections of constant banks moved before their bank, local names
+//! after their section, and the global names (4.2).
+
+use crate::input::InputObject;
+use crate::layout::{Keep, Layout, OutId, SectionClass};
+use crate::resolve::{GlobalId, Resolution, SymbolRef, TABLE_SYMBOLS};
+use develf_format::section::SHT_CUDA_PROTOTYPE;
+use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FUNC, STT_OBJECT, STT_SECTION};
+use develf_parse::elf::string_at;
+use std::collections::HashMap;
+
+/// `STT_CUDA_OBJECT`: executables turn it into `STT_OBJECT` (rule 5.3).
+const STT_CUDA_OBJECT: u8 = 13;
+
+/// Where a symbol is defined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SymbolSection {
+    /// `st_shndx` kept as the input had it (`SHN_UNDEF`, `SHN_ABS`, …).
+    Raw(u16),
+    Section(OutId),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct OutSymbol {
+    pub name: u32,
+    pub bind: u8,
+    pub st_type: u8,
+    pub other: u8,
+    pub section: SymbolSection,
+    pub value: u64,
+    pub size: u64,
+}
+
+/// A string table under construction: each string once.
+#[derive(Debug, Default)]
+pub(crate) struct StringTable {
+    pub bytes: Vec<u8>,
+    offsets: HashMap<String, u32>,
+}
+
+impl StringTable {
+    fn new() -> StringTable {
+        StringTable { bytes: vec![0], offsets: HashMap::new() }
+    }
+
+    fn add(&mut self, s: &str) -> u32 {
+        if s.is_empty() {
+            return 0;
+        }
+        if let Some(&o) = self.offsets.get(s) {
+            return o;
+        }
+        let o = u32::try_from(self.bytes.len()).unwrap_or(u32::MAX);
+        self.bytes.extend_from_slice(s.as_bytes());
+        self.bytes.push(0);
+        self.offsets.insert(s.to_string(), o);
+        o
+    }
+
+    /// Appends without sharing (the creation log may never repeat a name, rule 4.1).
+    fn push(&mut self, s: &str) -> u32 {
+        let o = u32::try_from(self.bytes.len()).unwrap_or(u32::MAX);
+        self.bytes.extend_from_slice(s.as_bytes());
+        self.bytes.push(0);
+        self.offsets.entry(s.to_string()).or_insert(o);
+        o
+    }
+
+    pub fn offset(&self, s: &str) -> Option<u32> {
+        self.offsets.get(s).copied()
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct SymbolTable {
+    pub symbols: Vec<OutSymbol>,
+    /// Index of the first non-local symbol (`.symtab` sh_info).
+    pub first_global: u32,
+    pub strtab: StringTable,
+    pub shstrtab: Vec<u8>,
+    /// Per output section: its name's offset in `.shstrtab`.
+    pub section_name: Vec<u32>,
+    /// Per output section: its STT_SECTION symbol.
+    pub section_symbol: Vec<Option<u32>>,
+    pub global_index: Vec<Option<u32>>,
+    pub local_index: HashMap<SymbolRef, u32>,
+}
+
+impl SymbolTable {
+    /// The output index of an input symbol: a global's, a local's own, or for a
+    /// section symbol the symbol of the output section it was merged into.
+    pub fn output_index(
+        &self,
+        inputs: &[InputObject<'_>],
+        resolution: &Resolution<'_>,
+        layout: &Layout,
+        r: SymbolRef,
+    ) -> Option<u32> {
+        if r.symbol == 0 {
+            return Some(0);
+        }
+        if let Some(g) = resolution.global(r) {
+            return self.global_index.get(g).copied().flatten();
+        }
+        let sym = inputs.get(r.input)?.symbol(r.symbol)?;
+        if sym.st_type == STT_SECTION {
+            let (id, _) = layout.placed(r.input, sym.section_index()?)?;
+            return self.section_symbol.get(id).copied().flatten();
+        }
+        self.local_index.get(&r).copied()
+    }
+}
+
+/// Whether a section gets a header; relocation sections are decided later
+/// but have no symbols, so "may be kept" is enough here.
+fn may_keep(layout: &Layout, id: OutId) -> bool {
+    layout.section(id).is_some_and(|s| match s.keep {
+        Keep::Never => false,
+        Keep::Always | Keep::IfNotEmpty => shared_kept(s),
+    })
+}
+
+/// `.nv.shared.<k>` is created for every kernel and kept only when the kernel
+/// has shared memory (rule 1.2).
+pub(crate) fn shared_kept(s: &crate::layout::OutSection) -> bool {
+    s.class != SectionClass::Shared || !s.pieces.is_empty()
+}
+
+/// The signature strings of `.nv.prototype`, first use first (rule 4.2).
+pub(crate) fn prototype_strings<'a>(inputs: &[InputObject<'a>]) -> Vec<&'a str> {
+    let mut out: Vec<&'a str> = Vec::new();
+    for input in inputs {
+        let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
+            continue;
+        };
+        let Some(strings) = input.section(strtab).and_then(|s| s.data) else { continue };
+        for s in input.sections() {
+            if s.sh_type != SHT_CUDA_PROTOTYPE {
+                continue;
+            }
+            for pair in s.bytes().chunks_exact(8) {
+                let offset = u32::from_le_bytes([pair[4], pair[5], pair[6], pair[7]]);
+                if let Some(text) = string_at(strings, offset) {
+                    if !out.contains(&text) {
+                        out.push(text);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &Layout) -> SymbolTable {
+    let executable = layout.executable;
+    // Local data symbols, grouped by output section (approximate placement, U4).
+    let mut locals_of: Vec<Vec<SymbolRef>> = vec![Vec::new(); layout.sections.len()];
+    for input in inputs {
+        for s in input.symbols() {
+            if s.index == 0 || s.bind != STB_LOCAL || s.st_type == STT_SECTION {
+                continue;
+            }
+            let Some((id, _)) = s.section_index().and_then(|x| layout.placed(input.index, x)) else { continue };
+            // ptxas (sm_75..sm_89) names the parameter area of a kernel's bank 0
+            // `_param`; executables do not carry it (`-r` does).
+            if executable && layout.section(id).is_some_and(|o| o.name.starts_with(".nv.constant0")) {
+                continue;
+            }
+            if let Some(list) = locals_of.get_mut(id) {
+                list.push(SymbolRef { input: input.index, symbol: s.index });
+            }
+        }
+    }
+
+    // .shstrtab: the creation log.
+    let mut shstrtab = vec![0u8];
+    let mut section_name = Vec::with_capacity(layout.sections.len());
+    for s in &layout.sections {
+        section_name.push(u32::try_from(shstrtab.len()).unwrap_or(u32::MAX));
+        shstrtab.extend_from_slice(s.name.as_bytes());
+        shstrtab.push(0);
+    }
+
+    // .strtab: prototypes, the log (relocations of constant banks first), locals, globals.
+    let mut strtab = StringTable::new();
+    for p in prototype_strings(inputs) {
+        strtab.add(p);
+    }
+    let local_name = |r: &SymbolRef| inputs.get(r.input).and_then(|i| i.symbol(r.symbol)).map_or("", |s| s.name);
+    for s in &layout.sections {
+        if s.class == SectionClass::Relocation
+            && s.target.and_then(|t| layout.section(t)).is_some_and(|t| t.name.starts_with(".nv.constant"))
+        {
+            continue;
+        }
+        if s.name.starts_with(".nv.constant") {
+            for prefix in [".rel", ".rela"] {
+                let rel = format!("{prefix}{}", s.name);
+                if layout.find(&rel).is_some() {
+                    strtab.push(&rel);
+                }
+            }
+        }
+        strtab.push(&s.name);
+        if let Some(id) = layout.find(&s.name) {
+            for r in locals_of.get(id).map(Vec::as_slice).unwrap_or_default() {
+                strtab.add(local_name(r));
+            }
+        }
+    }
+
+    let mut symbols = vec![OutSymbol {
+        name: 0,
+        bind: STB_LOCAL,
+        st_type: 0,
+        other: 0,
+        section: SymbolSection::Raw(0),
+        value: 0,
+        size: 0,
+    }];
+    let mut section_symbol = vec![None; layout.sections.len()];
+    let mut local_index = HashMap::new();
+    let index_of = |symbols: &Vec<OutSymbol>| u32::try_from(symbols.len()).unwrap_or(u32::MAX);
+    for (id, s) in layout.sections.iter().enumerate() {
+        if !s.class.rule().section_symbol || !may_keep(layout, id) {
+            continue;
+        }
+        if let Some(slot) = section_symbol.get_mut(id) {
+            *slot = Some(index_of(&symbols));
+        }
+        symbols.push(OutSymbol {
+            name: strtab.offset(&s.name).unwrap_or(0),
+            bind: STB_LOCAL,
+            st_type: STT_SECTION,
+            other: 0,
+            section: SymbolSection::Section(id),
+            value: 0,
+            size: 0,
+        });
+        for r in locals_of.get(id).map(Vec::as_slice).unwrap_or_default() {
+            let Some(sym) = inputs.get(r.input).and_then(|i| i.symbol(r.symbol)) else { continue };
+            let base = sym.section_index().and_then(|x| layout.placed(r.input, x)).map_or(0, |(_, o)| o);
+            local_index.insert(*r, index_of(&symbols));
+            let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
+            symbols.push(OutSymbol {
+                name: strtab.add(sym.name),
+                bind: STB_LOCAL,
+                st_type,
+                other,
+                section: SymbolSection::Section(id),
+                value: sym.value.saturating_add(base),
+                size: sym.size,
+            });
+        }
+    }
+    let first_global = index_of(&symbols);
+
+    let mut global_index: Vec<Option<u32>> = vec![None; resolution.globals.len()];
+    for (g, global) in resolution.globals.iter().enumerate() {
+        let source = global.definition.unwrap_or(global.first);
+        let Some(sym) = inputs.get(source.input).and_then(|i| i.symbol(source.symbol)) else { continue };
+        let placed = sym.section_index().map(|x| layout.placed(source.input, x));
+        if let Some(None) = placed {
+            // Defined in a section that did not survive (dead code, rule 9):
+            // the name is never created.
+            continue;
+        }
+        let name = strtab.add(global.name);
+        if executable && TABLE_SYMBOLS.contains(&global.name) {
+            continue;
+        }
+        let section = match placed.flatten() {
+            Some((id, _)) => SymbolSection::Section(id),
+            None => SymbolSection::Raw(sym.raw_shndx),
+        };
+        let base = placed.flatten().map_or(0, |(_, o)| o);
+        let bind = if sym.bind == STB_WEAK && sym.st_type != STT_FUNC { STB_GLOBAL } else { sym.bind };
+        let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
+        set(&mut global_index, g, index_of(&symbols));
+        symbols.push(OutSymbol {
+            name,
+            bind,
+            st_type,
+            other,
+            section,
+            value: sym.value.saturating_add(base),
+            size: sym.size,
+        });
+    }
+
+    SymbolTable { symbols, first_global, strtab, shstrtab, section_name, section_symbol, global_index, local_index }
+}
+
+fn set(list: &mut [Option<u32>], g: GlobalId, value: u32) {
+    if let Some(slot) = list.get_mut(g) {
+        *slot = Some(value);
+    }
+}
+
+/// Rule 5.3: executables turn CUDA objects into plain objects with no space bits.
+fn rewrite_type(executable: bool, st_type: u8, other: u8) -> (u8, u8) {
+    if executable && st_type == STT_CUDA_OBJECT { (STT_OBJECT, 0) } else { (st_type, other) }
+}

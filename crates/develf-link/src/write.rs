@@ -1,0 +1,303 @@
+//! Phase 8: the ELF writer. Orders the surviving sections by class rank
+//! (rule 1.1), lays out file offsets (3.1), fills the header (3.3, 3.4), the
+//! section headers (2) and the program headers (3.5), into one buffer.
+
+use crate::error::LinkError;
+use crate::input::InputObject;
+use crate::layout::{InfoField, Keep, Layout, OutId, SectionClass, occupies_file};
+use crate::relocate::{Contents, OutRelocation};
+use crate::resolve::Resolution;
+use crate::symbols::{SymbolSection, SymbolTable, shared_kept};
+use develf_format::header::{ABI_VERSION_8, EM_CUDA};
+use develf_format::section::SHT_NOBITS;
+
+const ELF_HEADER_SIZE: u64 = 64;
+const SECTION_HEADER_SIZE: u64 = 64;
+const PROGRAM_HEADER_SIZE: u64 = 56;
+/// `ELFOSABI` of CUDA (rule 3.3).
+const OSABI_CUDA: u8 = 0x41;
+const ET_EXEC: u16 = 2;
+const ET_REL: u16 = 1;
+const PT_LOAD: u32 = 1;
+const PT_PHDR: u32 = 6;
+const PF_X: u32 = 1;
+const PF_W: u32 = 2;
+const PF_R: u32 = 4;
+const SHF_WRITE: u64 = 1;
+const SHF_ALLOC: u64 = 2;
+const SHF_EXECINSTR: u64 = 4;
+
+fn align_up(value: u64, align: u64) -> u64 {
+    let align = align.max(1);
+    value.div_ceil(align).saturating_mul(align)
+}
+
+struct Header {
+    id: OutId,
+    name: u32,
+    sh_type: u32,
+    flags: u64,
+    offset: u64,
+    size: u64,
+    link: u32,
+    info: u32,
+    align: u64,
+    entsize: u64,
+}
+
+fn relocation_bytes(list: &[OutRelocation], rela: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(list.len() * if rela { 24 } else { 16 });
+    for r in list {
+        out.extend_from_slice(&r.offset.to_le_bytes());
+        out.extend_from_slice(&((u64::from(r.symbol) << 32) | u64::from(r.r_type)).to_le_bytes());
+        if rela {
+            out.extend_from_slice(&r.addend.unwrap_or(0).to_le_bytes());
+        }
+    }
+    out
+}
+
+fn symtab_bytes(symbols: &SymbolTable, index_of: &[Option<u32>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(symbols.symbols.len() * 24);
+    for s in &symbols.symbols {
+        let shndx: u16 = match s.section {
+            SymbolSection::Raw(raw) => raw,
+            SymbolSection::Section(id) => {
+                index_of.get(id).copied().flatten().and_then(|i| u16::try_from(i).ok()).unwrap_or(0)
+            }
+        };
+        out.extend_from_slice(&s.name.to_le_bytes());
+        out.push((s.bind << 4) | (s.st_type & 0xf));
+        out.push(s.other);
+        out.extend_from_slice(&shndx.to_le_bytes());
+        out.extend_from_slice(&s.value.to_le_bytes());
+        out.extend_from_slice(&s.size.to_le_bytes());
+    }
+    out
+}
+
+pub(crate) fn write(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    symbols: &SymbolTable,
+    contents: &Contents,
+    generated: &[Option<Vec<u8>>],
+) -> Result<Vec<u8>, LinkError> {
+    // Which sections get a header, in rank order (rule 1.1; stable: creation order).
+    let mut kept: Vec<OutId> = (0..layout.sections.len())
+        .filter(|&id| {
+            layout.section(id).is_some_and(|s| match s.keep {
+                Keep::Never => false,
+                Keep::IfNotEmpty if s.class == SectionClass::Relocation => {
+                    contents.relocations.get(id).is_some_and(|r| !r.is_empty())
+                }
+                Keep::IfNotEmpty => generated.get(id).and_then(Option::as_ref).is_some_and(|g| !g.is_empty()),
+                Keep::Always => shared_kept(s),
+            })
+        })
+        .collect();
+    kept.sort_by_key(|&id| layout.section(id).map_or(u8::MAX, |s| s.class.rule().rank));
+    let mut index_of: Vec<Option<u32>> = vec![None; layout.sections.len()];
+    for (i, &id) in kept.iter().enumerate() {
+        if let Some(slot) = index_of.get_mut(id) {
+            *slot = u32::try_from(i + 1).ok();
+        }
+    }
+    let idx = |name: &str| layout.find(name).and_then(|id| index_of.get(id).copied().flatten()).unwrap_or(0);
+    let symtab_index = idx(".symtab");
+
+    // Section contents.
+    let symtab = symtab_bytes(symbols, &index_of);
+    let mut headers: Vec<Header> = Vec::with_capacity(kept.len());
+    let mut bodies: Vec<Vec<u8>> = Vec::with_capacity(kept.len());
+    for &id in &kept {
+        let Some(s) = layout.section(id) else { continue };
+        let body: Vec<u8> = match s.class {
+            SectionClass::ShStrTab => symbols.shstrtab.clone(),
+            SectionClass::StrTab => symbols.strtab.bytes.clone(),
+            SectionClass::SymTab => symtab.clone(),
+            SectionClass::Relocation => relocation_bytes(
+                contents.relocations.get(id).map(Vec::as_slice).unwrap_or_default(),
+                s.sh_type != develf_format::section::SHT_REL,
+            ),
+            _ => match generated.get(id).cloned().flatten() {
+                Some(bytes) => bytes,
+                None => contents.data.get(id).cloned().unwrap_or_default(),
+            },
+        };
+        let size = if occupies_file(s.sh_type) { body.len() as u64 } else { s.size };
+        let link = match s.class {
+            SectionClass::SymTab => idx(".strtab"),
+            SectionClass::CuInfo => idx(".note.nv.tkinfo"),
+            SectionClass::NvInfo
+            | SectionClass::FunctionInfo
+            | SectionClass::CallGraph
+            | SectionClass::Prototype
+            | SectionClass::Relocation
+            | SectionClass::Text => symtab_index,
+            _ => 0,
+        };
+        let info = match (s.class, s.info) {
+            (SectionClass::SymTab, _) => symbols.first_global,
+            (SectionClass::CuInfo, _) => idx(".nv.compat"),
+            (SectionClass::Relocation, _) => s.target.and_then(|t| index_of.get(t).copied().flatten()).unwrap_or(0),
+            (_, InfoField::Section(t)) => index_of.get(t).copied().flatten().unwrap_or(0),
+            (_, InfoField::Function { symbol, high_bits }) => {
+                let sym = symbols.output_index(inputs, resolution, layout, symbol).unwrap_or(0);
+                high_bits | sym
+            }
+            _ => 0,
+        };
+        headers.push(Header {
+            id,
+            name: symbols.section_name.get(id).copied().unwrap_or(0),
+            sh_type: s.sh_type,
+            flags: s.flags,
+            offset: 0,
+            size,
+            link,
+            info,
+            align: s.align,
+            entsize: s.entsize,
+        });
+        bodies.push(body);
+    }
+
+    // Rule 3.1: offsets.
+    let mut offset = ELF_HEADER_SIZE;
+    for h in &mut headers {
+        offset = align_up(offset, h.align.max(1));
+        h.offset = offset;
+        if occupies_file(h.sh_type) {
+            offset = offset.saturating_add(h.size);
+        }
+    }
+    let shoff = if layout.mercury { offset } else { align_up(offset, 8) };
+    let shnum = headers.len() as u64 + 1;
+    let phoff = shoff + SECTION_HEADER_SIZE * shnum;
+
+    // Rule 3.5: program headers from runs of alloc sections with equal permissions.
+    let mut loads: Vec<(u32, u64, u64, u64)> = Vec::new(); // flags, offset, filesz, memsz
+    if layout.executable {
+        let mut run: Option<(u32, u64, u64, u64)> = None; // flags, start, file end, mem end
+        for h in &headers {
+            let merc_copy = layout.section(h.id).is_some_and(|s| s.class == SectionClass::Mercury);
+            if h.flags & SHF_ALLOC == 0 || merc_copy {
+                continue;
+            }
+            let perm = if h.flags & SHF_WRITE != 0 {
+                PF_R | PF_W
+            } else if h.flags & SHF_EXECINSTR != 0 || !layout.mercury {
+                PF_R | PF_X
+            } else {
+                PF_R
+            };
+            let nobits = !occupies_file(h.sh_type) || h.sh_type == SHT_NOBITS;
+            let file_end = if nobits { h.offset } else { h.offset + h.size };
+            match &mut run {
+                Some((flags, _, fend, mend)) if *flags == perm => {
+                    *fend = (*fend).max(file_end);
+                    *mend = align_up(*mend, h.align) + h.size;
+                }
+                _ => {
+                    if let Some((f, start, fend, mend)) = run.take() {
+                        loads.push((f, start, fend - start, mend - start));
+                    }
+                    run = Some((perm, h.offset, file_end, h.offset + h.size));
+                }
+            }
+        }
+        if let Some((f, start, fend, mend)) = run.take() {
+            loads.push((f, start, fend - start, mend - start));
+        }
+    }
+    let phnum = if layout.executable { loads.len() as u64 + 2 } else { 0 };
+    let table_size = PROGRAM_HEADER_SIZE * phnum;
+    let mut phdrs: Vec<(u32, u32, u64, u64, u64)> = Vec::new();
+    if layout.executable {
+        if layout.mercury {
+            phdrs.push((PT_PHDR, PF_R, phoff, table_size, table_size));
+            phdrs.push((PT_LOAD, PF_R, phoff, table_size, table_size));
+            phdrs.extend(loads.iter().map(|&(f, o, fs, ms)| (PT_LOAD, f, o, fs, ms)));
+        } else {
+            phdrs.push((PT_PHDR, PF_R | PF_X, phoff, table_size, table_size));
+            phdrs.extend(loads.iter().map(|&(f, o, fs, ms)| (PT_LOAD, f, o, fs, ms)));
+            phdrs.push((PT_LOAD, PF_R | PF_X, phoff, table_size, table_size));
+        }
+    }
+
+    // Rule 3.4: e_flags.
+    let cuinfo_index = idx(".note.nv.cuinfo");
+    let low = inputs
+        .iter()
+        .find(|i| !i.abi7)
+        .map(|i| i.cubin.header().flags & 0x00ff_ffff)
+        .unwrap_or_else(|| inputs.first().map_or(0, |i| (u32::from(i.cubin.flags().sm) << 8) | 4));
+    let e_flags = (cuinfo_index << 24) | low;
+
+    let total = if layout.executable { phoff + table_size } else { phoff };
+    let total = usize::try_from(total).map_err(|_| LinkError::TooLarge(format!("{total} bytes")))?;
+    let mut out = vec![0u8; total];
+    let shnum16 = u16::try_from(shnum).map_err(|_| LinkError::TooLarge(format!("{shnum} sections")))?;
+    let phnum16 = u16::try_from(phnum).map_err(|_| LinkError::TooLarge(format!("{phnum} program headers")))?;
+    let mut head = Vec::with_capacity(64);
+    head.extend_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, OSABI_CUDA, ABI_VERSION_8, 0, 0, 0, 0, 0, 0, 0]);
+    head.extend_from_slice(&(if layout.executable { ET_EXEC } else { ET_REL }).to_le_bytes());
+    head.extend_from_slice(&EM_CUDA.to_le_bytes());
+    head.extend_from_slice(&1u32.to_le_bytes());
+    head.extend_from_slice(&0u64.to_le_bytes());
+    head.extend_from_slice(&(if layout.executable { phoff } else { 0 }).to_le_bytes());
+    head.extend_from_slice(&shoff.to_le_bytes());
+    head.extend_from_slice(&e_flags.to_le_bytes());
+    head.extend_from_slice(&64u16.to_le_bytes());
+    head.extend_from_slice(&56u16.to_le_bytes());
+    head.extend_from_slice(&phnum16.to_le_bytes());
+    head.extend_from_slice(&64u16.to_le_bytes());
+    head.extend_from_slice(&shnum16.to_le_bytes());
+    head.extend_from_slice(&1u16.to_le_bytes());
+    put(&mut out, 0, &head);
+    for (h, body) in headers.iter().zip(&bodies) {
+        if occupies_file(h.sh_type) {
+            put(&mut out, h.offset, body);
+        }
+    }
+    let mut at = shoff + SECTION_HEADER_SIZE;
+    for h in &headers {
+        let mut b = Vec::with_capacity(64);
+        b.extend_from_slice(&h.name.to_le_bytes());
+        b.extend_from_slice(&h.sh_type.to_le_bytes());
+        b.extend_from_slice(&h.flags.to_le_bytes());
+        b.extend_from_slice(&0u64.to_le_bytes());
+        b.extend_from_slice(&h.offset.to_le_bytes());
+        b.extend_from_slice(&h.size.to_le_bytes());
+        b.extend_from_slice(&h.link.to_le_bytes());
+        b.extend_from_slice(&h.info.to_le_bytes());
+        b.extend_from_slice(&h.align.to_le_bytes());
+        b.extend_from_slice(&h.entsize.to_le_bytes());
+        put(&mut out, at, &b);
+        at += SECTION_HEADER_SIZE;
+    }
+    let mut at = phoff;
+    for (p_type, flags, offset, filesz, memsz) in phdrs {
+        let mut b = Vec::with_capacity(56);
+        b.extend_from_slice(&p_type.to_le_bytes());
+        b.extend_from_slice(&flags.to_le_bytes());
+        b.extend_from_slice(&offset.to_le_bytes());
+        b.extend_from_slice(&0u64.to_le_bytes());
+        b.extend_from_slice(&0u64.to_le_bytes());
+        b.extend_from_slice(&filesz.to_le_bytes());
+        b.extend_from_slice(&memsz.to_le_bytes());
+        b.extend_from_slice(&8u64.to_le_bytes());
+        put(&mut out, at, &b);
+        at += PROGRAM_HEADER_SIZE;
+    }
+    Ok(out)
+}
+
+fn put(out: &mut [u8], at: u64, bytes: &[u8]) {
+    let start = usize::try_from(at).unwrap_or(usize::MAX);
+    if let Some(dst) = out.get_mut(start..start.saturating_add(bytes.len())) {
+        dst.copy_from_slice(bytes);
+    }
+}

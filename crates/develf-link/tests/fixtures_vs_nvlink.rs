@@ -1,0 +1,223 @@
+//! develf-link against nvlink 13.5 on every fixture link: each `linked` and
+//! `relocatable-link` entry of `tests/fixtures/manifest.json` is linked with
+//! develf from its committed inputs and options (read from its
+//! `<name>.nvlink.cmd`) and compared with nvlink's committed output, never
+//! with develf's own earlier output.
+//!
+//! ```sh
+//! cargo test -p develf-link --test fixtures_vs_nvlink -- --nocapture
+//! ```
+//! prints, per arch and kind, how many links are byte-identical and how many
+//! semantically equal, and the first difference of each failing link. The
+//! asserted floors are the shares reached so far, so they cannot regress.
+
+use develf_format::header::Arch;
+use develf_link::{Input, LinkError, LinkOptions, OutputKind, compare, link};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+struct Case {
+    path: String,
+    kind: String,
+    arch: String,
+    inputs: Vec<String>,
+    options: LinkOptions,
+}
+
+/// nvlink's options from its command line (`-arch=sm_90`, `-r`, `-g`, ...).
+fn options_from_command(command: &str) -> Option<LinkOptions> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let mut arch = None;
+    let mut options = LinkOptions::new(Arch { sm: 0, accelerator: false });
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        if let Some(a) = w.strip_prefix("-arch=") {
+            arch = Arch::parse(a);
+        } else if w == "-arch" {
+            i += 1;
+            arch = words.get(i).and_then(|a| Arch::parse(a));
+        } else if w == "-r" {
+            options.output = OutputKind::Relocatable;
+        } else if w == "-g" {
+            options.debug = true;
+        } else if w == "-preserve-relocs" {
+            options.preserve_relocs = true;
+        } else if let Some(k) = w.strip_prefix("-kernels-used=") {
+            options.kernels_used = Some(k.split(',').map(str::to_string).collect());
+        } else if w == "-o" {
+            i += 1;
+            options.output_name = words.get(i).map(|s| s.to_string()).unwrap_or_default();
+        }
+        i += 1;
+    }
+    options.arch = arch?;
+    Some(options)
+}
+
+fn cases() -> Vec<Case> {
+    let root = fixtures();
+    let text = std::fs::read_to_string(root.join("manifest.json")).expect("manifest.json");
+    let manifest: serde_json::Value = serde_json::from_str(&text).expect("manifest is JSON");
+    let mut out = Vec::new();
+    for e in manifest.as_array().expect("manifest is an array") {
+        let kind = e["kind"].as_str().unwrap_or_default();
+        if kind != "linked" && kind != "relocatable-link" {
+            continue;
+        }
+        let path = e["path"].as_str().unwrap_or_default().to_string();
+        let cmd_path = root.join(path.replace(".cubin", ".nvlink.cmd"));
+        let command = std::fs::read_to_string(&cmd_path)
+            .unwrap_or_else(|_| e["command"].as_str().unwrap_or_default().to_string());
+        let options = options_from_command(&command).unwrap_or_else(|| panic!("no -arch in {}", cmd_path.display()));
+        let inputs = e["inputs"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).map(str::to_string).collect())
+            .unwrap_or_default();
+        out.push(Case {
+            path,
+            kind: kind.to_string(),
+            arch: e["arch"].as_str().unwrap_or_default().to_string(),
+            inputs,
+            options,
+        });
+    }
+    out
+}
+
+fn run(case: &Case, threads: usize) -> Result<Vec<u8>, LinkError> {
+    let root = fixtures();
+    let bytes: Vec<Vec<u8>> = case.inputs.iter().map(|p| std::fs::read(root.join(p)).expect("input")).collect();
+    let inputs: Vec<Input<'_>> = case.inputs.iter().zip(&bytes).map(|(name, b)| Input { name, bytes: b }).collect();
+    let mut options = case.options.clone();
+    options.threads = threads;
+    link(&options, &inputs)
+}
+
+fn is_mercury(arch: &str) -> bool {
+    arch.starts_with("sm_1")
+}
+
+#[derive(Default, Debug, Clone, Copy)]
+struct Tally {
+    links: usize,
+    linked: usize,
+    semantic: usize,
+    identical: usize,
+}
+
+#[test]
+fn fixtures_match_nvlink() {
+    let mut table: BTreeMap<(String, String), Tally> = BTreeMap::new();
+    let mut by_group: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let all = cases();
+    assert!(!all.is_empty());
+    for case in &all {
+        let theirs = std::fs::read(fixtures().join(&case.path)).expect("nvlink output");
+        let group = if is_mercury(&case.arch) { "merc" } else { "non-merc" };
+        let t = table.entry((case.arch.clone(), case.kind.clone())).or_default();
+        let g = by_group.entry(group).or_default();
+        t.links += 1;
+        g.links += 1;
+        match run(case, 0) {
+            Err(e) => failures.push(format!("{}: link failed: {e}", case.path)),
+            Ok(ours) => {
+                if let Some(dir) = std::env::var_os("DEVELF_LINK_DUMP") {
+                    let out = Path::new(&dir).join(case.path.replace('/', "__"));
+                    let _ = std::fs::write(out, &ours);
+                }
+                t.linked += 1;
+                g.linked += 1;
+                let c = compare(&ours, &theirs);
+                if c.byte_identical {
+                    t.identical += 1;
+                    g.identical += 1;
+                }
+                if c.semantic_differences.is_empty() {
+                    t.semantic += 1;
+                    g.semantic += 1;
+                    if !c.byte_identical {
+                        let at = ours.iter().zip(&theirs).position(|(a, b)| a != b).unwrap_or(0);
+                        failures.push(format!("{}: semantically equal, bytes differ from {at:#x}", case.path));
+                    }
+                } else {
+                    failures.push(format!("{}: {}", case.path, c.semantic_differences[0]));
+                }
+            }
+        }
+    }
+    println!("{:<8} {:<17} {:>5} {:>7} {:>9} {:>10}", "arch", "kind", "links", "linked", "semantic", "identical");
+    for ((arch, kind), t) in &table {
+        println!("{arch:<8} {kind:<17} {:>5} {:>7} {:>9} {:>10}", t.links, t.linked, t.semantic, t.identical);
+    }
+    for (group, t) in &by_group {
+        println!(
+            "{group}: {} links, {} linked, {} semantically equal, {} byte-identical",
+            t.links, t.linked, t.semantic, t.identical
+        );
+    }
+    for f in &failures {
+        let short: String = f.chars().take(400).collect();
+        println!("  {short}");
+    }
+    let non_merc = by_group.get("non-merc").copied().unwrap_or_default();
+    let merc = by_group.get("merc").copied().unwrap_or_default();
+    // Floors: the shares reached so far (see the crate README).
+    assert!(non_merc.linked >= FLOOR_NON_MERC_LINKED, "non-merc links that succeed: {}", non_merc.linked);
+    assert!(non_merc.semantic >= FLOOR_NON_MERC_SEMANTIC, "non-merc semantically equal: {}", non_merc.semantic);
+    assert!(non_merc.identical >= FLOOR_NON_MERC_IDENTICAL, "non-merc byte-identical: {}", non_merc.identical);
+    assert!(merc.linked >= FLOOR_MERC_LINKED, "merc links that succeed: {}", merc.linked);
+    // Merc outputs link but are not yet semantically equal (no .nv.merc.symtab
+    // rewrite, rule 11): no floor until one is.
+}
+
+/// 184 non-merc links (sm_75..sm_90a, exec and -r), 90 merc links.
+const FLOOR_NON_MERC_LINKED: usize = 184;
+const FLOOR_NON_MERC_SEMANTIC: usize = 110;
+const FLOOR_NON_MERC_IDENTICAL: usize = 30;
+const FLOOR_MERC_LINKED: usize = 90;
+
+#[test]
+fn output_does_not_depend_on_thread_count() {
+    for case in cases().iter().filter(|c| c.arch == "sm_90" || c.arch == "sm_100").take(12) {
+        let one = run(case, 1).map_err(|e| e.to_string());
+        let four = run(case, 4).map_err(|e| e.to_string());
+        assert_eq!(one, four, "{}: threads 1 and 4 differ", case.path);
+    }
+}
+
+#[test]
+fn undefined_symbol_is_a_clear_error() {
+    // calls_main alone calls lib_fibi and lib_scalei, which only calls_lib defines.
+    let root = fixtures();
+    let main = std::fs::read(root.join("obj/sm_90/calls_main.cubin")).expect("calls_main");
+    let options = LinkOptions::new(Arch::parse("sm_90").expect("arch"));
+    let err = link(&options, &[Input { name: "calls_main.cubin", bytes: &main }]).expect_err("must fail");
+    let text = err.to_string();
+    assert!(matches!(err, LinkError::UndefinedSymbols(_)), "{text}");
+    assert!(text.contains("`lib_fib(int)`"), "demangled name missing: {text}");
+    assert!(text.contains("_Z7lib_fibi"), "mangled name missing: {text}");
+    assert!(text.contains("calls_main.cubin (.text._Z16calls_fib_kernelPii)"), "referencing place missing: {text}");
+    // -r leaves them undefined.
+    let mut relocatable = options.clone();
+    relocatable.output = OutputKind::Relocatable;
+    assert!(link(&relocatable, &[Input { name: "calls_main.cubin", bytes: &main }]).is_ok());
+}
+
+#[test]
+fn arch_mismatch_and_garbage_are_errors() {
+    let root = fixtures();
+    let obj = std::fs::read(root.join("obj/sm_90/calls_lib.cubin")).expect("calls_lib");
+    let options = LinkOptions::new(Arch::parse("sm_80").expect("arch"));
+    let err = link(&options, &[Input { name: "calls_lib.cubin", bytes: &obj }]).expect_err("sm_90 into sm_80");
+    assert!(matches!(err, LinkError::ArchMismatch { .. }), "{err}");
+    let options = LinkOptions::new(Arch::parse("sm_90").expect("arch"));
+    for cut in [0, 10, 64, 200, obj.len() / 2] {
+        let _ = link(&options, &[Input { name: "cut.cubin", bytes: &obj[..cut] }]);
+    }
+}
