@@ -3,7 +3,9 @@
 //! The dispatcher is a plain table: to add a command, write a module with a
 //! `fn run(args: &[String]) -> anyhow::Result<()>` and add a row to `COMMANDS`.
 
+mod bench;
 mod container_fixtures;
+mod diff;
 mod fixtures;
 mod toolchain;
 mod zebin_fixtures;
@@ -43,6 +45,18 @@ const COMMANDS: &[Command] = &[
         usage: "container-fixtures",
         summary: "build tests/fixtures/containers/ (fatbins, host objects, archives) and cuobjdump's oracles",
         run: container_fixtures::run,
+    },
+    Command {
+        name: "diff",
+        usage: diff::USAGE,
+        summary: "link every fixture link with develf and compare with nvlink's output",
+        run: diff::run,
+    },
+    Command {
+        name: "bench",
+        usage: bench::USAGE,
+        summary: "time develf against nvlink on generated big links and deep call graphs",
+        run: bench::run,
     },
     Command { name: "help", usage: "help", summary: "print this message", run: help },
 ];

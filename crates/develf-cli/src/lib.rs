@@ -7,5 +7,6 @@ pub mod fatbin_cmd;
 pub mod input;
 pub mod metadata;
 pub mod model;
+pub mod nvlink_cmd;
 pub mod text;
 pub mod zebin_dump;

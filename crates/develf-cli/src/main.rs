@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use develf_cli::commands;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -68,6 +69,56 @@ enum Command {
     /// Fatbin containers.
     #[command(subcommand)]
     Fatbin(FatbinCommand),
+    /// Link relocatable cubins (also from fatbins, host objects and archives)
+    /// into an executable cubin, or with -r a relocatable one.
+    Link {
+        /// The target: sm_90, sm_90a, sm_100, ...
+        #[arg(long, short = 'a', value_name = "SM")]
+        arch: String,
+        /// The output file (written only when the link succeeds).
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: PathBuf,
+        /// Relocatable (partial) link.
+        #[arg(long, short = 'r')]
+        relocatable: bool,
+        /// Keep and link debug sections.
+        #[arg(long, short = 'g')]
+        debug: bool,
+        /// Keep resolved relocations in `.nv.resolvedrela.*`.
+        #[arg(long)]
+        preserve_relocs: bool,
+        /// Only these kernels (substrings) and what they reach are kept.
+        #[arg(long, value_name = "K,...", value_delimiter = ',')]
+        kernels_used: Option<Vec<String>>,
+        /// Only these variables (substrings) are kept.
+        #[arg(long, value_name = "V,...", value_delimiter = ',')]
+        variables_used: Option<Vec<String>>,
+        /// Library search path for -l.
+        #[arg(short = 'L', value_name = "DIR")]
+        library_paths: Vec<PathBuf>,
+        /// Link lib<NAME>.a from the -L paths.
+        #[arg(short = 'l', value_name = "NAME")]
+        libraries: Vec<String>,
+        /// Print the call graph as `nvlink -dump-callgraph` does.
+        #[arg(long)]
+        dump_callgraph: bool,
+        /// Print what was linked.
+        #[arg(long, short = 'v')]
+        verbose: bool,
+        /// Worker threads (0: all cores; default: DEVELF_THREADS or 0). The
+        /// output is the same whatever the count.
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+    },
+    /// nvlink's command line (`develf nvlink -arch=sm_90 a.cubin -o out.cubin`);
+    /// what develf runs when invoked under the name `nvlink`.
+    #[command(disable_help_flag = true)]
+    Nvlink {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<OsString>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -102,6 +153,10 @@ enum FatbinCommand {
 }
 
 fn main() -> ExitCode {
+    let mut args = std::env::args_os();
+    if args.next().is_some_and(|argv0| develf_cli::nvlink_cmd::invoked_as_nvlink(&argv0)) {
+        return develf_cli::nvlink_cmd::main_nvlink(args.collect());
+    }
     let cli = Cli::parse();
     match cli.command {
         Command::Extract { output_dir, only, list, files } => {
@@ -129,6 +184,36 @@ fn main() -> ExitCode {
             ident,
             cmdline,
             debug,
+        }),
+        Command::Nvlink { args } => develf_cli::nvlink_cmd::main_nvlink(args),
+        Command::Link {
+            arch,
+            output,
+            relocatable,
+            debug,
+            preserve_relocs,
+            kernels_used,
+            variables_used,
+            library_paths,
+            libraries,
+            dump_callgraph,
+            verbose,
+            threads,
+            inputs,
+        } => develf_cli::nvlink_cmd::main_link(&develf_cli::nvlink_cmd::DevelfLinkArgs {
+            arch,
+            output,
+            relocatable,
+            debug,
+            preserve_relocs,
+            kernels_used,
+            variables_used,
+            library_paths,
+            libraries,
+            dump_callgraph,
+            verbose,
+            threads,
+            inputs,
         }),
         Command::Dump { json, demangle, files } => commands::dump(&files, json, demangle),
         Command::Validate { warnings, quiet, device, grf_size, files } => {

@@ -1,0 +1,1422 @@
+//! `develf nvlink` (also what `develf` does when it runs under the name `nvlink`)
+//! and `develf link`: nvlink's command line on top of [`develf_link::link`].
+//!
+//! nvlink 13.5's syntax, as read off its behaviour:
+//! - long options are `--name`, `--name=value` or `--name value`; short ones
+//!   `-name`, `-name=value` or `-name value`. A long name with one dash (`-arch`
+//!   is both) only works where it is also the short name;
+//! - `-l`/`-L` also take their value glued on (`-lcudadevrt`, `-L/usr/lib`);
+//! - list options (`-L`, `-l`, `-kernels-used`, `-optf`, ...) split their value
+//!   at commas and may be repeated;
+//! - a second, different value for a single-valued option wins, with a warning;
+//! - `-optf FILE` reads more options from FILE (words split at white space,
+//!   double quotes group and are removed). `@FILE` does the same; nvlink
+//!   itself does not take `@FILE`, develf does for build systems that use
+//!   response files.
+//!
+//! Messages go to stderr as `nvlink <kind> : <text>`. Exit status: 0 on success,
+//! 1 for a fatal error (bad command line, unreadable input), 255 for link
+//! errors (as nvlink's `Undefined reference`) and for warnings under `-Werror`.
+
+use develf_format::header::Arch;
+use develf_link::{Input, LinkError, LinkOptions, OutputKind};
+use develf_parse::ar::Archive;
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// What an option does once recognised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OptionId {
+    Arch,
+    OutputFile,
+    RelocatableLink,
+    Machine,
+    Debug,
+    LibraryPath,
+    Library,
+    KernelsUsed,
+    VariablesUsed,
+    PreserveRelocs,
+    DumpCallgraph,
+    DumpCallgraphNoDemangle,
+    Verbose,
+    DisableWarnings,
+    WarningAsError,
+    OptionsFile,
+    CpuArch,
+    HostCcbin,
+    RegisterLinkBinaries,
+    Help,
+    Version,
+    /// develf's own: worker threads (also `DEVELF_THREADS`).
+    Threads,
+    /// Accepted and without effect on develf's output (messages, timing, LTO-only tuning).
+    NoEffect,
+    /// nvlink options that would change the output in ways develf does not
+    /// implement: refused, never silently ignored.
+    NotSupported,
+}
+
+/// Whether an option takes a value, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    Nothing,
+    /// One value; a later different one wins with a warning.
+    Value,
+    /// Comma-separated values; repeating the option adds more.
+    List,
+}
+
+/// One row of nvlink's option table.
+#[derive(Debug, Clone, Copy)]
+pub struct NvlinkOption {
+    /// `--long` spelling, without dashes.
+    pub long: &'static str,
+    /// `-short` spelling, without the dash (`None`: only `--long`).
+    pub short: Option<&'static str>,
+    pub takes: Takes,
+    /// The values nvlink allows, when it restricts them (empty: any).
+    pub allowed: &'static [&'static str],
+    pub id: OptionId,
+    /// The short form also takes its value glued on (`-lcudadevrt`, `-m64`).
+    pub glued: bool,
+    pub value_name: &'static str,
+    pub help: &'static str,
+}
+
+const fn opt(
+    long: &'static str,
+    short: Option<&'static str>,
+    takes: Takes,
+    id: OptionId,
+    value_name: &'static str,
+    help: &'static str,
+) -> NvlinkOption {
+    NvlinkOption { long, short, takes, allowed: &[], id, glued: false, value_name, help }
+}
+
+/// `-arch` values nvlink 13.5 accepts (from `nvlink --help`).
+pub const ARCH_VALUES: &[&str] = &[
+    "compute_100",
+    "compute_100a",
+    "compute_100f",
+    "compute_103",
+    "compute_103a",
+    "compute_103f",
+    "compute_107",
+    "compute_107a",
+    "compute_107f",
+    "compute_110",
+    "compute_110a",
+    "compute_110f",
+    "compute_120",
+    "compute_120a",
+    "compute_120f",
+    "compute_121",
+    "compute_121a",
+    "compute_121f",
+    "compute_75",
+    "compute_80",
+    "compute_86",
+    "compute_87",
+    "compute_88",
+    "compute_89",
+    "compute_90",
+    "compute_90a",
+    "lto_100",
+    "lto_100a",
+    "lto_100f",
+    "lto_103",
+    "lto_103a",
+    "lto_103f",
+    "lto_107",
+    "lto_107a",
+    "lto_107f",
+    "lto_110",
+    "lto_110a",
+    "lto_110f",
+    "lto_120",
+    "lto_120a",
+    "lto_120f",
+    "lto_121",
+    "lto_121a",
+    "lto_121f",
+    "lto_75",
+    "lto_80",
+    "lto_86",
+    "lto_87",
+    "lto_88",
+    "lto_89",
+    "lto_90",
+    "lto_90a",
+    "sm_100",
+    "sm_100a",
+    "sm_100f",
+    "sm_103",
+    "sm_103a",
+    "sm_103f",
+    "sm_107",
+    "sm_107a",
+    "sm_107f",
+    "sm_110",
+    "sm_110a",
+    "sm_110f",
+    "sm_120",
+    "sm_120a",
+    "sm_120f",
+    "sm_121",
+    "sm_121a",
+    "sm_121f",
+    "sm_75",
+    "sm_80",
+    "sm_86",
+    "sm_87",
+    "sm_88",
+    "sm_89",
+    "sm_90",
+    "sm_90a",
+];
+
+const CPU_ARCH_VALUES: &[&str] = &["AARCH64", "ARMv7", "PPC64LE", "RISCV64", "X86", "X86_64", "unknown"];
+
+use OptionId as O;
+use Takes::{List, Nothing, Value};
+
+/// nvlink 13.5's options, in `nvlink --help` order, plus develf's `--threads`.
+pub const OPTIONS: &[NvlinkOption] = &[
+    opt(
+        "Ofast-compile",
+        Some("Ofc"),
+        Value,
+        O::NoEffect,
+        "<0|min|mid|max>",
+        "Fast-compile level (LTO only; no effect).",
+    ),
+    opt("Xnvvm", Some("Xnvvm"), List, O::NotSupported, "<options>,...", "Nvvm options (LTO; not supported by develf)."),
+    opt(
+        "Xptxas",
+        Some("Xptxas"),
+        List,
+        O::NotSupported,
+        "<options>,...",
+        "Ptxas options (LTO; not supported by develf).",
+    ),
+    NvlinkOption {
+        long: "arch",
+        short: Some("arch"),
+        takes: Value,
+        allowed: ARCH_VALUES,
+        id: O::Arch,
+        glued: false,
+        value_name: "<gpu architecture name>",
+        help: "The 'sm_' name of the target architecture.",
+    },
+    NvlinkOption {
+        long: "cpu-arch",
+        short: Some("cpu-arch"),
+        takes: Value,
+        allowed: CPU_ARCH_VALUES,
+        id: O::CpuArch,
+        glued: false,
+        value_name: "<cpu architecture name>",
+        help: "The host CPU architecture (no effect on the device code).",
+    },
+    opt("debug", Some("g"), Nothing, O::Debug, "", "This was a debug compile: keep and link debug sections."),
+    opt(
+        "device-stack-protector",
+        Some("device-stack-protector"),
+        Nothing,
+        O::NotSupported,
+        "",
+        "Stack protectors (not supported by develf).",
+    ),
+    opt("disable-infos", Some("disable-infos"), Nothing, O::NoEffect, "", "Disable all info messages."),
+    opt("disable-warnings", Some("w"), Nothing, O::DisableWarnings, "", "Inhibit all warning messages."),
+    opt("dlto", Some("dlto"), Nothing, O::NotSupported, "", "Link-time optimization (not supported by develf)."),
+    opt("dump-callgraph", Some("dump-callgraph"), Nothing, O::DumpCallgraph, "", "Dump callgraph information."),
+    opt(
+        "dump-callgraph-no-demangle",
+        Some("dump-callgraph-no-demangle"),
+        Nothing,
+        O::DumpCallgraphNoDemangle,
+        "",
+        "Dump callgraph information without demangling.",
+    ),
+    opt("emit-ptx", Some("emit-ptx"), Nothing, O::NotSupported, "", "Emit PTX with LTO (not supported by develf)."),
+    opt("extra-warnings", Some("extrawarn"), Nothing, O::NoEffect, "", "Emit extra warnings (no effect)."),
+    NvlinkOption {
+        long: "gen-host-linker-script",
+        short: Some("ghls"),
+        takes: Value,
+        allowed: &["lcs-abs", "lcs-aug"],
+        id: O::NotSupported,
+        glued: false,
+        value_name: "<host linker script type>",
+        help: "Generate a host linker script (not supported by develf).",
+    },
+    opt("help", Some("h"), Nothing, O::Help, "", "Print this help information."),
+    opt(
+        "ignore-host-info",
+        Some("ignore-host-info"),
+        Nothing,
+        O::NoEffect,
+        "",
+        "Ignore host reference information (develf never uses it).",
+    ),
+    opt(
+        "keep-system-libraries",
+        Some("keep-system-libraries"),
+        Nothing,
+        O::NotSupported,
+        "",
+        "Keep system library code (not supported by develf).",
+    ),
+    opt(
+        "kernels-used",
+        Some("kernels-used"),
+        List,
+        O::KernelsUsed,
+        "<kernel>,...",
+        "Kernels that are used (substrings); the others are removed.",
+    ),
+    NvlinkOption {
+        glued: true,
+        ..opt(
+            "library",
+            Some("l"),
+            List,
+            O::Library,
+            "<library>,...",
+            "Libraries to link: lib<library>.a on the -L paths.",
+        )
+    },
+    NvlinkOption {
+        glued: true,
+        ..opt("library-path", Some("L"), List, O::LibraryPath, "<library-path>,...", "Library search paths.")
+    },
+    opt(
+        "link-as-tools-patch",
+        Some("astoolspatch"),
+        Nothing,
+        O::NotSupported,
+        "",
+        "Tools-patch link (not supported by develf).",
+    ),
+    opt(
+        "link-time-opt",
+        Some("lto"),
+        Nothing,
+        O::NotSupported,
+        "",
+        "Link-time optimization (not supported by develf).",
+    ),
+    NvlinkOption {
+        long: "machine",
+        short: Some("m"),
+        takes: Value,
+        allowed: &["64"],
+        id: O::Machine,
+        glued: true,
+        value_name: "<bits>",
+        help: "64 bit architecture (the only one).",
+    },
+    opt("maxrregcount", Some("maxrregcount"), Value, O::NoEffect, "<amount>", "Max regcount (LTO only; no effect)."),
+    opt("nvvm-latest", Some("nvvm-latest"), Nothing, O::NoEffect, "", "Newest nvvm (LTO only; no effect)."),
+    opt("nvvmpath", Some("nvvmpath"), Value, O::NoEffect, "<path>", "Path to libnvvm (LTO only; no effect)."),
+    opt(
+        "options-file",
+        Some("optf"),
+        List,
+        O::OptionsFile,
+        "<file>,...",
+        "Include command line options from these files.",
+    ),
+    opt("output-file", Some("o"), Value, O::OutputFile, "<file name>", "Name and location of the output file."),
+    opt(
+        "preserve-relocs",
+        Some("preserve-relocs"),
+        Nothing,
+        O::PreserveRelocs,
+        "",
+        "Preserve resolved relocations in the linked executable.",
+    ),
+    opt(
+        "register-link-binaries",
+        None,
+        Value,
+        O::RegisterLinkBinaries,
+        "<file name>",
+        "Write the names of the cudaRegister routines of the linked files to this file.",
+    ),
+    opt("relocatable-link", Some("r"), Nothing, O::RelocatableLink, "", "Relocatable / incremental link."),
+    opt(
+        "report-arch",
+        Some("report-arch"),
+        Nothing,
+        O::NoEffect,
+        "",
+        "Report the SM target in error messages (no effect).",
+    ),
+    opt("split-compile", Some("split-compile"), Value, O::NoEffect, "<amount>", "nvvm threads (LTO only; no effect)."),
+    opt(
+        "split-compile-extended",
+        Some("split-compile-extended"),
+        Value,
+        O::NoEffect,
+        "<amount>",
+        "LTO threads (no effect).",
+    ),
+    opt(
+        "suppress-arch-warning",
+        Some("suppress-arch-warning"),
+        Nothing,
+        O::NoEffect,
+        "",
+        "No warning when an object lacks code for the target.",
+    ),
+    opt(
+        "suppress-debug-info",
+        Some("suppress-debug-info"),
+        Nothing,
+        O::NotSupported,
+        "",
+        "Drop debug symbols (not supported by develf).",
+    ),
+    opt(
+        "suppress-stack-size-warning",
+        Some("suppress-stack-size-warning"),
+        Nothing,
+        O::NoEffect,
+        "",
+        "No stack size warning.",
+    ),
+    opt("time", Some("time"), Value, O::NoEffect, "<file name>", "Timing table (no effect in develf)."),
+    opt("uidx-file", Some("uidx"), Value, O::NotSupported, "<file>", "uidx file (not supported by develf)."),
+    opt(
+        "use-host-info",
+        Some("use-host-info"),
+        Nothing,
+        O::NotSupported,
+        "",
+        "Use host references to remove device code (not supported by develf).",
+    ),
+    opt(
+        "variables-used",
+        Some("variables-used"),
+        List,
+        O::VariablesUsed,
+        "<variable>,...",
+        "Variables that are used (substrings); the others may be removed.",
+    ),
+    opt("verbose", Some("v"), Nothing, O::Verbose, "", "Verbose mode."),
+    opt("verbose2", Some("v2"), Nothing, O::Verbose, "", "Extended verbose mode."),
+    opt("version", Some("V"), Nothing, O::Version, "", "Print version information."),
+    opt("warning-as-error", Some("Werror"), Nothing, O::WarningAsError, "", "Make all warnings into errors."),
+    // Hidden in nvlink's help, passed by nvcc -dlink; both dash forms work.
+    opt("host-ccbin", Some("host-ccbin"), Value, O::HostCcbin, "<path>", "Host compiler (nvcc passes it; no effect)."),
+    // develf's own.
+    opt(
+        "threads",
+        Some("threads"),
+        Value,
+        O::Threads,
+        "<count>",
+        "develf: worker threads (0: all cores; also DEVELF_THREADS).",
+    ),
+];
+
+/// How many `-optf`/`@` files one command line may read: a file that includes
+/// itself ends here instead of looping.
+const MAX_OPTION_FILES: usize = 64;
+
+/// One input on the command line, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputArg {
+    File(String),
+    /// `-l NAME`: `lib<NAME>.a` on the `-L` paths.
+    Library(String),
+}
+
+/// The command line, parsed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NvlinkArgs {
+    pub arch: Option<String>,
+    pub output: Option<String>,
+    pub relocatable: bool,
+    pub debug: bool,
+    pub library_paths: Vec<String>,
+    pub inputs: Vec<InputArg>,
+    pub kernels_used: Option<Vec<String>>,
+    pub variables_used: Option<Vec<String>>,
+    pub preserve_relocs: bool,
+    /// `Some(true)`: `-dump-callgraph`; `Some(false)`: `-dump-callgraph-no-demangle`.
+    pub dump_callgraph: Option<bool>,
+    pub verbose: bool,
+    pub disable_warnings: bool,
+    pub warning_as_error: bool,
+    pub cpu_arch: Option<String>,
+    pub host_ccbin: Option<String>,
+    pub register_link_binaries: Option<String>,
+    pub help: bool,
+    pub version: bool,
+    pub threads: Option<usize>,
+    /// Options given that develf refuses, as spelled.
+    pub not_supported: Vec<String>,
+    /// Warnings about the command line (redefinitions).
+    pub warnings: Vec<String>,
+}
+
+/// Splits an options file into words: white space separates, double quotes
+/// group (and are removed), a backslash inside double quotes escapes `"` and `\`.
+pub fn split_options_file(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            '\\' if quoted && matches!(chars.peek(), Some('"' | '\\')) => {
+                if let Some(next) = chars.next() {
+                    word.push(next);
+                }
+            }
+            c if c.is_whitespace() && !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+fn find_option(arg: &str) -> Option<(&'static NvlinkOption, &str, Option<&str>)> {
+    let (name, value) = match arg.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (arg, None),
+    };
+    if let Some(long) = name.strip_prefix("--") {
+        return OPTIONS.iter().find(|o| o.long == long).map(|o| (o, name, value));
+    }
+    let short = name.strip_prefix('-')?;
+    if let Some(o) = OPTIONS.iter().find(|o| o.short == Some(short)) {
+        return Some((o, name, value));
+    }
+    // `-lNAME`, `-LPATH`, `-m64`: the value glued on (also when it contains '=').
+    OPTIONS.iter().filter(|o| o.glued).find_map(|o| {
+        let short = o.short?;
+        let rest = arg.strip_prefix('-')?.strip_prefix(short).filter(|r| !r.is_empty())?;
+        Some((o, &arg[..short.len() + 1], Some(rest)))
+    })
+}
+
+fn set_single(slot: &mut Option<String>, value: &str, long: &str, warnings: &mut Vec<String>) {
+    if slot.as_deref().is_some_and(|old| old != value) {
+        warnings.push(format!("incompatible redefinition for option '{long}', the last value of this option was used"));
+    }
+    *slot = Some(value.to_string());
+}
+
+fn read_options_file(path: &str, read: &mut usize) -> Result<Vec<String>, String> {
+    *read += 1;
+    if *read > MAX_OPTION_FILES {
+        return Err(format!(
+            "Options file '{path}': more than {MAX_OPTION_FILES} options files read; does one include itself?"
+        ));
+    }
+    let text = std::fs::read(path).map_err(|e| format!("Could not open options file '{path}': {e}"))?;
+    Ok(split_options_file(&String::from_utf8_lossy(&text)))
+}
+
+/// Parses nvlink's command line (without the program name). `-optf` and `@`
+/// files are read here. `Err` is the text of a fatal error.
+pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
+    let mut pending: VecDeque<String> = args.iter().cloned().collect();
+    let mut parsed = NvlinkArgs::default();
+    let mut files_read = 0usize;
+    let mut machine: Option<String> = None;
+    let mut threads: Option<String> = None;
+    while let Some(arg) = pending.pop_front() {
+        if let Some(path) = arg.strip_prefix('@').filter(|p| !p.is_empty()) {
+            let words = read_options_file(path, &mut files_read)?;
+            for word in words.into_iter().rev() {
+                pending.push_front(word);
+            }
+            continue;
+        }
+        if !arg.starts_with('-') || arg == "-" {
+            parsed.inputs.push(InputArg::File(arg));
+            continue;
+        }
+        let Some((option, spelling, inline_value)) = find_option(&arg) else {
+            let name = arg.split_once('=').map_or(arg.as_str(), |(n, _)| n);
+            return Err(format!("Unknown option '{name}'"));
+        };
+        let value = match (option.takes, inline_value) {
+            (Nothing, Some(_)) => return Err(format!("no argument expected after '{spelling}'")),
+            (Nothing, None) => None,
+            (_, Some(v)) => Some(v.to_string()),
+            (_, None) => match pending.pop_front() {
+                Some(v) => Some(v),
+                None => return Err(format!("argument expected after '{spelling}'")),
+            },
+        };
+        let values: Vec<String> = match (&value, option.takes) {
+            (Some(v), List) => v.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect(),
+            (Some(v), _) => vec![v.clone()],
+            (None, _) => Vec::new(),
+        };
+        if !option.allowed.is_empty() {
+            if let Some(bad) = values.iter().find(|v| !option.allowed.contains(&v.as_str())) {
+                return Err(format!("Value '{bad}' is not defined for option '{}'", option.long));
+            }
+        }
+        let single = values.first().map_or("", String::as_str);
+        let warnings = &mut parsed.warnings;
+        match option.id {
+            O::Arch => set_single(&mut parsed.arch, single, option.long, warnings),
+            O::OutputFile => set_single(&mut parsed.output, single, option.long, warnings),
+            O::RelocatableLink => parsed.relocatable = true,
+            O::Machine => set_single(&mut machine, single, option.long, warnings),
+            O::Debug => parsed.debug = true,
+            O::LibraryPath => parsed.library_paths.extend(values),
+            O::Library => parsed.inputs.extend(values.into_iter().map(InputArg::Library)),
+            O::KernelsUsed => parsed.kernels_used.get_or_insert_with(Vec::new).extend(values),
+            O::VariablesUsed => parsed.variables_used.get_or_insert_with(Vec::new).extend(values),
+            O::PreserveRelocs => parsed.preserve_relocs = true,
+            O::DumpCallgraph | O::DumpCallgraphNoDemangle => {
+                let demangle = option.id == O::DumpCallgraph;
+                if parsed.dump_callgraph.is_some_and(|d| d != demangle) {
+                    return Err("Conflicting options '-dump-callgraph' and '-dump-callgraph-no-demangle'".to_string());
+                }
+                parsed.dump_callgraph = Some(demangle);
+            }
+            O::Verbose => parsed.verbose = true,
+            O::DisableWarnings => parsed.disable_warnings = true,
+            O::WarningAsError => parsed.warning_as_error = true,
+            O::OptionsFile => {
+                let mut words = Vec::new();
+                for path in &values {
+                    words.extend(read_options_file(path, &mut files_read)?);
+                }
+                for word in words.into_iter().rev() {
+                    pending.push_front(word);
+                }
+            }
+            O::CpuArch => set_single(&mut parsed.cpu_arch, single, option.long, warnings),
+            O::HostCcbin => set_single(&mut parsed.host_ccbin, single, option.long, warnings),
+            O::RegisterLinkBinaries => set_single(&mut parsed.register_link_binaries, single, option.long, warnings),
+            O::Help => parsed.help = true,
+            O::Version => parsed.version = true,
+            O::Threads => set_single(&mut threads, single, option.long, warnings),
+            O::NoEffect => {}
+            O::NotSupported => parsed.not_supported.push(spelling.to_string()),
+        }
+    }
+    if let Some(t) = threads {
+        parsed.threads =
+            Some(t.parse().map_err(|_| format!("Value '{t}' is not defined for option 'threads' (a number)"))?);
+    }
+    Ok(parsed)
+}
+
+/// nvlink's `--help`, generated from [`OPTIONS`].
+pub fn help_text() -> String {
+    let mut out = String::from(
+        "\nUsage  : nvlink [options] <objects>\n\ndevelf's nvlink takes nvlink 13.5's options: those marked 'no effect' are accepted\nand ignored, 'not supported' ones are refused. develf also reads @FILE response files.\n\nOptions\n=======\n\n",
+    );
+    for o in OPTIONS {
+        let left =
+            if o.value_name.is_empty() { format!("--{}", o.long) } else { format!("--{} {}", o.long, o.value_name) };
+        let short = o.short.map_or(String::new(), |s| format!("(-{s})"));
+        let _ = writeln!(out, "{left:<52}{short}\n        {}\n", o.help);
+    }
+    out
+}
+
+/// The version banner (nvlink's first line, then develf's).
+pub fn version_text() -> String {
+    format!(
+        "nvlink: develf's device linker, command-line compatible with NVIDIA (R) Cuda linker 13.5\ndevelf {}\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// Message style: nvlink's `nvlink fatal   : ...` or develf's `develf link: error: ...`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Nvlink,
+    Develf,
+}
+
+/// Prints messages and remembers what the exit status must be.
+#[derive(Debug)]
+pub struct Reporter {
+    pub style: Style,
+    pub disable_warnings: bool,
+    pub warning_as_error: bool,
+    /// A warning was turned into an error.
+    pub failed: bool,
+}
+
+impl Reporter {
+    fn line(&self, kind: &str, text: &str) {
+        match self.style {
+            Style::Nvlink => eprintln!("nvlink {kind:<8}: {text}"),
+            Style::Develf => eprintln!("develf link: {kind}: {text}"),
+        }
+    }
+
+    /// Prints a fatal error; returns the exit status for it.
+    pub fn fatal(&self, text: &str) -> u8 {
+        self.line("fatal", text);
+        FATAL_STATUS
+    }
+
+    pub fn error(&self, text: &str) {
+        self.line("error", text);
+    }
+
+    pub fn warning(&mut self, text: &str) {
+        if self.warning_as_error {
+            self.line("error", text);
+            self.failed = true;
+        } else if !self.disable_warnings {
+            self.line("warning", text);
+        }
+    }
+
+    pub fn info(&self, text: &str) {
+        self.line("info", text);
+    }
+}
+
+/// A link to do: what both `develf nvlink` and `develf link` build.
+#[derive(Debug, Clone)]
+pub struct LinkRequest {
+    pub arch: Arch,
+    pub output: PathBuf,
+    pub relocatable: bool,
+    pub debug: bool,
+    pub preserve_relocs: bool,
+    pub kernels_used: Option<Vec<String>>,
+    pub variables_used: Option<Vec<String>>,
+    pub library_paths: Vec<PathBuf>,
+    pub inputs: Vec<InputArg>,
+    /// See [`NvlinkArgs::dump_callgraph`].
+    pub dump_callgraph: Option<bool>,
+    pub verbose: bool,
+    pub register_link_binaries: Option<PathBuf>,
+    /// 0: rayon's default.
+    pub threads: usize,
+}
+
+/// The worker count from `DEVELF_THREADS`, if set to a number.
+pub fn threads_from_env() -> Option<usize> {
+    std::env::var("DEVELF_THREADS").ok().and_then(|v| v.trim().parse().ok())
+}
+
+/// Maps an `-arch` value to the target. `Err` is a fatal message.
+pub fn target_arch(value: &str) -> Result<Arch, String> {
+    if value.starts_with("lto_") {
+        return Err(format!(
+            "Link target of '{value}' is virtual target that is not JIT-able; use 'sm_' target instead"
+        ));
+    }
+    let sm_name = value.strip_prefix("compute_").map_or_else(|| value.to_string(), |d| format!("sm_{d}"));
+    if sm_name.ends_with('f') {
+        return Err(format!("-arch={value}: family-specific targets ('f') are not supported by develf yet"));
+    }
+    Arch::parse(&sm_name).ok_or_else(|| format!("Unknown arch name '{value}'"))
+}
+
+/// Entry point of `develf nvlink ARGS` and of `develf` invoked as `nvlink`
+/// (`args` without the program name).
+pub fn main_nvlink(args: Vec<OsString>) -> ExitCode {
+    ExitCode::from(run_nvlink(args))
+}
+
+/// [`main_nvlink`] returning the exit status: 0, [`FATAL_STATUS`] or [`LINK_ERROR_STATUS`].
+pub fn run_nvlink(args: Vec<OsString>) -> u8 {
+    let mut reporter =
+        Reporter { style: Style::Nvlink, disable_warnings: false, warning_as_error: false, failed: false };
+    let mut strings = Vec::with_capacity(args.len());
+    for arg in args {
+        match arg.into_string() {
+            Ok(s) => strings.push(s),
+            Err(raw) => {
+                return reporter.fatal(&format!("Argument '{}' is not valid UTF-8", raw.to_string_lossy()));
+            }
+        }
+    }
+    let parsed = match parse_nvlink_args(&strings) {
+        Ok(p) => p,
+        Err(message) => return reporter.fatal(&message),
+    };
+    reporter.disable_warnings = parsed.disable_warnings;
+    reporter.warning_as_error = parsed.warning_as_error;
+    if parsed.help {
+        print!("{}", help_text());
+        return 0;
+    }
+    if parsed.version {
+        print!("{}", version_text());
+        return 0;
+    }
+    for warning in &parsed.warnings {
+        reporter.warning(warning);
+    }
+    if let Some(option) = parsed.not_supported.first() {
+        return reporter.fatal(&format!("Option '{option}' is not supported by develf's nvlink"));
+    }
+    let request = match request_from_args(&parsed) {
+        Ok(r) => r,
+        Err(message) => return reporter.fatal(&message),
+    };
+    run_link(&request, &mut reporter)
+}
+
+/// Checks the parsed command line as nvlink does (target, then output, then
+/// inputs) and turns it into a [`LinkRequest`].
+pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
+    let arch = match &parsed.arch {
+        Some(value) => target_arch(value)?,
+        None => return Err("Unknown arch name '(null)': no target given; use -arch=sm_XX".to_string()),
+    };
+    let Some(output) = &parsed.output else {
+        return Err("Must specify output file with -o option".to_string());
+    };
+    if parsed.inputs.is_empty() {
+        return Err("No input files specified; use option --help for more information".to_string());
+    }
+    Ok(LinkRequest {
+        arch,
+        output: PathBuf::from(output),
+        relocatable: parsed.relocatable,
+        debug: parsed.debug,
+        preserve_relocs: parsed.preserve_relocs,
+        kernels_used: parsed.kernels_used.clone(),
+        variables_used: parsed.variables_used.clone(),
+        library_paths: parsed.library_paths.iter().map(PathBuf::from).collect(),
+        inputs: parsed.inputs.clone(),
+        dump_callgraph: parsed.dump_callgraph,
+        verbose: parsed.verbose,
+        register_link_binaries: parsed.register_link_binaries.as_ref().map(PathBuf::from),
+        threads: parsed.threads.or_else(threads_from_env).unwrap_or(0),
+    })
+}
+
+/// One file read from the command line (an input or a found library).
+#[derive(Debug)]
+struct LoadedFile {
+    name: String,
+    data: Vec<u8>,
+    /// Given as a file, not found through `-l`.
+    direct: bool,
+}
+
+fn find_library(name: &str, paths: &[PathBuf]) -> Option<PathBuf> {
+    let file = format!("lib{name}.a");
+    paths.iter().map(|dir| dir.join(&file)).find(|p| p.is_file())
+}
+
+fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<LoadedFile>, String> {
+    let mut files = Vec::with_capacity(request.inputs.len());
+    for input in &request.inputs {
+        match input {
+            InputArg::File(name) => {
+                let data = std::fs::read(name).map_err(|e| format!("Could not open input file '{name}': {e}"))?;
+                files.push(LoadedFile { name: name.clone(), data, direct: true });
+            }
+            InputArg::Library(lib) => match find_library(lib, &request.library_paths) {
+                Some(path) => {
+                    let name = path.display().to_string();
+                    let data = std::fs::read(&path).map_err(|e| format!("Could not open library '{name}': {e}"))?;
+                    files.push(LoadedFile { name, data, direct: false });
+                }
+                // nvlink skips a library it cannot find without a word; say it.
+                None => reporter.warning(&format!("Library 'lib{lib}.a' (-l{lib}) not found on the -L paths; skipped")),
+            },
+        }
+    }
+    Ok(files)
+}
+
+const EM_CUDA: u16 = 190;
+
+/// A device object to link: its name for messages and its bytes.
+type NamedObject<'a> = (String, Cow<'a, [u8]>);
+
+fn is_cubin(data: &[u8]) -> bool {
+    data.len() > 20 && data.starts_with(b"\x7fELF") && u16::from_le_bytes([data[18], data[19]]) == EM_CUDA
+}
+
+/// The device ELFs a file contributes for `arch`, named for messages.
+fn device_objects<'a>(
+    file: &'a LoadedFile,
+    arch: Arch,
+    reporter: &mut Reporter,
+) -> Result<Vec<NamedObject<'a>>, String> {
+    let name = &file.name;
+    let data = file.data.as_slice();
+    if develf_fatbin::sniff(data).is_some() {
+        let entries = develf_fatbin::relocatable_elfs_for(data, arch.sm).map_err(|d| format!("{name}: {d}"))?;
+        let mut out = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let label = if entry.label.is_empty() { name.clone() } else { format!("{name}:{}", entry.label) };
+            match entry.data {
+                Ok(bytes) => out.push((label, bytes)),
+                Err(d) => return Err(format!("{label}: {d}")),
+            }
+        }
+        let any_for_target = develf_fatbin::device_elfs(data).is_ok_and(|all| all.iter().any(|e| e.sm == arch.sm));
+        if out.is_empty() && !any_for_target && develf_fatbin::device_elfs(data).is_ok_and(|all| !all.is_empty()) {
+            reporter.warning(&format!("SM Arch ('{arch}') not found in '{name}'"));
+        }
+        return Ok(out);
+    }
+    if is_cubin(data) {
+        return Ok(vec![(name.clone(), Cow::Borrowed(data))]);
+    }
+    if Archive::sniff(data) {
+        let archive = Archive::parse(data).map_err(|d| format!("{name}: {d}"))?;
+        let mut out = Vec::new();
+        for member in archive.files() {
+            let member = member.map_err(|d| format!("{name}: {d}"))?;
+            if is_cubin(member.data) {
+                out.push((format!("{name}({})", member.name), Cow::Borrowed(member.data)));
+            }
+        }
+        return Ok(out);
+    }
+    // nvlink skips files it does not recognise without a word; say it.
+    reporter.warning(&format!("Input file '{name}' is not a cubin, fatbin, host object or archive; skipped"));
+    Ok(Vec::new())
+}
+
+/// The `DEFINE_REGISTER_FUNC` name nvlink gives a file: a host object's
+/// `__nv_module_id`, or for a cubin its absolute path with every character
+/// other than letters and digits made `_`.
+fn register_name(file: &LoadedFile) -> Option<String> {
+    if is_cubin(&file.data) {
+        let path = std::path::absolute(&file.name).unwrap_or_else(|_| PathBuf::from(&file.name));
+        let text = path.to_string_lossy();
+        return Some(text.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect());
+    }
+    let elf = develf_parse::ElfFile::parse(&file.data).ok()?;
+    let section = elf.section_by_name("__nv_module_id")?;
+    let bytes = section.bytes();
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    std::str::from_utf8(&bytes[..end]).ok().filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+fn register_file_text(files: &[LoadedFile], reporter: &Reporter) -> String {
+    let mut names = Vec::new();
+    for file in files.iter().filter(|f| f.direct) {
+        if let Some(name) = register_name(file) {
+            if is_cubin(&file.data) {
+                reporter.info(&format!(
+                    "Input '{}' has no host code, which could cause later host link error if there is a reference to it",
+                    file.name
+                ));
+            }
+            names.push(name);
+        }
+    }
+    let mut out = format!("#define NUM_PRELINKED_OBJECTS {}", names.len());
+    for name in names {
+        let _ = write!(out, "\nDEFINE_REGISTER_FUNC({name})");
+    }
+    out
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and
+/// a rename: `path` is either untouched or complete.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Some(file_name) = path.file_name() else {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "the output path names no file"));
+    };
+    let unique = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let temp = dir.join(format!(".{}.develf-{}-{unique}.tmp", file_name.to_string_lossy(), std::process::id()));
+    let result = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+        .and_then(|()| std::fs::rename(&temp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+/// Exit status for link errors, as nvlink's (`exit(-1)`).
+pub const LINK_ERROR_STATUS: u8 = 255;
+/// Exit status for fatal errors (command line, unreadable inputs), as nvlink's.
+pub const FATAL_STATUS: u8 = 1;
+
+/// Why a link produced nothing: the message, whether nvlink calls it `fatal`
+/// or `error`, and the exit status it stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkFailure {
+    pub status: u8,
+    pub fatal: bool,
+    pub message: String,
+}
+
+impl LinkFailure {
+    fn fatal(message: String) -> LinkFailure {
+        LinkFailure { status: FATAL_STATUS, fatal: true, message }
+    }
+}
+
+/// The global symbols a device object defines and those it needs.
+fn defined_and_undefined(bytes: &[u8]) -> (Vec<String>, Vec<String>) {
+    use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FILE, STT_SECTION};
+    let (mut defined, mut undefined) = (Vec::new(), Vec::new());
+    let Ok(cubin) = develf_parse::Cubin::parse(bytes) else { return (defined, undefined) };
+    for symbol in cubin.symbols() {
+        if symbol.name.is_empty() || symbol.bind == STB_LOCAL || matches!(symbol.st_type, STT_SECTION | STT_FILE) {
+            continue;
+        }
+        if symbol.shndx != 0 {
+            defined.push(symbol.name.to_string());
+        } else if symbol.bind == STB_GLOBAL {
+            undefined.push(symbol.name.to_string());
+        }
+    }
+    (defined, undefined)
+}
+
+/// Every device object the request's files contribute, in command-line order.
+/// Objects given directly (cubins, host objects, fatbins) are all linked;
+/// members of archives (given as files or found with `-l`) only when they
+/// define a symbol that the objects linked so far need, repeated until
+/// nothing more is pulled in, as a host linker treats libraries.
+fn gather_objects<'a>(
+    files: &'a [LoadedFile],
+    arch: Arch,
+    reporter: &mut Reporter,
+) -> Result<Vec<NamedObject<'a>>, LinkFailure> {
+    // (object, from an archive)
+    let mut candidates = Vec::new();
+    for file in files {
+        let from_archive = Archive::sniff(&file.data);
+        for object in device_objects(file, arch, reporter).map_err(LinkFailure::fatal)? {
+            candidates.push((object, from_archive));
+        }
+    }
+    let mut chosen: Vec<bool> = candidates.iter().map(|(_, from_archive)| !from_archive).collect();
+    if chosen.iter().any(|c| !c) {
+        let symbols: Vec<(Vec<String>, Vec<String>)> =
+            candidates.iter().map(|((_, bytes), _)| defined_and_undefined(bytes)).collect();
+        loop {
+            let mut defined = std::collections::HashSet::new();
+            let mut needed = std::collections::HashSet::new();
+            for (i, (d, u)) in symbols.iter().enumerate() {
+                if chosen[i] {
+                    defined.extend(d.iter().map(String::as_str));
+                    needed.extend(u.iter().map(String::as_str));
+                }
+            }
+            let mut pulled = false;
+            for (i, (d, _)) in symbols.iter().enumerate() {
+                if !chosen[i] && d.iter().any(|name| needed.contains(name.as_str()) && !defined.contains(name.as_str()))
+                {
+                    chosen[i] = true;
+                    pulled = true;
+                    defined.extend(d.iter().map(String::as_str));
+                }
+            }
+            if !pulled {
+                break;
+            }
+        }
+    }
+    let objects: Vec<NamedObject<'a>> =
+        candidates.into_iter().zip(chosen).filter(|(_, keep)| *keep).map(|((object, _), _)| object).collect();
+    if objects.is_empty() {
+        return Err(LinkFailure::fatal(format!("No device code for {arch} in the input files")));
+    }
+    Ok(objects)
+}
+
+fn link_options(request: &LinkRequest) -> LinkOptions {
+    let mut options = LinkOptions::new(request.arch);
+    options.output = if request.relocatable { OutputKind::Relocatable } else { OutputKind::Executable };
+    options.debug = request.debug;
+    options.preserve_relocs = request.preserve_relocs;
+    options.kernels_used.clone_from(&request.kernels_used);
+    options.variables_used.clone_from(&request.variables_used);
+    options.output_name = request.output.to_string_lossy().into_owned();
+    options.threads = request.threads;
+    options
+}
+
+/// nvlink's classes: unreadable or wrong-target inputs are fatal (status 1);
+/// duplicate definitions are errors followed by a fatal `merge_elf failed`
+/// (status 1); undefined references and the rest are errors (status 255).
+fn link_failure(error: &LinkError) -> LinkFailure {
+    let message = error.to_string();
+    match error {
+        LinkError::BadInput { .. } | LinkError::ArchMismatch { .. } | LinkError::NoInputs => {
+            LinkFailure::fatal(message)
+        }
+        LinkError::DuplicateDefinitions(_) => LinkFailure { status: FATAL_STATUS, fatal: false, message },
+        _ => LinkFailure { status: LINK_ERROR_STATUS, fatal: false, message },
+    }
+}
+
+/// Reads the request's files and links them in memory; writes nothing. For
+/// tools (`cargo xtask diff`) that compare the bytes.
+pub fn link_bytes(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<u8>, LinkFailure> {
+    let files = load_files(request, reporter).map_err(LinkFailure::fatal)?;
+    let objects = gather_objects(&files, request.arch, reporter)?;
+    let inputs: Vec<Input<'_>> = objects.iter().map(|(name, bytes)| Input { name, bytes }).collect();
+    develf_link::link(&link_options(request), &inputs).map_err(|e| link_failure(&e))
+}
+
+/// Reads the inputs, links, writes the output. The output appears only when
+/// everything succeeded. Returns the exit status.
+pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
+    let start = Instant::now();
+    let report = |failure: LinkFailure, reporter: &Reporter| {
+        // One message line per problem, each with its prefix.
+        for line in failure.message.lines() {
+            if failure.fatal {
+                reporter.fatal(line);
+            } else {
+                reporter.error(line);
+            }
+        }
+        failure.status
+    };
+    let files = match load_files(request, reporter) {
+        Ok(f) => f,
+        Err(message) => return reporter.fatal(&message),
+    };
+    let objects = match gather_objects(&files, request.arch, reporter) {
+        Ok(o) => o,
+        Err(failure) => return report(failure, reporter),
+    };
+    let inputs: Vec<Input<'_>> = objects.iter().map(|(name, bytes)| Input { name, bytes }).collect();
+    let bytes = match develf_link::link(&link_options(request), &inputs) {
+        Ok(b) => b,
+        Err(error) => return report(link_failure(&error), reporter),
+    };
+    if reporter.failed {
+        return LINK_ERROR_STATUS;
+    }
+    let register_text = request.register_link_binaries.as_ref().map(|_| register_file_text(&files, reporter));
+    if let Err(e) = write_atomically(&request.output, &bytes) {
+        return reporter.fatal(&format!("Could not write output file '{}': {e}", request.output.display()));
+    }
+    if let (Some(path), Some(text)) = (&request.register_link_binaries, register_text) {
+        if let Err(e) = write_atomically(path, text.as_bytes()) {
+            return reporter.fatal(&format!("Could not write file '{}': {e}", path.display()));
+        }
+    }
+    if let Some(demangle) = request.dump_callgraph {
+        // nvlink prints no call graph for a relocatable link.
+        if !request.relocatable {
+            eprint!("{}", callgraph_dump(&inputs, request.arch, demangle));
+        }
+    }
+    if request.verbose {
+        let input_bytes: usize = inputs.iter().map(|i| i.bytes.len()).sum();
+        reporter.info(&format!(
+            "linked {} device objects ({input_bytes} bytes) into '{}' ({} bytes) in {:.3} s",
+            inputs.len(),
+            request.output.display(),
+            bytes.len(),
+            start.elapsed().as_secs_f64()
+        ));
+    }
+    0
+}
+
+/// A function in the call graph dump.
+#[derive(Debug, Default)]
+struct Node {
+    name: String,
+    registers: Option<u32>,
+    entry: bool,
+    address_taken: bool,
+    defined: bool,
+    /// Callee node numbers, in the order the edges were recorded.
+    callees: Vec<usize>,
+}
+
+/// nvlink's `-dump-callgraph` text, computed from the inputs: functions are
+/// numbered in the order their symbols first appear (inputs in order, symbol
+/// tables in order), each line lists its callees newest edge first, indirect
+/// call sites list every address-taken function of the same prototype,
+/// functions no kernel reaches print as a bare number, and a callee needing
+/// more registers than its kernel is reported as nvlink does. Functions from
+/// nvlink's built-in libraries (`__cuda_sm70_*`) show no register count here.
+pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> String {
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut globals: HashMap<String, usize> = HashMap::new();
+    let mut address_taken: Vec<(usize, String)> = Vec::new();
+    let mut indirect_calls: Vec<(usize, String)> = Vec::new();
+    let mut direct_calls: Vec<(usize, usize)> = Vec::new();
+    for input in inputs {
+        let Ok(cubin) = develf_parse::Cubin::parse(input.bytes) else { continue };
+        let Some(symtab) = cubin.symtab() else { continue };
+        let strtab = cubin.elf().section(symtab.section).map_or(0, |s| s.link as usize);
+        let mut node_of: HashMap<usize, usize> = HashMap::new();
+        for symbol in &symtab.symbols {
+            if symbol.st_type != develf_format::symbol::STT_FUNC || symbol.name.is_empty() {
+                continue;
+            }
+            let local = symbol.bind == develf_format::symbol::STB_LOCAL;
+            let index = match (local, globals.get(symbol.name)) {
+                (false, Some(&i)) => i,
+                _ => {
+                    nodes.push(Node { name: symbol.name.to_string(), ..Node::default() });
+                    if !local {
+                        globals.insert(symbol.name.to_string(), nodes.len() - 1);
+                    }
+                    nodes.len() - 1
+                }
+            };
+            node_of.insert(symbol.index, index);
+            if symbol.section_index().is_some() {
+                let node = &mut nodes[index];
+                node.defined = true;
+                node.entry |= symbol.other & develf_format::symbol::STO_CUDA_ENTRY != 0;
+            }
+        }
+        for section in cubin.sections() {
+            if section.name == ".nv.info" || section.name.starts_with(".nv.info.") {
+                for record in develf_eiattr::NvInfo::decode(section.bytes()).records {
+                    if let develf_eiattr::Attribute::Regcount(value) = record.attribute {
+                        if let Some(&node) = node_of.get(&(value.function as usize)) {
+                            nodes[node].registers = Some(value.value);
+                        }
+                    }
+                }
+            }
+            if section.name != ".nv.callgraph" {
+                continue;
+            }
+            let Ok(graph) = develf_eiattr::CallGraph::decode(section.bytes()) else { continue };
+            let prototype = |offset: u32| cubin.elf().string(strtab, offset).unwrap_or("").to_string();
+            for pair in &graph.calls {
+                if let (Some(&a), Some(&b)) = (node_of.get(&(pair.0 as usize)), node_of.get(&(pair.1 as usize))) {
+                    direct_calls.push((a, b));
+                }
+            }
+            for pair in &graph.address_taken {
+                if let Some(&f) = node_of.get(&(pair.0 as usize)) {
+                    if !address_taken.iter().any(|(n, _)| *n == f) {
+                        address_taken.push((f, prototype(pair.1)));
+                    }
+                    nodes[f].address_taken = true;
+                }
+            }
+            for pair in &graph.indirect_calls {
+                if let Some(&f) = node_of.get(&(pair.0 as usize)) {
+                    indirect_calls.push((f, prototype(pair.1)));
+                }
+            }
+        }
+    }
+    for (caller, callee) in direct_calls {
+        nodes[caller].callees.push(callee);
+    }
+    for (caller, prototype) in &indirect_calls {
+        for (target, target_prototype) in &address_taken {
+            if target_prototype == prototype {
+                nodes[*caller].callees.push(*target);
+            }
+        }
+    }
+    // Reachable: from kernels and address-taken functions.
+    let mut reachable = vec![false; nodes.len()];
+    let mut stack: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].entry || nodes[i].address_taken).collect();
+    while let Some(i) = stack.pop() {
+        if !std::mem::replace(&mut reachable[i], true) {
+            stack.extend(nodes[i].callees.iter().copied().filter(|&c| !reachable[c]));
+        }
+    }
+    let display = |node: &Node| if demangle { demangle_like_nvlink(&node.name) } else { node.name.clone() };
+    let mut out = format!(
+        "callgraph for {arch}:\n# A: s -> B // s (number A) potentially calls B\n# s [N]     // s uses N registers\n# ^s        // s is entry point\n# &s        // s has address taken\n"
+    );
+    for (i, node) in nodes.iter().enumerate() {
+        if !reachable[i] {
+            let _ = writeln!(out, "{}: ", i + 1);
+            continue;
+        }
+        let marker = if node.entry {
+            "^"
+        } else if node.address_taken {
+            "&"
+        } else {
+            ""
+        };
+        let registers = node.registers.filter(|_| node.defined).map_or(String::new(), |r| format!(" [{r}]"));
+        let _ = write!(out, "{}: {marker}{}{registers} ->", i + 1, display(node));
+        for callee in node.callees.iter().rev() {
+            let _ = write!(out, " {}", callee + 1);
+        }
+        out.push('\n');
+    }
+    for (i, node) in nodes.iter().enumerate().filter(|(_, n)| n.entry) {
+        let Some(own) = node.registers else { continue };
+        let mut seen = vec![false; nodes.len()];
+        let mut stack = node.callees.clone();
+        let mut most: Option<(u32, usize)> = None;
+        while let Some(c) = stack.pop() {
+            if std::mem::replace(&mut seen[c], true) {
+                continue;
+            }
+            if let Some(r) = nodes[c].registers.filter(|_| nodes[c].defined && c != i) {
+                if most.is_none_or(|(m, _)| r > m) {
+                    most = Some((r, c));
+                }
+            }
+            stack.extend(nodes[c].callees.iter().copied());
+        }
+        if let Some((r, c)) = most.filter(|(r, _)| *r > own) {
+            let _ = writeln!(out, "regcount {r} for {} propagated to entry {}", display(&nodes[c]), display(node));
+        }
+    }
+    out
+}
+
+/// Demangles as nvlink prints names: `int *` rather than `int*`, and without
+/// the `_INTERNAL_<hash>_..` namespace nvcc gives file-local functions.
+pub fn demangle_like_nvlink(name: &str) -> String {
+    if !name.starts_with("_Z") {
+        return name.to_string();
+    }
+    let Some(text) = cpp_demangle::Symbol::new(name.as_bytes()).ok().and_then(|s| s.demangle().ok()) else {
+        return name.to_string();
+    };
+    let text = match text.strip_prefix("_INTERNAL_") {
+        Some(rest) => rest.split_once("::").map_or(text.as_str(), |(_, r)| r).to_string(),
+        None => text,
+    };
+    let text = const_first(&text);
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut previous = ' ';
+    for c in text.chars() {
+        if matches!(c, '*' | '&') && !matches!(previous, ' ' | '*' | '&' | '(') {
+            out.push(' ');
+        }
+        out.push(c);
+        previous = c;
+    }
+    out
+}
+
+/// `int const*` → `const int*`, as nvlink's demangler writes a const that
+/// applies to a one-word type. Template arguments (`<(int)3>`) and the
+/// template-parameter names (`T1`) nvlink prints are not reproduced.
+fn const_first(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(" const") {
+        let after = &rest[at + " const".len()..];
+        let word_boundary = after.chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let head = &rest[..at];
+        let start = head.rfind(['(', ',', '<', ' ']).map_or(0, |i| i + 1);
+        let word = &head[start..];
+        if word_boundary && !word.is_empty() && word.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            out.push_str(&head[..start]);
+            out.push_str("const ");
+            out.push_str(word);
+        } else {
+            out.push_str(&rest[..at + " const".len()]);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Options of `develf link` (develf's own spelling of the same link).
+#[derive(Debug, Clone, Default)]
+pub struct DevelfLinkArgs {
+    pub arch: String,
+    pub output: PathBuf,
+    pub relocatable: bool,
+    pub debug: bool,
+    pub preserve_relocs: bool,
+    pub kernels_used: Option<Vec<String>>,
+    pub variables_used: Option<Vec<String>>,
+    pub library_paths: Vec<PathBuf>,
+    pub libraries: Vec<String>,
+    pub dump_callgraph: bool,
+    pub verbose: bool,
+    pub threads: Option<usize>,
+    pub inputs: Vec<PathBuf>,
+}
+
+/// Entry point of `develf link`.
+pub fn main_link(args: &DevelfLinkArgs) -> ExitCode {
+    ExitCode::from(run_develf_link(args))
+}
+
+/// [`main_link`] returning the exit status.
+pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
+    let mut reporter =
+        Reporter { style: Style::Develf, disable_warnings: false, warning_as_error: false, failed: false };
+    let arch = match target_arch(&args.arch) {
+        Ok(a) => a,
+        Err(message) => return reporter.fatal(&message),
+    };
+    let mut inputs: Vec<InputArg> =
+        args.inputs.iter().map(|p| InputArg::File(p.to_string_lossy().into_owned())).collect();
+    inputs.extend(args.libraries.iter().cloned().map(InputArg::Library));
+    let request = LinkRequest {
+        arch,
+        output: args.output.clone(),
+        relocatable: args.relocatable,
+        debug: args.debug,
+        preserve_relocs: args.preserve_relocs,
+        kernels_used: args.kernels_used.clone(),
+        variables_used: args.variables_used.clone(),
+        library_paths: args.library_paths.clone(),
+        inputs,
+        dump_callgraph: args.dump_callgraph.then_some(true),
+        verbose: args.verbose,
+        register_link_binaries: None,
+        threads: args.threads.or_else(threads_from_env).unwrap_or(0),
+    };
+    run_link(&request, &mut reporter)
+}
+
+/// Whether `argv[0]` names nvlink (`nvlink`, `/usr/local/bin/nvlink`, `nvlink.exe`).
+pub fn invoked_as_nvlink(argv0: &std::ffi::OsStr) -> bool {
+    let name = Path::new(argv0).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    name == "nvlink" || name == "nvlink.exe"
+}

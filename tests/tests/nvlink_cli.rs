@@ -1,0 +1,452 @@
+//! `develf nvlink`: nvlink's command line (options, response files, errors),
+//! exit statuses, and that a failed link leaves no output behind. Called as a
+//! library: the `develf` binary is not built for this crate's tests.
+
+use develf_cli::nvlink_cmd::{
+    self, FATAL_STATUS, InputArg, LINK_ERROR_STATUS, NvlinkArgs, parse_nvlink_args, split_options_file,
+};
+use develf_format::header::Arch;
+use develf_tests::fixtures_dir;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+fn files(names: &[&str]) -> Vec<InputArg> {
+    names.iter().map(|n| InputArg::File(n.to_string())).collect()
+}
+
+/// A scratch directory of this test's own, emptied first.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("develf-nvlink-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+fn base() -> NvlinkArgs {
+    NvlinkArgs { arch: Some("sm_90".into()), output: Some("out.cubin".into()), ..NvlinkArgs::default() }
+}
+
+#[test]
+fn options_parse_as_nvlink_spells_them() {
+    // (command line, what it must parse to)
+    let cases: Vec<(&[&str], NvlinkArgs)> = vec![
+        (&["-arch=sm_90", "a.cubin", "-o", "out.cubin"], NvlinkArgs { inputs: files(&["a.cubin"]), ..base() }),
+        (&["-arch", "sm_90", "a.cubin", "-o", "out.cubin"], NvlinkArgs { inputs: files(&["a.cubin"]), ..base() }),
+        (&["--arch", "sm_90", "-o=out.cubin", "a.cubin"], NvlinkArgs { inputs: files(&["a.cubin"]), ..base() }),
+        (
+            &["--arch=sm_90", "--output-file", "out.cubin", "a.cubin"],
+            NvlinkArgs { inputs: files(&["a.cubin"]), ..base() },
+        ),
+        (&["--arch=sm_90", "--output-file=out.cubin", "a", "b"], NvlinkArgs { inputs: files(&["a", "b"]), ..base() }),
+        (
+            &["-arch=sm_90", "-r", "-g", "-m64", "-o", "out.cubin", "a"],
+            NvlinkArgs { relocatable: true, debug: true, inputs: files(&["a"]), ..base() },
+        ),
+        (
+            &["-arch=sm_90", "--relocatable-link", "--debug", "-m", "64", "--machine=64", "-o", "out.cubin", "a"],
+            NvlinkArgs { relocatable: true, debug: true, inputs: files(&["a"]), ..base() },
+        ),
+        (
+            &["-arch=sm_90", "-o", "out.cubin", "-L/x", "-L", "/y", "--library-path=/z,/w", "a", "-lfoo", "-l", "bar"],
+            NvlinkArgs {
+                library_paths: strings(&["/x", "/y", "/z", "/w"]),
+                inputs: vec![
+                    InputArg::File("a".into()),
+                    InputArg::Library("foo".into()),
+                    InputArg::Library("bar".into()),
+                ],
+                ..base()
+            },
+        ),
+        (
+            &["-arch=sm_90", "-o", "out.cubin", "--library=m,n", "a"],
+            NvlinkArgs {
+                inputs: vec![InputArg::Library("m".into()), InputArg::Library("n".into()), InputArg::File("a".into())],
+                ..base()
+            },
+        ),
+        (
+            &[
+                "-arch=sm_90",
+                "-o",
+                "out.cubin",
+                "-kernels-used=k1,k2",
+                "--kernels-used",
+                "k3",
+                "-variables-used",
+                "v",
+                "a",
+            ],
+            NvlinkArgs {
+                kernels_used: Some(strings(&["k1", "k2", "k3"])),
+                variables_used: Some(strings(&["v"])),
+                inputs: files(&["a"]),
+                ..base()
+            },
+        ),
+        (
+            &["-arch=sm_90", "-o", "out.cubin", "-preserve-relocs", "-dump-callgraph", "-v", "-w", "a"],
+            NvlinkArgs {
+                preserve_relocs: true,
+                dump_callgraph: Some(true),
+                verbose: true,
+                disable_warnings: true,
+                inputs: files(&["a"]),
+                ..base()
+            },
+        ),
+        (
+            &["-arch=sm_90", "-o", "out.cubin", "--dump-callgraph-no-demangle", "--disable-warnings", "-Werror", "a"],
+            NvlinkArgs {
+                dump_callgraph: Some(false),
+                disable_warnings: true,
+                warning_as_error: true,
+                inputs: files(&["a"]),
+                ..base()
+            },
+        ),
+        // What nvcc -dlink passes.
+        (
+            &[
+                "-m64",
+                "--arch=sm_90",
+                "--register-link-binaries=/tmp/x.reg.c",
+                "-L/cuda/lib",
+                "-cpu-arch=X86_64",
+                "k.o",
+                "-lcudadevrt",
+                "-o",
+                "out.cubin",
+                "--host-ccbin",
+                "gcc",
+            ],
+            NvlinkArgs {
+                register_link_binaries: Some("/tmp/x.reg.c".into()),
+                library_paths: strings(&["/cuda/lib"]),
+                cpu_arch: Some("X86_64".into()),
+                host_ccbin: Some("gcc".into()),
+                inputs: vec![InputArg::File("k.o".into()), InputArg::Library("cudadevrt".into())],
+                ..base()
+            },
+        ),
+        (&["-host-ccbin=cc", "-arch=sm_90", "-o", "out.cubin"], NvlinkArgs { host_ccbin: Some("cc".into()), ..base() }),
+        (&["--help"], NvlinkArgs { help: true, ..NvlinkArgs::default() }),
+        (&["-h"], NvlinkArgs { help: true, ..NvlinkArgs::default() }),
+        (&["--version"], NvlinkArgs { version: true, ..NvlinkArgs::default() }),
+        (&["-V"], NvlinkArgs { version: true, ..NvlinkArgs::default() }),
+        (&["-arch=sm_90", "-o", "out.cubin", "--threads", "3"], NvlinkArgs { threads: Some(3), ..base() }),
+        // Accepted, no effect on the output.
+        (&["-arch=sm_90", "-o", "out.cubin", "-disable-infos", "-suppress-arch-warning", "-time", "-"], base()),
+        // Accepted but refused when linking.
+        (&["-arch=sm_90", "-o", "out.cubin", "-dlto"], NvlinkArgs { not_supported: strings(&["-dlto"]), ..base() }),
+        // A later different value wins, with nvlink's warning.
+        (
+            &["-arch=sm_80", "-arch=sm_90", "-o", "out.cubin"],
+            NvlinkArgs {
+                warnings: strings(&[
+                    "incompatible redefinition for option 'arch', the last value of this option was used",
+                ]),
+                ..base()
+            },
+        ),
+        (&["-arch=sm_90", "-arch=sm_90", "-o", "out.cubin"], base()),
+        // A lone '-' is a file name, as for nvlink.
+        (&["-arch=sm_90", "-o", "out.cubin", "-"], NvlinkArgs { inputs: files(&["-"]), ..base() }),
+    ];
+    for (line, expected) in cases {
+        let parsed = parse_nvlink_args(&strings(line));
+        assert_eq!(parsed.as_ref(), Ok(&expected), "{line:?}");
+    }
+}
+
+#[test]
+fn bad_command_lines_get_nvlinks_messages() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--bogus"], "Unknown option '--bogus'"),
+        (&["-bogus=3"], "Unknown option '-bogus'"),
+        (&["-rr"], "Unknown option '-rr'"),
+        (&["-ofoo"], "Unknown option '-ofoo'"),
+        (&["--o", "x"], "Unknown option '--o'"),
+        (&["-output-file", "x"], "Unknown option '-output-file'"),
+        (&["-register-link-binaries", "x"], "Unknown option '-register-link-binaries'"),
+        (&["-r=1"], "no argument expected after '-r'"),
+        (&["--relocatable-link=yes"], "no argument expected after '--relocatable-link'"),
+        (&["-arch"], "argument expected after '-arch'"),
+        (&["a.cubin", "-o"], "argument expected after '-o'"),
+        (&["-arch=sm_91"], "Value 'sm_91' is not defined for option 'arch'"),
+        (&["-m32"], "Value '32' is not defined for option 'machine'"),
+        (&["-cpu-arch=x86_64"], "Value 'x86_64' is not defined for option 'cpu-arch'"),
+        (
+            &["-dump-callgraph", "-dump-callgraph-no-demangle"],
+            "Conflicting options '-dump-callgraph' and '-dump-callgraph-no-demangle'",
+        ),
+        (&["--threads", "many"], "Value 'many' is not defined for option 'threads' (a number)"),
+    ];
+    for (line, message) in cases {
+        assert_eq!(parse_nvlink_args(&strings(line)), Err(message.to_string()), "{line:?}");
+    }
+}
+
+#[test]
+fn missing_target_output_and_inputs_are_reported_in_nvlinks_order() {
+    let check = |line: &[&str], message: &str| {
+        let parsed = parse_nvlink_args(&strings(line)).expect("parses");
+        let error = nvlink_cmd::request_from_args(&parsed).expect_err("must be refused");
+        assert!(error.starts_with(message), "{line:?}: {error}");
+    };
+    check(&["a.cubin", "-o", "x"], "Unknown arch name '(null)'");
+    check(&["-arch=sm_90", "a.cubin"], "Must specify output file with -o option");
+    check(&["-arch=sm_90"], "Must specify output file with -o option");
+    check(&["-arch=sm_90", "-o", "x"], "No input files specified; use option --help for more information");
+    check(&["-arch=lto_90", "-o", "x", "a"], "Link target of 'lto_90' is virtual target that is not JIT-able");
+    check(&["-arch=sm_100f", "-o", "x", "a"], "-arch=sm_100f: family-specific targets");
+}
+
+#[test]
+fn options_files_and_response_files_insert_their_words_in_place() {
+    let dir = scratch("optf");
+    let first = dir.join("first.opts");
+    std::fs::write(&first, "-arch=sm_90\n\"with space.cubin\" -o out.cubin\n").expect("write");
+    let second = dir.join("second.opts");
+    std::fs::write(&second, "-r b.cubin").expect("write");
+    let first = first.to_string_lossy().into_owned();
+    let second = second.to_string_lossy().into_owned();
+    let expected = NvlinkArgs { inputs: files(&["a.cubin", "with space.cubin", "c.cubin"]), ..base() };
+    for line in [
+        vec!["a.cubin".to_string(), "-optf".into(), first.clone(), "c.cubin".into()],
+        vec!["a.cubin".to_string(), format!("--options-file={first}"), "c.cubin".into()],
+        vec!["a.cubin".to_string(), format!("@{first}"), "c.cubin".into()],
+    ] {
+        assert_eq!(parse_nvlink_args(&line), Ok(expected.clone()), "{line:?}");
+    }
+    let both = parse_nvlink_args(&[format!("--options-file={first},{second}")]).expect("parses");
+    assert_eq!(both.inputs, files(&["with space.cubin", "b.cubin"]));
+    assert!(both.relocatable);
+
+    // A file that includes itself stops with an error rather than looping.
+    let looping = dir.join("loop.opts");
+    std::fs::write(&looping, format!("a.cubin @{}", looping.display())).expect("write");
+    let error = parse_nvlink_args(&[format!("@{}", looping.display())]).expect_err("loops");
+    assert!(error.contains("does one include itself"), "{error}");
+
+    let missing = dir.join("missing.opts").to_string_lossy().into_owned();
+    for line in [vec!["-optf".to_string(), missing.clone()], vec![format!("@{missing}")]] {
+        let error = parse_nvlink_args(&line).expect_err("missing file");
+        assert!(error.starts_with(&format!("Could not open options file '{missing}'")), "{error}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn options_file_words() {
+    let cases: &[(&str, &[&str])] = &[
+        ("", &[]),
+        ("  -arch=sm_90\t a.cubin\n\n-o x  ", &["-arch=sm_90", "a.cubin", "-o", "x"]),
+        ("\"a b.cubin\" c", &["a b.cubin", "c"]),
+        ("\"\"", &[""]),
+        ("x\"y z\"w", &["xy zw"]),
+        ("\"say \\\"hi\\\"\"", &["say \"hi\""]),
+        // nvlink keeps single quotes and '#' as they are.
+        ("'a.cubin' # b", &["'a.cubin'", "#", "b"]),
+    ];
+    for (text, words) in cases {
+        assert_eq!(split_options_file(text), strings(words), "{text:?}");
+    }
+}
+
+#[test]
+fn the_option_table_has_one_row_per_spelling() {
+    let mut seen = std::collections::HashSet::new();
+    for option in nvlink_cmd::OPTIONS {
+        assert!(seen.insert(format!("--{}", option.long)), "--{} twice", option.long);
+        if let Some(short) = option.short {
+            assert!(seen.insert(format!("-{short}")) || short == option.long, "-{short} twice");
+        }
+    }
+    // Every spelling nvlink --help lists for the options the brief names.
+    for spelling in ["-arch", "--arch", "-o", "--output-file", "-r", "--relocatable-link", "-g", "-L", "-l", "-v", "-w"]
+    {
+        assert!(seen.contains(spelling), "{spelling} missing");
+    }
+}
+
+fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+#[test]
+fn exit_statuses_follow_nvlink() {
+    assert_eq!(nvlink_cmd::run_nvlink(os(&["--bogus"])), FATAL_STATUS);
+    assert_eq!(nvlink_cmd::run_nvlink(os(&["-arch=sm_91", "a"])), FATAL_STATUS);
+    assert_eq!(nvlink_cmd::run_nvlink(os(&["-arch=sm_90", "-o", "x"])), FATAL_STATUS);
+    assert_eq!(nvlink_cmd::run_nvlink(os(&["--help"])), 0);
+    assert_eq!(nvlink_cmd::run_nvlink(os(&["--version"])), 0);
+    let dir = scratch("status");
+    let out = dir.join("out.cubin").to_string_lossy().into_owned();
+    let missing = dir.join("missing.cubin").to_string_lossy().into_owned();
+    assert_eq!(nvlink_cmd::run_nvlink(os(&["-arch=sm_90", &missing, "-o", &out])), FATAL_STATUS);
+    assert_eq!(nvlink_cmd::run_nvlink(os(&["-arch=sm_90", "-dlto", &missing, "-o", &out])), FATAL_STATUS);
+    assert!(!Path::new(&out).exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_failed_link_leaves_no_output_and_keeps_an_existing_one() {
+    let fixtures = fixtures_dir();
+    let main = fixtures.join("obj/sm_90/calls_main.cubin");
+    let dir = scratch("partial");
+    // A cubin cut short: the header says cubin, the rest is missing.
+    let cut = dir.join("cut.cubin");
+    let bytes = std::fs::read(&main).expect("fixture");
+    std::fs::write(&cut, &bytes[..100]).expect("write");
+    let missing = dir.join("missing.cubin");
+    let out = dir.join("out.cubin");
+    for inputs in [vec![&missing], vec![&cut], vec![&main, &cut]] {
+        // No output before: none after.
+        let _ = std::fs::remove_file(&out);
+        let mut line = os(&["-arch=sm_90", "-o"]);
+        line.push(out.clone().into());
+        line.extend(inputs.iter().map(|p| OsString::from(p.as_os_str())));
+        let status = nvlink_cmd::run_nvlink(line.clone());
+        assert!(status == FATAL_STATUS || status == LINK_ERROR_STATUS, "{inputs:?}: status {status}");
+        assert!(!out.exists(), "{inputs:?}: output written");
+        // An existing output: untouched, and no temporary file left beside it.
+        std::fs::write(&out, b"previous").expect("write");
+        let status = nvlink_cmd::run_nvlink(line);
+        assert_ne!(status, 0);
+        assert_eq!(std::fs::read(&out).expect("read"), b"previous");
+        assert_eq!(entries(&dir), ["cut.cubin", "out.cubin"]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_link_writes_what_the_library_links() {
+    // Whatever state the linker is in: the command writes exactly the library's
+    // bytes when it links, and nothing when it does not.
+    let fixtures = fixtures_dir();
+    let a = fixtures.join("obj/sm_90/calls_main.cubin");
+    let b = fixtures.join("obj/sm_90/calls_lib.cubin");
+    let dir = scratch("link");
+    let out = dir.join("out.cubin");
+    let (da, db) = (std::fs::read(&a).expect("fixture"), std::fs::read(&b).expect("fixture"));
+    let sa = a.to_string_lossy().into_owned();
+    let sb = b.to_string_lossy().into_owned();
+    let mut options = develf_link::LinkOptions::new(Arch::parse("sm_90").expect("arch"));
+    options.output_name = out.to_string_lossy().into_owned();
+    let library = develf_link::link(
+        &options,
+        &[develf_link::Input { name: &sa, bytes: &da }, develf_link::Input { name: &sb, bytes: &db }],
+    );
+    let status = nvlink_cmd::run_nvlink(os(&["-arch=sm_90", &sa, &sb, "-o", &out.to_string_lossy()]));
+    match library {
+        Ok(bytes) => {
+            assert_eq!(status, 0);
+            assert_eq!(std::fs::read(&out).expect("output"), bytes);
+            // develf link: the same bytes.
+            let out2 = dir.join("out2.cubin");
+            let args = nvlink_cmd::DevelfLinkArgs {
+                arch: "sm_90".into(),
+                output: out2.clone(),
+                inputs: vec![a.clone(), b.clone()],
+                ..Default::default()
+            };
+            assert_eq!(nvlink_cmd::run_develf_link(&args), 0);
+            assert_eq!(std::fs::read(&out2).expect("output"), bytes);
+        }
+        Err(_) => {
+            assert_ne!(status, 0);
+            assert_eq!(entries(&dir), Vec::<String>::new());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn invoked_as_nvlink_by_basename() {
+    for (argv0, expected) in [
+        ("nvlink", true),
+        ("/opt/develf/bin/nvlink", true),
+        ("nvlink.exe", true),
+        ("develf", false),
+        ("/usr/bin/nvlink-old", false),
+    ] {
+        assert_eq!(nvlink_cmd::invoked_as_nvlink(argv0.as_ref()), expected, "{argv0}");
+    }
+}
+
+fn dump(names: &[&str], arch: &str) -> String {
+    let fixtures = fixtures_dir();
+    let data: Vec<Vec<u8>> = names.iter().map(|n| std::fs::read(fixtures.join(n)).expect("fixture")).collect();
+    let inputs: Vec<develf_link::Input<'_>> =
+        names.iter().zip(&data).map(|(name, bytes)| develf_link::Input { name, bytes }).collect();
+    nvlink_cmd::callgraph_dump(&inputs, Arch::parse(arch).expect("arch"), true)
+}
+
+const HEADER: &str = "# A: s -> B // s (number A) potentially calls B\n# s [N]     // s uses N registers\n# ^s        // s is entry point\n# &s        // s has address taken\n";
+
+#[test]
+fn call_graph_dumps_match_nvlink() {
+    // nvlink 13.5 -dump-callgraph on the same inputs (stderr, verbatim).
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["obj/sm_90/calls_main.cubin", "obj/sm_90/calls_lib.cubin"],
+            "sm_90",
+            "1: ^calls_fib_kernel(int *, int) [24] -> 2\n2: lib_fib(int) [24] -> 2\n3: ^calls_kernel(int *, int) [24] -> 4\n4: lib_scale(int) [24] ->\n",
+        ),
+        (
+            &["obj/sm_90/fptr_main.cubin", "obj/sm_90/fptr_ops.cubin"],
+            "sm_90",
+            "1: ^fptr_direct_kernel(int *) [24] -> 6 5 3 2 6 5 3 2\n2: &fptr_times3(int) [24] ->\n3: &fptr_add1(int) [24] ->\n4: ^fptr_kernel(int *, int, int) [24] -> 6 5 3 2 6 5 3 2\n5: &fptr_ident(int) [24] ->\n6: &fptr_neg(int) [24] ->\n",
+        ),
+        (
+            &["obj/sm_90/sys_main.cubin", "obj/sm_90/sys_util.cubin"],
+            "sm_90",
+            "1: ^sys_kernel(int *, int) [26] -> 6 5 4 3 2\n2: malloc ->\n3: sys_checked(int) [38] -> 7\n4: free ->\n5: vprintf ->\n6: sys_report(const char *, int) [37] -> 5\n7: __assertfail ->\n8: \nregcount 38 for sys_checked(int) propagated to entry sys_kernel(int *, int)\n",
+        ),
+        (
+            &["obj/sm_75/sync_atomics.cubin", "obj/sm_75/sync_warp.cubin"],
+            "sm_75",
+            "1: ^sync_spin_kernel(int *, int) [14] ->\n2: ^sync_atomic_kernel(int *, float *, int) [24] -> 3\n3: sync_warp_sum(int) [24] -> 4 5 6 7 8 9\n4: __cuda_sm70_matchsync_any_b32 [24] ->\n5: __cuda_sm70_votesync_all [24] ->\n6: __cuda_sm70_votesync_any [24] ->\n7: __cuda_sm70_votesync_ballot [24] ->\n8: __cuda_sm70_shflsync_bfly_p [24] ->\n9: __cuda_sm70_shflsync_down_p [24] ->\n",
+        ),
+    ];
+    for (inputs, arch, body) in cases {
+        assert_eq!(dump(inputs, arch), format!("callgraph for {arch}:\n{HEADER}{body}"), "{inputs:?}");
+    }
+    let raw = dump(&["obj/sm_90/calls_main.cubin", "obj/sm_90/calls_lib.cubin"], "sm_90");
+    assert!(raw.contains("1: ^calls_fib_kernel(int *, int)"));
+    let fixtures = fixtures_dir();
+    let data = std::fs::read(fixtures.join("obj/sm_90/calls_main.cubin")).expect("fixture");
+    let mangled = nvlink_cmd::callgraph_dump(
+        &[develf_link::Input { name: "m", bytes: &data }],
+        Arch::parse("sm_90").expect("arch"),
+        false,
+    );
+    assert!(mangled.contains("1: ^_Z16calls_fib_kernelPii [24] ->"), "{mangled}");
+}
+
+#[test]
+fn demangled_names_read_as_nvlinks() {
+    for (mangled, expected) in [
+        ("_Z10sys_reportPKci", "sys_report(const char *, int)"),
+        ("_Z16calls_fib_kernelPii", "calls_fib_kernel(int *, int)"),
+        ("_ZN42_INTERNAL_70ea571f_11_fptr_ops_cu_8b71b38110fptr_identEi", "fptr_ident(int)"),
+        ("vprintf", "vprintf"),
+        ("_Znot-a-name", "_Znot-a-name"),
+    ] {
+        assert_eq!(nvlink_cmd::demangle_like_nvlink(mangled), expected);
+    }
+}
