@@ -8,23 +8,31 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Options of `develf fatbin create`, named after `fatbinary`'s.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct CreateArgs {
-    /// `--create FILE`.
+    /// The fatbin to write (`--create FILE`).
+    #[arg(long = "create", value_name = "FILE")]
     pub output: PathBuf,
-    /// `--image3 kind=elf|ptx,sm=90[a|f],file=PATH`, in order.
+    /// `kind=elf|ptx,sm=90[a|f],file=PATH`; repeat for each entry, in order.
+    #[arg(long = "image3", value_name = "SPEC", required = true)]
     pub images: Vec<String>,
-    /// `--compress true|false` (default true): compress PTX entries.
+    /// Compress PTX entries (`--compress true|false`, default true).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub compress: bool,
-    /// `--compress-all`: compress every entry.
+    /// Compress every entry, small ones and ELF too.
+    #[arg(long)]
     pub compress_all: bool,
-    /// `--compress-mode default|size|balance|speed|none`: ZSTD, or LZ4 for `speed`.
+    /// `default`, `size`, `balance`, `speed` (LZ4) or `none`, as fatbinary takes them.
+    #[arg(long, value_name = "MODE")]
     pub compress_mode: Option<String>,
-    /// `--ident NAME`.
+    /// An identifier stored with each entry.
+    #[arg(long, value_name = "NAME")]
     pub ident: Option<String>,
-    /// `--cmdline OPTIONS`: ptxas options recorded with PTX entries.
+    /// The ptxas options recorded with PTX entries.
+    #[arg(long, value_name = "OPTIONS")]
     pub cmdline: Option<String>,
-    /// `-g`.
+    /// Mark entries as debug builds.
+    #[arg(short = 'g', long)]
     pub debug: bool,
 }
 

@@ -71,47 +71,7 @@ enum Command {
     Fatbin(FatbinCommand),
     /// Link relocatable cubins (also from fatbins, host objects and archives)
     /// into an executable cubin, or with -r a relocatable one.
-    Link {
-        /// The target: sm_90, sm_90a, sm_100, ...
-        #[arg(long, short = 'a', value_name = "SM")]
-        arch: String,
-        /// The output file (written only when the link succeeds).
-        #[arg(long, short = 'o', value_name = "FILE")]
-        output: PathBuf,
-        /// Relocatable (partial) link.
-        #[arg(long, short = 'r')]
-        relocatable: bool,
-        /// Keep and link debug sections.
-        #[arg(long, short = 'g')]
-        debug: bool,
-        /// Keep resolved relocations in `.nv.resolvedrela.*`.
-        #[arg(long)]
-        preserve_relocs: bool,
-        /// Only these kernels (substrings) and what they reach are kept.
-        #[arg(long, value_name = "K,...", value_delimiter = ',')]
-        kernels_used: Option<Vec<String>>,
-        /// Only these variables (substrings) are kept.
-        #[arg(long, value_name = "V,...", value_delimiter = ',')]
-        variables_used: Option<Vec<String>>,
-        /// Library search path for -l.
-        #[arg(short = 'L', value_name = "DIR")]
-        library_paths: Vec<PathBuf>,
-        /// Link lib<NAME>.a from the -L paths.
-        #[arg(short = 'l', value_name = "NAME")]
-        libraries: Vec<String>,
-        /// Print the call graph as `nvlink -dump-callgraph` does.
-        #[arg(long)]
-        dump_callgraph: bool,
-        /// Print what was linked.
-        #[arg(long, short = 'v')]
-        verbose: bool,
-        /// Worker threads (0: all cores; default: DEVELF_THREADS or 0). The
-        /// output is the same whatever the count.
-        #[arg(long, value_name = "N")]
-        threads: Option<usize>,
-        #[arg(required = true)]
-        inputs: Vec<PathBuf>,
-    },
+    Link(develf_cli::nvlink_cmd::DevelfLinkArgs),
     /// nvlink's command line (`develf nvlink -arch=sm_90 a.cubin -o out.cubin`);
     /// what develf runs when invoked under the name `nvlink`.
     #[command(disable_help_flag = true)]
@@ -124,32 +84,7 @@ enum Command {
 #[derive(Debug, Subcommand)]
 enum FatbinCommand {
     /// Write a fatbin, as `fatbinary --create` does.
-    Create {
-        /// The fatbin to write.
-        #[arg(long, value_name = "FILE")]
-        create: PathBuf,
-        /// `kind=elf|ptx,sm=90[a|f],file=PATH`; repeat for each entry.
-        #[arg(long = "image3", value_name = "SPEC", required = true)]
-        images: Vec<String>,
-        /// Compress entries (ZSTD by default).
-        #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
-        compress: bool,
-        /// Compress every entry, small ones too.
-        #[arg(long)]
-        compress_all: bool,
-        /// `default`, `size`, `speed`, `balance` or `none`, as fatbinary takes them.
-        #[arg(long, value_name = "MODE")]
-        compress_mode: Option<String>,
-        /// An identifier stored with each entry.
-        #[arg(long, value_name = "NAME")]
-        ident: Option<String>,
-        /// The options recorded with each entry.
-        #[arg(long, value_name = "OPTIONS")]
-        cmdline: Option<String>,
-        /// Mark entries as debug builds.
-        #[arg(short = 'g', long)]
-        debug: bool,
-    },
+    Create(develf_cli::fatbin_cmd::CreateArgs),
 }
 
 fn main() -> ExitCode {
@@ -166,55 +101,9 @@ fn main() -> ExitCode {
                 develf_cli::extract::extract(&files, output_dir.as_deref(), only.as_deref())
             }
         }
-        Command::Fatbin(FatbinCommand::Create {
-            create,
-            images,
-            compress,
-            compress_all,
-            compress_mode,
-            ident,
-            cmdline,
-            debug,
-        }) => develf_cli::fatbin_cmd::create(&develf_cli::fatbin_cmd::CreateArgs {
-            output: create,
-            images,
-            compress,
-            compress_all,
-            compress_mode,
-            ident,
-            cmdline,
-            debug,
-        }),
+        Command::Fatbin(FatbinCommand::Create(args)) => develf_cli::fatbin_cmd::create(&args),
         Command::Nvlink { args } => develf_cli::nvlink_cmd::main_nvlink(args),
-        Command::Link {
-            arch,
-            output,
-            relocatable,
-            debug,
-            preserve_relocs,
-            kernels_used,
-            variables_used,
-            library_paths,
-            libraries,
-            dump_callgraph,
-            verbose,
-            threads,
-            inputs,
-        } => develf_cli::nvlink_cmd::main_link(&develf_cli::nvlink_cmd::DevelfLinkArgs {
-            arch,
-            output,
-            relocatable,
-            debug,
-            preserve_relocs,
-            kernels_used,
-            variables_used,
-            library_paths,
-            libraries,
-            dump_callgraph,
-            verbose,
-            threads,
-            inputs,
-        }),
+        Command::Link(args) => develf_cli::nvlink_cmd::main_link(&args),
         Command::Dump { json, demangle, files } => commands::dump(&files, json, demangle),
         Command::Validate { warnings, quiet, device, grf_size, files } => {
             commands::validate(&files, &commands::ValidateArgs { warnings, quiet, device, grf_size })

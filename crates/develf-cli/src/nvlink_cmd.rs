@@ -1364,20 +1364,46 @@ fn const_first(text: &str) -> String {
 }
 
 /// Options of `develf link` (develf's own spelling of the same link).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct DevelfLinkArgs {
+    /// The target: sm_90, sm_90a, sm_100, ...
+    #[arg(long, short = 'a', value_name = "SM")]
     pub arch: String,
+    /// The output file (written only when the link succeeds).
+    #[arg(long, short = 'o', value_name = "FILE")]
     pub output: PathBuf,
+    /// Relocatable (partial) link.
+    #[arg(long, short = 'r')]
     pub relocatable: bool,
+    /// Keep and link debug sections.
+    #[arg(long, short = 'g')]
     pub debug: bool,
+    /// Keep resolved relocations in `.nv.resolvedrela.*`.
+    #[arg(long)]
     pub preserve_relocs: bool,
+    /// Only these kernels (substrings) and what they reach are kept.
+    #[arg(long, value_name = "K,...", value_delimiter = ',')]
     pub kernels_used: Option<Vec<String>>,
+    /// Only these variables (substrings) are kept.
+    #[arg(long, value_name = "V,...", value_delimiter = ',')]
     pub variables_used: Option<Vec<String>>,
+    /// Library search path for -l.
+    #[arg(short = 'L', value_name = "DIR")]
     pub library_paths: Vec<PathBuf>,
+    /// Link lib<NAME>.a from the -L paths.
+    #[arg(short = 'l', value_name = "NAME")]
     pub libraries: Vec<String>,
+    /// Print the call graph as `nvlink -dump-callgraph` does.
+    #[arg(long)]
     pub dump_callgraph: bool,
+    /// Print what was linked.
+    #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Worker threads (0: all cores; default: DEVELF_THREADS or 0). The
+    /// output is the same whatever the count.
+    #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
 }
 

@@ -3,19 +3,13 @@
 //! `relocations`, `notes`) and adds `target`, `kernels` and `zeinfo` (the decoded
 //! `.ze_info`, unknown keys kept inline).
 
+use crate::model::hex;
 use develf_format::table::lookup;
 use develf_format::zebin::{self as fmt, names};
 use develf_parse::elf::Class;
 use develf_parse::zebin::{HeaderLayout, NoteValue, Zebin};
 use serde_json::{Value, json};
 use std::fmt::Write;
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
 
 fn section_type_name(sh_type: u32) -> Option<&'static str> {
     lookup(fmt::SECTION_TYPES, sh_type).or_else(|| lookup(develf_format::section::SECTION_TYPES, sh_type))
