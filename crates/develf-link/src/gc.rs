@@ -27,8 +27,14 @@ pub(crate) fn is_code_section(name: &str) -> bool {
     name.starts_with(".text.")
 }
 
+/// Sections whose relocations never keep a function alive: debug info, and the
+/// Mercury copies, whose edges repeat the normal sections' (rule 11; a capsule's
+/// call must not root its callee: sys `sys_alloc_ints` on sm_100+).
 fn is_debug_section(name: &str) -> bool {
-    name.starts_with(".debug_") || name.starts_with(".nv_debug_") || name.starts_with(".nv.merc.")
+    name.starts_with(".debug_")
+        || name.starts_with(".nv_debug_")
+        || name.starts_with(".nv.merc.")
+        || name.starts_with(".nv.capmerc.")
 }
 
 pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Liveness {

@@ -8,13 +8,13 @@
 use crate::gc::{Liveness, is_code_section};
 use crate::input::InputObject;
 use crate::options::{LinkOptions, OutputKind};
-use crate::resolve::{Resolution, SymbolRef, is_kernel};
+use crate::resolve::{GlobalId, Resolution, SymbolRef, is_kernel};
 use develf_format::section::{
     SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO, SHT_CUDA_SHARED,
     SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL, SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX, is_relocation_type,
 };
-use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_FUNC};
-use std::collections::HashMap;
+use develf_format::symbol::{STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_FUNC, STT_SECTION};
+use std::collections::{HashMap, HashSet};
 
 /// Index of an output section in creation order.
 pub(crate) type OutId = usize;
@@ -188,10 +188,23 @@ pub(crate) struct OutSection {
     pub target: Option<OutId>,
 }
 
+/// One step of nvlink's name log: a section created, or a local symbol met
+/// while an input's object symbols are walked (rules 1.3, 4.2, 5.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LogEntry {
+    Section(OutId),
+    Local(SymbolRef),
+}
+
 #[derive(Debug)]
 pub(crate) struct Layout {
     /// Creation order (rule 1.3).
     pub sections: Vec<OutSection>,
+    /// Sections and local symbols in the order nvlink meets them: the order of
+    /// local names in `.strtab` and of locals in `.symtab`.
+    pub log: Vec<LogEntry>,
+    /// Functions whose `.nv.prototype` entries are all dropped (rule 7.8).
+    pub prototype_vetoed: HashSet<GlobalId>,
     /// Per input, per section: where its bytes went.
     pub placement: Vec<Vec<Option<(OutId, u64)>>>,
     pub by_name: HashMap<String, OutId>,
@@ -261,6 +274,7 @@ impl Builder<'_, '_> {
             target: None,
         });
         self.layout.by_name.insert(name.to_string(), id);
+        self.layout.log.push(LogEntry::Section(id));
         id
     }
 
@@ -308,6 +322,8 @@ pub(crate) fn build(
     let mercury = options.arch.sm >= 100;
     let layout = Layout {
         sections: Vec::new(),
+        log: Vec::new(),
+        prototype_vetoed: prototype_vetoes(inputs, resolution),
         placement: inputs.iter().map(|i| vec![None; i.sections().len()]).collect(),
         by_name: HashMap::new(),
         executable,
@@ -332,18 +348,19 @@ pub(crate) fn build(
     for input in inputs {
         let i = input.index;
         // 1.3.2.1: each function's .text, and a kernel's .nv.info / .nv.shared.
-        let mut extern_shared = false;
         for s in input.symbols() {
             if s.st_type != STT_FUNC {
-                if s.section_index().is_none() && s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED && s.index != 0 {
-                    extern_shared = true;
-                }
                 continue;
             }
             let Some(text) = s.section_index() else { continue };
             let me = SymbolRef { input: i, symbol: s.index };
             if resolution.definition_of(me) != Some(me) || b.layout.placed(i, text).is_some() {
                 continue;
+            }
+            // A local (static) function's name comes just before its section's
+            // (fptr: `fptr_ident`, 12/12 links; rules 4.2, 5.1).
+            if s.bind == STB_LOCAL && b.usable(i, text) {
+                b.layout.log.push(LogEntry::Local(me));
             }
             let Some(id) = b.place(i, text) else { continue };
             let high_bits = input.section(text).map_or(0, |t| t.info & 0xff00_0000);
@@ -367,48 +384,38 @@ pub(crate) fn build(
                 }
             }
         }
-        if extern_shared {
-            let id = b.create(".nv_debug.shared", C::DebugShared, SHT_CUDA_SHARED, 0x3, 16);
-            if let Some(out) = b.layout.sections.get_mut(id) {
-                out.align = 16;
-            }
-        }
-        // 1.3.2.2: data and constant sections, as their symbols are met, then
-        // any others of those classes.
-        let is_data = |class: SectionClass, name: &str| {
-            matches!(class, C::GlobalInit | C::Global | C::OtherData | C::Shared | C::DebugShared)
-                || (class == C::ConstantBank && !name.starts_with(".nv.constant0"))
-        };
-        let mut order: Vec<usize> = input.symbols().iter().filter_map(|s| s.section_index()).collect();
-        order.extend(0..input.sections().len());
-        for index in order {
-            let Some(s) = input.section(index) else { continue };
-            let Some(class) = SectionClass::of_input(s.name, s.sh_type) else { continue };
-            if is_data(class, s.name) {
-                b.place(i, index);
-            }
-        }
-        // 1.3.2.3: debug sections.
-        for s in input.sections() {
-            if SectionClass::of_input(s.name, s.sh_type) == Some(C::Debug) {
-                b.place(i, s.index);
-            }
-        }
-        // 1.3.2.4: kernel constant banks, each followed (exec) by its linker-made
-        // `.rel.nv.constant0.<k>` (texture/surface header indices).
-        for s in input.sections() {
-            if SectionClass::of_input(s.name, s.sh_type) == Some(C::ConstantBank) && s.name.starts_with(".nv.constant0")
-            {
-                let Some(id) = b.place(i, s.index) else { continue };
-                let owner = b.layout.placed(i, s.info as usize).map(|(o, _)| o);
-                if let (Some(owner), Some(out)) = (owner, b.layout.sections.get_mut(id)) {
-                    out.info = InfoField::Section(owner);
-                }
-                if executable && !mercury {
-                    let rel = b.create(&format!(".rel{}", s.name), C::Relocation, SHT_REL, 0, 8);
-                    if let Some(out) = b.layout.sections.get_mut(rel) {
-                        out.target = Some(id);
-                    }
+        // 1.3.2.2-4: data, debug and constant sections. First every object
+        // symbol (neither function nor section symbol) in symtab order creates
+        // its section (ptxas's `_param` creates `.nv.constant0.<k>`; an extern
+        // `__shared__` variable, which has no section, creates
+        // `.nv_debug.shared`), then every section symbol in symtab order, then
+        // any such section no symbol names, in section order. ptxas 13 puts
+        // sm_90 bank-0 section symbols last and has no `_param`, so banks come
+        // after `.debug_*` there and before them on sm_75..sm_89 (162/162
+        // non-merc links). Each kernel bank is followed (exec) by its
+        // linker-made `.rel.nv.constant0.<k>` (texture/surface header indices).
+        // A local object's name is logged right after the section it creates
+        // (or, if the section exists, where it is met): `.strtab` and the
+        // `-r` `.symtab` show `.nv.constant0.<k>`, `_param`, `$s_count`, ...
+        let objects = input.symbols().iter().filter(|s| s.index != 0 && !matches!(s.st_type, STT_FUNC | STT_SECTION));
+        let mut order: Vec<(Option<usize>, Option<usize>)> = objects
+            .filter_map(|s| match s.section_index() {
+                Some(x) => Some((Some(x), (s.bind == STB_LOCAL).then_some(s.index))),
+                None if s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED => Some((None, None)),
+                None => None,
+            })
+            .collect();
+        order.extend(input.symbols().iter().filter(|s| s.st_type == STT_SECTION).map(|s| (s.section_index(), None)));
+        order.extend((0..input.sections().len()).map(|x| (Some(x), None)));
+        for (step, local) in order {
+            let Some(index) = step else {
+                create_debug_shared(&mut b);
+                continue;
+            };
+            create_for_symbol(&mut b, i, index, executable && !mercury);
+            if let Some(symbol) = local {
+                if b.layout.placed(i, index).is_some() {
+                    b.layout.log.push(LogEntry::Local(SymbolRef { input: i, symbol }));
                 }
             }
         }
@@ -435,8 +442,11 @@ pub(crate) fn build(
             }
         }
         // 1.3.2.6: relocation sections, in input order, for placed targets.
+        // An empty input relocation section is never created (ptx:
+        // `.rela.nv.constant2.ptx_branch_kernel`, 6/6 links that have one).
         for s in input.sections() {
-            if !is_relocation_type(s.sh_type) || s.name.starts_with(".nv.merc.") || !b.usable(i, s.index) {
+            if !is_relocation_type(s.sh_type) || s.size == 0 || s.name.starts_with(".nv.merc.") || !b.usable(i, s.index)
+            {
                 continue;
             }
             let Some((target, _)) = b.layout.placed(i, s.info as usize) else { continue };
@@ -447,10 +457,15 @@ pub(crate) fn build(
                 }
             }
         }
-        // Rule 11: Mercury sections, carried in input order.
-        for s in input.sections() {
-            if SectionClass::of_input(s.name, s.sh_type) == Some(C::Mercury) {
-                b.place(i, s.index);
+        // Rule 11: Mercury sections, carried in input order when what they
+        // describe survived; their links are set in crate::mercury.
+        for s in crate::mercury::placement_order(input) {
+            if SectionClass::of_input(s.name, s.sh_type) == Some(C::Mercury)
+                && crate::mercury::carried(inputs, resolution, &b.layout, i, s)
+            {
+                if let Some(id) = b.place(i, s.index) {
+                    crate::mercury::attach(&mut b.layout, i, s, id);
+                }
             }
         }
     }
@@ -471,12 +486,84 @@ pub(crate) fn build(
     b.layout
 }
 
+/// Rule 1.3.2.2-4: creates the data, debug or constant section `index` of
+/// input `i` when a symbol naming it is met; an executable's kernel bank is
+/// followed by its `.rel.nv.constant0.<k>` (`linker_relocations`).
+fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_relocations: bool) {
+    let Some(s) = b.inputs.get(i).and_then(|x| x.section(index)).copied() else { return };
+    let Some(class) = SectionClass::of_input(s.name, s.sh_type) else { return };
+    if !matches!(
+        class,
+        C::GlobalInit | C::Global | C::OtherData | C::Shared | C::DebugShared | C::ConstantBank | C::Debug
+    ) {
+        return;
+    }
+    if b.layout.placed(i, index).is_some() || !b.usable(i, index) {
+        return;
+    }
+    let Some(id) = b.place(i, index) else { return };
+    if class == C::ConstantBank && s.name.starts_with(".nv.constant0") {
+        let owner = b.layout.placed(i, s.info as usize).map(|(o, _)| o);
+        if let (Some(owner), Some(out)) = (owner, b.layout.sections.get_mut(id)) {
+            out.info = InfoField::Section(owner);
+        }
+        if linker_relocations {
+            let rel = b.create(&format!(".rel{}", s.name), C::Relocation, SHT_REL, 0, 8);
+            if let Some(out) = b.layout.sections.get_mut(rel) {
+                out.target = Some(id);
+            }
+        }
+    }
+}
+
+/// `.nv_debug.shared`: the extern `__shared__` window (rule 1.1 class 17).
+fn create_debug_shared(b: &mut Builder<'_, '_>) {
+    let id = b.create(".nv_debug.shared", C::DebugShared, SHT_CUDA_SHARED, 0x3, 16);
+    if let Some(out) = b.layout.sections.get_mut(id) {
+        out.align = 16;
+    }
+}
+
+/// Rule 7.8: a function keeps its `.nv.prototype` entry only when every input
+/// that has the function in its symtab (defining or calling it) has an entry
+/// for it. ptx: `ptx_lib_affine` (ptx_lib defines it without an entry) and
+/// reloc: `reloc_fn` (reloc_bytes calls it without one) lose theirs; 184/184
+/// non-merc links.
+fn prototype_vetoes(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> HashSet<GlobalId> {
+    let mut with_entry: Vec<HashSet<GlobalId>> = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let mut set = HashSet::new();
+        for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE) {
+            for pair in s.bytes().chunks_exact(8) {
+                let symbol = u32::from_le_bytes([pair[0], pair[1], pair[2], pair[3]]) as usize;
+                set.extend(resolution.global(SymbolRef { input: input.index, symbol }));
+            }
+        }
+        with_entry.push(set);
+    }
+    let any_entry: HashSet<GlobalId> = with_entry.iter().flatten().copied().collect();
+    let mut vetoed = HashSet::new();
+    for (input, entries) in inputs.iter().zip(&with_entry) {
+        for s in input.symbols().iter().filter(|s| s.st_type == STT_FUNC) {
+            let Some(g) = resolution.global(SymbolRef { input: input.index, symbol: s.index }) else { continue };
+            if any_entry.contains(&g) && !entries.contains(&g) {
+                vetoed.insert(g);
+            }
+        }
+    }
+    vetoed
+}
+
 /// Whether some `.nv.prototype` entry names a symbol that is in the output.
 fn any_prototype_survives(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &Layout) -> bool {
     inputs.iter().any(|input| {
         input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE).any(|s| {
             s.bytes().chunks_exact(8).any(|pair| {
                 let symbol = u32::from_le_bytes([pair[0], pair[1], pair[2], pair[3]]) as usize;
+                let r = SymbolRef { input: input.index, symbol };
+                if resolution.global(r).is_some_and(|g| layout.prototype_vetoed.contains(&g)) {
+                    return false;
+                }
                 let Some(def) = resolution.definition_of(SymbolRef { input: input.index, symbol }) else {
                     return true;
                 };

@@ -21,6 +21,7 @@ mod error;
 mod gc;
 mod input;
 mod layout;
+mod mercury;
 mod metadata;
 mod options;
 mod relocate;
@@ -47,7 +48,10 @@ fn link_in_pool(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, 
     let liveness = gc::collect(options, &objects, &resolution);
     let layout = layout::build(options, &objects, &resolution, &liveness);
     let symbols = symbols::build(&objects, &resolution, &layout);
-    let contents = relocate::build(&objects, &resolution, &layout, &symbols)?;
+    let mut contents = relocate::build(&objects, &resolution, &layout, &symbols)?;
+    if layout.mercury {
+        mercury::relocate(&objects, &resolution, &layout, &symbols, &mut contents)?;
+    }
     let generated = metadata::build(options, &objects, &resolution, &layout, &symbols)?;
     write::write(&objects, &resolution, &layout, &symbols, &contents, &generated)
 }

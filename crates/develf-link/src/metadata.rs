@@ -6,6 +6,7 @@
 use crate::error::LinkError;
 use crate::input::InputObject;
 use crate::layout::{InfoField, Layout, SectionClass};
+use crate::mercury::Generated as MercGenerated;
 use crate::options::LinkOptions;
 use crate::resolve::{Resolution, SymbolRef};
 use crate::symbols::SymbolTable;
@@ -242,7 +243,7 @@ impl Context<'_, '_> {
         let source = input
             .sections()
             .iter()
-            .find(|s| s.sh_type == SHT_CUDA_INFO && s.name == name && s.info as usize == piece.section);
+            .find(|s| is_info_type(s.sh_type) && s.name == name && s.info as usize == piece.section);
         let Some(source) = source else { return Ok(Vec::new()) };
         let decoded = NvInfo::decode(source.bytes());
         let mut reversed: Vec<Attribute> = Vec::new();
@@ -252,8 +253,14 @@ impl Context<'_, '_> {
             _ => None,
         };
         let recursive = function.is_some_and(|f| facts.reach(f).1);
+        let kernel =
+            function.and_then(|f| self.symbols.symbols.get(f as usize)).is_some_and(|s| s.other & STO_CUDA_ENTRY != 0);
         for record in decoded.records {
             let mut attr = record.attribute;
+            if attr.code() == EIATTR_EXTERNS && self.layout.executable && kernel {
+                // Executables re-append a kernel's at the end (below).
+                continue;
+            }
             if attr.code() == EIATTR_EXTERNS {
                 // Kept only for what is still undefined (rule 7.2, EXTERNS).
                 let Attribute::Externs(list) = &attr else { continue };
@@ -292,6 +299,23 @@ impl Context<'_, '_> {
                 value: 4,
                 payload: vec![3, 0, 0, 0],
             }));
+        }
+        // Rule 7.2, exec EXTERNS of a kernel: every still-undefined function
+        // it reaches through the call graph (callees' too), by output symbol
+        // index, appended last (sys: sys_kernel gets `__assertfail` from
+        // sys_checked; 184/184 non-merc links). Device functions keep their
+        // own list in place.
+        if self.layout.executable && kernel {
+            if let Some(f) = function {
+                let (reach, _) = facts.reach(f);
+                let mut undefined: Vec<u32> =
+                    reach.into_iter().filter(|&g| g != f && !self.is_defined_output(g)).collect();
+                undefined.sort_unstable();
+                undefined.dedup();
+                if !undefined.is_empty() {
+                    reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(undefined)));
+                }
+            }
         }
         encode(&reversed, name)
     }
@@ -387,7 +411,15 @@ impl Context<'_, '_> {
                     Some(Pair(self.out_index(i, a)?, self.signature(input, p)?))
                 };
                 out.calls.extend(graph.calls.into_iter().filter_map(both));
-                out.address_taken.extend(graph.address_taken.into_iter().filter_map(with_signature));
+                // Address-taken functions (block 2) are listed once, first
+                // input first (fptr: times3, add1 from main, then ident, neg
+                // from ops; 12/12 fptr links); indirect call sites (block 3)
+                // are not deduplicated.
+                for pair in graph.address_taken.into_iter().filter_map(with_signature) {
+                    if !out.address_taken.iter().any(|p| p.0 == pair.0) {
+                        out.address_taken.push(pair);
+                    }
+                }
                 out.indirect_calls.extend(graph.indirect_calls.into_iter().filter_map(with_signature));
                 out.address_of.extend(graph.address_of.into_iter().filter_map(both));
             }
@@ -409,7 +441,9 @@ impl Context<'_, '_> {
                 }
                 let Some(list) = Prototypes::decode(s.bytes()) else { continue };
                 for mut p in list.0 {
-                    if !self.survives(input.index, p.symbol) {
+                    let r = SymbolRef { input: input.index, symbol: p.symbol as usize };
+                    let vetoed = self.resolution.global(r).is_some_and(|g| self.layout.prototype_vetoed.contains(&g));
+                    if vetoed || !self.survives(input.index, p.symbol) {
                         continue;
                     }
                     let (Some(symbol), Some(signature)) =
@@ -427,6 +461,11 @@ impl Context<'_, '_> {
         }
         out.encode()
     }
+}
+
+/// `.nv.info.<fn>` or its merc copy `.nv.merc.nv.info.<fn>` (rule 11).
+fn is_info_type(sh_type: u32) -> bool {
+    sh_type == SHT_CUDA_INFO || sh_type == develf_format::section::SHT_CUDA_MERCURY_INFO
 }
 
 /// Per output section: the generated contents (`None` for merged sections).
@@ -453,6 +492,16 @@ pub(crate) fn build(
             SectionClass::CallGraph => cx.callgraph(),
             SectionClass::Prototype => cx.prototype(),
             SectionClass::RelAction => REL_ACTION.to_vec(),
+            // Rule 11: the merc copies (crate::mercury::Generated).
+            SectionClass::Mercury => match (crate::mercury::generated(s), s.info) {
+                (Some(MercGenerated::NvInfo), _) => nv_info.clone(),
+                (Some(MercGenerated::CallGraph), _) => cx.callgraph(),
+                (Some(MercGenerated::Prototype), _) => cx.prototype(),
+                (Some(MercGenerated::FunctionInfo), InfoField::Section(text)) => {
+                    cx.function_info(&s.name, text, &facts)?
+                }
+                _ => continue,
+            },
             _ => continue,
         };
         if let Some(slot) = out.get_mut(id) {

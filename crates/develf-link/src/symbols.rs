@@ -8,12 +8,13 @@
 //! after their section, and the global names (4.2).
 
 use crate::input::InputObject;
-use crate::layout::{Keep, Layout, OutId, SectionClass};
+use crate::layout::{Keep, Layout, LogEntry, OutId, SectionClass};
 use crate::resolve::{GlobalId, Resolution, SymbolRef, TABLE_SYMBOLS};
-use develf_format::section::SHT_CUDA_PROTOTYPE;
-use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FUNC, STT_OBJECT, STT_SECTION};
+use develf_eiattr::CallGraph;
+use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_PROTOTYPE};
+use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_MANAGED, STT_FUNC, STT_OBJECT, STT_SECTION};
 use develf_parse::elf::string_at;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// `STT_CUDA_OBJECT`: executables turn it into `STT_OBJECT` (rule 5.3).
 const STT_CUDA_OBJECT: u8 = 13;
@@ -45,11 +46,11 @@ pub(crate) struct StringTable {
 }
 
 impl StringTable {
-    fn new() -> StringTable {
+    pub(crate) fn new() -> StringTable {
         StringTable { bytes: vec![0], offsets: HashMap::new() }
     }
 
-    fn add(&mut self, s: &str) -> u32 {
+    pub(crate) fn add(&mut self, s: &str) -> u32 {
         if s.is_empty() {
             return 0;
         }
@@ -90,6 +91,8 @@ pub(crate) struct SymbolTable {
     pub section_symbol: Vec<Option<u32>>,
     pub global_index: Vec<Option<u32>>,
     pub local_index: HashMap<SymbolRef, u32>,
+    /// Mercury targets: `.nv.merc.symtab` (rule 11).
+    pub merc: Option<crate::mercury::MercTable>,
 }
 
 impl SymbolTable {
@@ -140,16 +143,22 @@ pub(crate) fn prototype_strings<'a>(inputs: &[InputObject<'a>]) -> Vec<&'a str> 
             continue;
         };
         let Some(strings) = input.section(strtab).and_then(|s| s.data) else { continue };
-        for s in input.sections() {
-            if s.sh_type != SHT_CUDA_PROTOTYPE {
-                continue;
+        // Then the signatures of the `.nv.callgraph` blocks of address-taken
+        // functions and indirect call sites (fptr: `#ii`, rule 7.6). Only
+        // `#ii` occurs in the fixtures, so the interleaving is unverified.
+        let mut offsets: Vec<u32> = Vec::new();
+        for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE) {
+            offsets.extend(s.bytes().chunks_exact(8).map(|p| u32::from_le_bytes([p[4], p[5], p[6], p[7]])));
+        }
+        for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_CALLGRAPH) {
+            if let Ok(graph) = CallGraph::decode(s.bytes()) {
+                offsets.extend(graph.address_taken.iter().chain(&graph.indirect_calls).map(|p| p.1));
             }
-            for pair in s.bytes().chunks_exact(8) {
-                let offset = u32::from_le_bytes([pair[4], pair[5], pair[6], pair[7]]);
-                if let Some(text) = string_at(strings, offset) {
-                    if !out.contains(&text) {
-                        out.push(text);
-                    }
+        }
+        for offset in offsets {
+            if let Some(text) = string_at(strings, offset) {
+                if !out.contains(&text) {
+                    out.push(text);
                 }
             }
         }
@@ -159,22 +168,54 @@ pub(crate) fn prototype_strings<'a>(inputs: &[InputObject<'a>]) -> Vec<&'a str> 
 
 pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &Layout) -> SymbolTable {
     let executable = layout.executable;
-    // Local data symbols, grouped by output section (approximate placement, U4).
+    // Locals in the order nvlink met them (layout's log, rules 4.2 and 5.1);
+    // a local the log does not name follows its section's symbol.
+    let logged: HashSet<SymbolRef> = layout
+        .log
+        .iter()
+        .filter_map(|e| match e {
+            LogEntry::Local(r) => Some(*r),
+            LogEntry::Section(_) => None,
+        })
+        .collect();
     let mut locals_of: Vec<Vec<SymbolRef>> = vec![Vec::new(); layout.sections.len()];
     for input in inputs {
         for s in input.symbols() {
             if s.index == 0 || s.bind != STB_LOCAL || s.st_type == STT_SECTION {
                 continue;
             }
+            let r = SymbolRef { input: input.index, symbol: s.index };
             let Some((id, _)) = s.section_index().and_then(|x| layout.placed(input.index, x)) else { continue };
-            // ptxas (sm_75..sm_89) names the parameter area of a kernel's bank 0
-            // `_param`; executables do not carry it (`-r` does).
-            if executable && layout.section(id).is_some_and(|o| o.name.starts_with(".nv.constant0")) {
+            if logged.contains(&r) {
                 continue;
             }
             if let Some(list) = locals_of.get_mut(id) {
-                list.push(SymbolRef { input: input.index, symbol: s.index });
+                list.push(r);
             }
+        }
+    }
+    // Executables carry no locals of a kernel's bank 0 (ptxas's `_param`,
+    // sm_75..sm_89) nor of `.nv.shared.<k>` (the per-kernel shared window is
+    // laid out anew, rule 1.2); `-r` keeps both.
+    let keep_local = |r: &SymbolRef| {
+        let placed = inputs
+            .get(r.input)
+            .and_then(|i| i.symbol(r.symbol))
+            .and_then(|s| s.section_index())
+            .and_then(|x| layout.placed(r.input, x))
+            .and_then(|(id, _)| layout.section(id));
+        placed.is_some_and(|o| !executable || !(o.name.starts_with(".nv.constant0") || o.class == SectionClass::Shared))
+    };
+    let mut sequence: Vec<LogEntry> = Vec::with_capacity(layout.log.len());
+    for e in &layout.log {
+        match *e {
+            LogEntry::Section(id) => {
+                sequence.push(*e);
+                let extra = locals_of.get(id).map(Vec::as_slice).unwrap_or_default();
+                sequence.extend(extra.iter().filter(|r| keep_local(r)).map(|r| LogEntry::Local(*r)));
+            }
+            LogEntry::Local(r) if keep_local(&r) => sequence.push(*e),
+            LogEntry::Local(_) => {}
         }
     }
 
@@ -193,7 +234,17 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         strtab.add(p);
     }
     let local_name = |r: &SymbolRef| inputs.get(r.input).and_then(|i| i.symbol(r.symbol)).map_or("", |s| s.name);
-    for s in &layout.sections {
+    for e in &sequence {
+        let s = match *e {
+            LogEntry::Section(id) => match layout.section(id) {
+                Some(s) => s,
+                None => continue,
+            },
+            LogEntry::Local(r) => {
+                strtab.add(local_name(&r));
+                continue;
+            }
+        };
         if s.class == SectionClass::Relocation
             && s.target.and_then(|t| layout.section(t)).is_some_and(|t| t.name.starts_with(".nv.constant"))
         {
@@ -208,11 +259,6 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             }
         }
         strtab.push(&s.name);
-        if let Some(id) = layout.find(&s.name) {
-            for r in locals_of.get(id).map(Vec::as_slice).unwrap_or_default() {
-                strtab.add(local_name(r));
-            }
-        }
     }
 
     let mut symbols = vec![OutSymbol {
@@ -227,7 +273,27 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     let mut section_symbol = vec![None; layout.sections.len()];
     let mut local_index = HashMap::new();
     let index_of = |symbols: &Vec<OutSymbol>| u32::try_from(symbols.len()).unwrap_or(u32::MAX);
-    for (id, s) in layout.sections.iter().enumerate() {
+    for e in &sequence {
+        let id = match *e {
+            LogEntry::Section(id) => id,
+            LogEntry::Local(r) => {
+                let Some(sym) = inputs.get(r.input).and_then(|i| i.symbol(r.symbol)) else { continue };
+                let Some((id, base)) = sym.section_index().and_then(|x| layout.placed(r.input, x)) else { continue };
+                local_index.insert(r, index_of(&symbols));
+                let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
+                symbols.push(OutSymbol {
+                    name: strtab.add(sym.name),
+                    bind: STB_LOCAL,
+                    st_type,
+                    other,
+                    section: SymbolSection::Section(id),
+                    value: sym.value.saturating_add(base),
+                    size: sym.size,
+                });
+                continue;
+            }
+        };
+        let Some(s) = layout.section(id) else { continue };
         if !s.class.rule().section_symbol || !may_keep(layout, id) {
             continue;
         }
@@ -243,21 +309,6 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             value: 0,
             size: 0,
         });
-        for r in locals_of.get(id).map(Vec::as_slice).unwrap_or_default() {
-            let Some(sym) = inputs.get(r.input).and_then(|i| i.symbol(r.symbol)) else { continue };
-            let base = sym.section_index().and_then(|x| layout.placed(r.input, x)).map_or(0, |(_, o)| o);
-            local_index.insert(*r, index_of(&symbols));
-            let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
-            symbols.push(OutSymbol {
-                name: strtab.add(sym.name),
-                bind: STB_LOCAL,
-                st_type,
-                other,
-                section: SymbolSection::Section(id),
-                value: sym.value.saturating_add(base),
-                size: sym.size,
-            });
-        }
     }
     let first_global = index_of(&symbols);
 
@@ -294,7 +345,22 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         });
     }
 
-    SymbolTable { symbols, first_global, strtab, shstrtab, section_name, section_symbol, global_index, local_index }
+    let mut table = SymbolTable {
+        symbols,
+        first_global,
+        strtab,
+        shstrtab,
+        section_name,
+        section_symbol,
+        global_index,
+        local_index,
+        merc: None,
+    };
+    if layout.mercury {
+        // Rules 4.3, 5.4 and 11: the finaliser's rewrite.
+        crate::mercury::finish_symbols(inputs, resolution, layout, &mut table);
+    }
+    table
 }
 
 fn set(list: &mut [Option<u32>], g: GlobalId, value: u32) {
@@ -303,7 +369,8 @@ fn set(list: &mut [Option<u32>], g: GlobalId, value: u32) {
     }
 }
 
-/// Rule 5.3: executables turn CUDA objects into plain objects with no space bits.
+/// Rule 5.3: executables turn CUDA objects into plain objects with no space
+/// bits; the `__managed__` bit (0x04) stays (managed: 12/12 symbols).
 fn rewrite_type(executable: bool, st_type: u8, other: u8) -> (u8, u8) {
-    if executable && st_type == STT_CUDA_OBJECT { (STT_OBJECT, 0) } else { (st_type, other) }
+    if executable && st_type == STT_CUDA_OBJECT { (STT_OBJECT, other & STO_CUDA_MANAGED) } else { (st_type, other) }
 }

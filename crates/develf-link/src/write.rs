@@ -7,7 +7,7 @@ use crate::input::InputObject;
 use crate::layout::{InfoField, Keep, Layout, OutId, SectionClass, occupies_file};
 use crate::relocate::{Contents, OutRelocation};
 use crate::resolve::Resolution;
-use crate::symbols::{SymbolSection, SymbolTable, shared_kept};
+use crate::symbols::{OutSymbol, SymbolSection, SymbolTable, shared_kept};
 use develf_format::header::{ABI_VERSION_8, EM_CUDA};
 use develf_format::section::SHT_NOBITS;
 
@@ -57,9 +57,9 @@ fn relocation_bytes(list: &[OutRelocation], rela: bool) -> Vec<u8> {
     out
 }
 
-fn symtab_bytes(symbols: &SymbolTable, index_of: &[Option<u32>]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(symbols.symbols.len() * 24);
-    for s in &symbols.symbols {
+fn symtab_bytes(symbols: &[OutSymbol], index_of: &[Option<u32>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(symbols.len() * 24);
+    for s in symbols {
         let shndx: u16 = match s.section {
             SymbolSection::Raw(raw) => raw,
             SymbolSection::Section(id) => {
@@ -89,7 +89,7 @@ pub(crate) fn write(
         .filter(|&id| {
             layout.section(id).is_some_and(|s| match s.keep {
                 Keep::Never => false,
-                Keep::IfNotEmpty if s.class == SectionClass::Relocation => {
+                Keep::IfNotEmpty if s.class == SectionClass::Relocation || crate::mercury::is_relocation(s) => {
                     contents.relocations.get(id).is_some_and(|r| !r.is_empty())
                 }
                 Keep::IfNotEmpty => generated.get(id).and_then(Option::as_ref).is_some_and(|g| !g.is_empty()),
@@ -97,7 +97,10 @@ pub(crate) fn write(
             })
         })
         .collect();
-    kept.sort_by_key(|&id| layout.section(id).map_or(u8::MAX, |s| s.class.rule().rank));
+    // Class 20 (Mercury) has an order of its own inside (crate::mercury::subrank).
+    kept.sort_by_key(|&id| {
+        layout.section(id).map_or((u8::MAX, 0), |s| (s.class.rule().rank, crate::mercury::subrank(s)))
+    });
     let mut index_of: Vec<Option<u32>> = vec![None; layout.sections.len()];
     for (i, &id) in kept.iter().enumerate() {
         if let Some(slot) = index_of.get_mut(id) {
@@ -106,15 +109,31 @@ pub(crate) fn write(
     }
     let idx = |name: &str| layout.find(name).and_then(|id| index_of.get(id).copied().flatten()).unwrap_or(0);
     let symtab_index = idx(".symtab");
+    // Rules 4.3 and 11: the merc `.shstrtab` (header order) and `.nv.merc.symtab`.
+    let merc_shstrtab = layout.mercury.then(|| crate::mercury::shstrtab(layout, &kept));
+    let merc_symtab_index = layout
+        .sections
+        .iter()
+        .position(crate::mercury::is_merc_symtab)
+        .and_then(|id| index_of.get(id).copied().flatten())
+        .unwrap_or(0);
+    let merc_symtab = symbols.merc.as_ref().map(|m| symtab_bytes(&m.symbols, &index_of)).unwrap_or_default();
 
     // Section contents.
-    let symtab = symtab_bytes(symbols, &index_of);
+    let symtab = symtab_bytes(&symbols.symbols, &index_of);
     let mut headers: Vec<Header> = Vec::with_capacity(kept.len());
     let mut bodies: Vec<Vec<u8>> = Vec::with_capacity(kept.len());
     for &id in &kept {
         let Some(s) = layout.section(id) else { continue };
-        let body: Vec<u8> = match s.class {
-            SectionClass::ShStrTab => symbols.shstrtab.clone(),
+        let mut body: Vec<u8> = match s.class {
+            SectionClass::ShStrTab => match &merc_shstrtab {
+                Some((bytes, _)) => bytes.clone(),
+                None => symbols.shstrtab.clone(),
+            },
+            SectionClass::Mercury if crate::mercury::is_merc_symtab(s) => merc_symtab.clone(),
+            SectionClass::Mercury if crate::mercury::is_relocation(s) => {
+                relocation_bytes(contents.relocations.get(id).map(Vec::as_slice).unwrap_or_default(), true)
+            }
             SectionClass::StrTab => symbols.strtab.bytes.clone(),
             SectionClass::SymTab => symtab.clone(),
             SectionClass::Relocation => relocation_bytes(
@@ -126,7 +145,11 @@ pub(crate) fn write(
                 None => contents.data.get(id).cloned().unwrap_or_default(),
             },
         };
+        if let Some(text) = crate::mercury::capsule_text(s) {
+            crate::mercury::patch_capsule(s, &mut body, Some(idx(&text)));
+        }
         let size = if occupies_file(s.sh_type) { body.len() as u64 } else { s.size };
+        let merc_link_info = crate::mercury::link_info(s, idx(".strtab"), merc_symtab_index, symbols);
         let link = match s.class {
             SectionClass::SymTab => idx(".strtab"),
             SectionClass::CuInfo => idx(".note.nv.tkinfo"),
@@ -138,6 +161,7 @@ pub(crate) fn write(
             | SectionClass::Text => symtab_index,
             _ => 0,
         };
+        let link = merc_link_info.map_or(link, |(l, _)| l);
         let info = match (s.class, s.info) {
             (SectionClass::SymTab, _) => symbols.first_global,
             (SectionClass::CuInfo, _) => idx(".nv.compat"),
@@ -149,9 +173,17 @@ pub(crate) fn write(
             }
             _ => 0,
         };
+        let info = match merc_link_info {
+            Some((_, i)) if i != u32::MAX => i,
+            _ => info,
+        };
+        let name = match &merc_shstrtab {
+            Some((_, offsets)) => offsets.get(&id).copied().unwrap_or(0),
+            None => symbols.section_name.get(id).copied().unwrap_or(0),
+        };
         headers.push(Header {
             id,
-            name: symbols.section_name.get(id).copied().unwrap_or(0),
+            name,
             sh_type: s.sh_type,
             flags: s.flags,
             offset: 0,
@@ -166,7 +198,16 @@ pub(crate) fn write(
 
     // Rule 3.1: offsets.
     let mut offset = ELF_HEADER_SIZE;
-    for h in &mut headers {
+    for k in 0..headers.len() {
+        // Rule 3.2: a merc alias shares the bytes of its normal section.
+        let alias = layout.section(headers[k].id).and_then(crate::mercury::alias_target).and_then(|name| {
+            headers.iter().find(|h| layout.section(h.id).is_some_and(|s| s.name == name)).map(|h| h.offset)
+        });
+        let Some(h) = headers.get_mut(k) else { continue };
+        if let Some(at) = alias {
+            h.offset = at;
+            continue;
+        }
         offset = align_up(offset, h.align.max(1));
         h.offset = offset;
         if occupies_file(h.sh_type) {
@@ -251,7 +292,9 @@ pub(crate) fn write(
     head.extend_from_slice(&shoff.to_le_bytes());
     head.extend_from_slice(&e_flags.to_le_bytes());
     head.extend_from_slice(&64u16.to_le_bytes());
-    head.extend_from_slice(&56u16.to_le_bytes());
+    // Rule 3.3: e_phentsize; the merc finaliser writes 0 when there is no table (-r).
+    let phentsize: u16 = if layout.mercury && !layout.executable { 0 } else { 56 };
+    head.extend_from_slice(&phentsize.to_le_bytes());
     head.extend_from_slice(&phnum16.to_le_bytes());
     head.extend_from_slice(&64u16.to_le_bytes());
     head.extend_from_slice(&shnum16.to_le_bytes());

@@ -1,0 +1,651 @@
+//! Mercury targets (sm_100, sm_100a, sm_120): what nvlink's finaliser does to
+//! the output after the normal link (docs/nvlink-layout.md rule 11, and the
+//! merc parts of rules 1.1, 2, 3.1, 3.2, 3.5, 4.3, 5.4, 7.9 and 8).
+//!
+//! Inputs carry a second, parallel object: `.nv.merc.symtab` (index-aligned
+//! with `.symtab`, minus the trailing `.nv.constant0.<fn>` section symbols),
+//! `.nv.capmerc.text.<fn>` (the capsule: code for the finaliser), and
+//! `.nv.merc.*` copies of the metadata, debug and data sections with their
+//! own relocations (`.nv.merc.rela.*`, types `0x10000 + R_MERCURY_n`, against
+//! `.nv.merc.symtab`). This module rebuilds that object for the output:
+//!
+//! * layout: which Mercury sections survive (dead code, weak losers), their
+//!   `sh_link`/`sh_info`/`sh_entsize` (rule 2), their order inside class 20
+//!   (rule 1.1) and the aliases that share bytes with a normal section (3.2);
+//! * symbols: `.symtab` with the constant-bank section symbols after the
+//!   globals (5.4), `.strtab` in symtab order (4.3), and `.nv.merc.symtab`
+//!   mirroring `.symtab` entry for entry (rule 11, U3);
+//! * relocations: `.nv.merc.rela.*` remapped and filtered like `.rela.*`
+//!   (rule 8), applied to the merc debug sections but never to the capsule;
+//!   FDE CIE pointers corrected (7.9);
+//! * writing: `.shstrtab` in header order plus 36 zero bytes (4.3, U1), the
+//!   capsule's leading `.text` section index.
+
+use crate::error::LinkError;
+use crate::input::InputObject;
+use crate::layout::{InfoField, Keep, Layout, OutId, OutSection, SectionClass};
+use crate::relocate::{Contents, OutRelocation};
+use crate::resolve::{Resolution, STT_CUDA_SAMPLER, SymbolRef, TABLE_SYMBOLS};
+use crate::symbols::{OutSymbol, StringTable, SymbolSection, SymbolTable};
+use develf_format::section::{
+    SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_CALLGRAPH, SHT_CUDA_MERCURY_INFO, SHT_CUDA_MERCURY_PROTOTYPE,
+    SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_SYMTAB,
+};
+use develf_format::symbol::{
+    STB_GLOBAL, STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_OBJECT,
+    STT_SECTION,
+};
+use develf_parse::elf::{Section, Symbol, string_at};
+use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
+use std::collections::HashMap;
+
+/// Sections whose relocations keep input order on merc (rule 8.1).
+static LINE_TABLES: &[&str] = &[".debug_line", ".nv_debug_line_sass"];
+/// `STT_CUDA_OBJECT`.
+const STT_CUDA_OBJECT: u8 = 13;
+/// `SHF_INFO_LINK`.
+const SHF_INFO_LINK: u64 = 0x40;
+/// Rule 4.3 / U1: the merc `.shstrtab` ends in this many zero bytes (90/90 links).
+pub(crate) const SHSTRTAB_PADDING: usize = 36;
+
+/// Rule 1.1, class 20: the order of the Mercury sections in the header table,
+/// by name prefix (first match wins); creation order within each.
+static SUBRANKS: &[(&str, u8)] = &[
+    (".nv.merc.symtab", 0),
+    (".nv.merc.debug_", 1),
+    (".nv.merc.nv_debug_", 1),
+    (".nv.merc.nv.info.", 3),
+    (".nv.merc.nv.info", 2),
+    (".nv.merc.nv.callgraph", 4),
+    (".nv.merc.nv.prototype", 5),
+    (".nv.merc.rela", 6),
+    (".nv.merc.nv.constant", 7),
+    (".nv.capmerc.", 8),
+    (".nv.merc.nv.global.init", 9),
+];
+
+/// Rule 3.2: Mercury sections that take no file space of their own but share
+/// the bytes of a normal section: (merc name or prefix, normal name or prefix).
+static ALIASES: &[(&str, &str)] = &[
+    (".nv.merc.nv.constant.user", ".nv.constant3"),
+    (".nv.merc.nv.global.init", ".nv.global.init"),
+    (".nv.merc.nv_debug_ptx_txt", ".nv_debug_ptx_txt"),
+];
+
+/// Rule 2: the `sh_link` of Mercury sections, by type.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MercLink {
+    StrTab,
+    MercSymTab,
+}
+
+static LINKS: &[(u32, MercLink, u64)] = &[
+    (SHT_CUDA_MERCURY_SYMTAB, MercLink::StrTab, 24),
+    (SHT_CUDA_MERCURY_INFO, MercLink::MercSymTab, 0),
+    (SHT_CUDA_MERCURY_CALLGRAPH, MercLink::MercSymTab, 8),
+    (SHT_CUDA_MERCURY_PROTOTYPE, MercLink::MercSymTab, 8),
+    (SHT_CUDA_MERCURY_RELA, MercLink::MercSymTab, 24),
+    (SHT_CUDA_CAPMERC, MercLink::MercSymTab, 0),
+];
+
+/// The position of a section inside its class (0 outside class 20).
+pub(crate) fn subrank(s: &OutSection) -> u8 {
+    if s.class != SectionClass::Mercury {
+        return 0;
+    }
+    SUBRANKS.iter().find(|(p, _)| s.name.starts_with(p)).map_or(7, |&(_, r)| r)
+}
+
+/// A `.nv.merc.rela.*` section (kept only with entries, like `.rela.*`).
+pub(crate) fn is_relocation(s: &OutSection) -> bool {
+    s.class == SectionClass::Mercury && s.sh_type == SHT_CUDA_MERCURY_RELA
+}
+
+/// The normal section whose bytes a merc alias shares (rule 3.2).
+pub(crate) fn alias_target(s: &OutSection) -> Option<String> {
+    if s.class != SectionClass::Mercury {
+        return None;
+    }
+    ALIASES.iter().find_map(|(merc, normal)| s.name.strip_prefix(merc).map(|rest| format!("{normal}{rest}")))
+}
+
+/// Whether Mercury section `s` of input `input` belongs in the output: a
+/// capsule only when the function it codes survived (rule 9: dead functions
+/// and losing weak copies take their capsule with them); a section attached
+/// to another (`SHF_INFO_LINK`) only when that one is carried.
+pub(crate) fn carried(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    input: usize,
+    s: &Section<'_>,
+) -> bool {
+    carried_depth(inputs, resolution, layout, input, s, 0)
+}
+
+fn carried_depth(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    input: usize,
+    s: &Section<'_>,
+    depth: usize,
+) -> bool {
+    let Some(object) = inputs.get(input) else { return false };
+    if s.sh_type == SHT_CUDA_CAPMERC {
+        let me = SymbolRef { input, symbol: (s.info & 0x00ff_ffff) as usize };
+        if resolution.definition_of(me) != Some(me) {
+            return false;
+        }
+        return object
+            .symbol(me.symbol)
+            .and_then(|f| f.section_index())
+            .is_some_and(|t| layout.placed(input, t).is_some());
+    }
+    if s.flags & SHF_INFO_LINK == 0 && s.sh_type != SHT_CUDA_MERCURY_RELA {
+        return true;
+    }
+    let target = s.info as usize;
+    if layout.placed(input, target).is_some() {
+        return true;
+    }
+    match object.section(target) {
+        Some(t) if depth < 2 && SectionClass::of_input(t.name, t.sh_type) == Some(SectionClass::Mercury) => {
+            carried_depth(inputs, resolution, layout, input, t, depth + 1)
+        }
+        _ => false,
+    }
+}
+
+/// The order Mercury sections of one input are placed in: capsules, then
+/// the other sections, then relocations, so that a section attached to
+/// another finds its output section; the header order inside class 20 comes
+/// from [`subrank`] and, within a kind, this order.
+pub(crate) fn placement_order<'l, 'a>(input: &'l InputObject<'a>) -> impl Iterator<Item = &'l Section<'a>> + 'l {
+    let step = |s: &Section<'_>| match s.sh_type {
+        SHT_CUDA_CAPMERC => 0,
+        SHT_CUDA_MERCURY_RELA => 2,
+        _ => 1,
+    };
+    (0..3).flat_map(move |k| input.sections().iter().filter(move |s| step(s) == k))
+}
+
+/// Rule 2 for a Mercury section just placed as output section `id`.
+pub(crate) fn attach(layout: &mut Layout, input: usize, s: &Section<'_>, id: OutId) {
+    let target = layout.placed(input, s.info as usize).map(|(t, _)| t);
+    let Some(out) = layout.sections.get_mut(id) else { return };
+    if let Some(&(_, _, entsize)) = LINKS.iter().find(|(t, _, _)| *t == s.sh_type) {
+        out.entsize = entsize;
+    }
+    if s.sh_type == SHT_CUDA_CAPMERC {
+        out.info = InfoField::Function {
+            symbol: SymbolRef { input, symbol: (s.info & 0x00ff_ffff) as usize },
+            high_bits: s.info & 0xff00_0000,
+        };
+    } else if s.sh_type == SHT_CUDA_MERCURY_PROTOTYPE {
+        // Like `.nv.prototype`: only when some entry survives.
+        out.keep = Keep::IfNotEmpty;
+    } else if s.sh_type == SHT_CUDA_MERCURY_RELA {
+        out.target = target;
+        out.keep = Keep::IfNotEmpty;
+        if let Some(t) = target {
+            out.info = InfoField::Section(t);
+        }
+    } else if s.flags & SHF_INFO_LINK != 0 {
+        if let Some(t) = target {
+            out.info = InfoField::Section(t);
+        }
+    }
+}
+
+/// Per input: its `.nv.merc.symtab`, if any.
+fn merc_symbols<'a>(inputs: &[InputObject<'a>]) -> Vec<Vec<Symbol<'a>>> {
+    inputs.iter().map(|i| i.cubin.mercury_symtab().map(|t| t.symbols).unwrap_or_default()).collect()
+}
+
+/// The Mercury symbol table of the output (rule 11, U3).
+#[derive(Debug, Default)]
+pub(crate) struct MercTable {
+    pub symbols: Vec<OutSymbol>,
+    /// `sh_info`: one past the last local.
+    pub first_global: u32,
+}
+
+/// What produced each output symbol.
+#[derive(Clone, Copy)]
+enum Source {
+    Null,
+    Section(OutId),
+    Local(SymbolRef),
+    Global(SymbolRef),
+}
+
+fn is_constant0(layout: &Layout, s: &OutSymbol) -> bool {
+    match s.section {
+        SymbolSection::Section(id) => layout.section(id).is_some_and(|o| o.class == SectionClass::MercuryConstant0),
+        SymbolSection::Raw(_) => false,
+    }
+}
+
+/// Rules 4.3, 5.3 (merc), 5.4 and 11: rewrites the finished `.symtab` the way
+/// nvlink's finaliser does and builds `.nv.merc.symtab` beside it.
+pub(crate) fn finish_symbols(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    table: &mut SymbolTable,
+) {
+    let merc = merc_symbols(inputs);
+    let count = table.symbols.len();
+    let mut source = vec![Source::Null; count];
+    for (id, slot) in table.section_symbol.iter().enumerate() {
+        if let Some(s) = slot.and_then(|i| source.get_mut(i as usize)) {
+            *s = Source::Section(id);
+        }
+    }
+    for (r, &i) in &table.local_index {
+        if let Some(s) = source.get_mut(i as usize) {
+            *s = Source::Local(*r);
+        }
+    }
+    for (g, slot) in table.global_index.iter().enumerate() {
+        let Some(global) = resolution.globals.get(g) else { continue };
+        if let Some(s) = slot.and_then(|i| source.get_mut(i as usize)) {
+            *s = Source::Global(global.definition.unwrap_or(global.first));
+        }
+    }
+
+    // Rule 5.4: the constant-bank section symbols (and locals in them) after the globals.
+    let (mut front, mut back): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    for (i, s) in table.symbols.iter().enumerate() {
+        if i > 0 && s.bind == STB_LOCAL && is_constant0(layout, s) { back.push(i) } else { front.push(i) }
+    }
+    let mirrored = front.len();
+    front.extend(back);
+    let mut new_index = vec![0u32; count];
+    for (new, &old) in front.iter().enumerate() {
+        if let Some(slot) = new_index.get_mut(old) {
+            *slot = u32::try_from(new).unwrap_or(u32::MAX);
+        }
+    }
+    let old_names: Vec<String> =
+        table.symbols.iter().map(|s| string_at(&table.strtab.bytes, s.name).unwrap_or_default().to_string()).collect();
+    let mut symbols: Vec<OutSymbol> = front.iter().filter_map(|&i| table.symbols.get(i).cloned()).collect();
+    let sources: Vec<Source> = front.iter().map(|&i| source.get(i).copied().unwrap_or(Source::Null)).collect();
+    let names: Vec<&str> = front.iter().map(|&i| old_names.get(i).map_or("", String::as_str)).collect();
+    let remap = |i: &mut u32| *i = new_index.get(*i as usize).copied().unwrap_or(*i);
+    table.section_symbol.iter_mut().flatten().for_each(remap);
+    table.global_index.iter_mut().flatten().for_each(remap);
+    table.local_index.values_mut().for_each(remap);
+
+    // Rule 5.3 (merc): undefined weak objects become global CUDA objects.
+    for s in &mut symbols {
+        if s.section == SymbolSection::Raw(0) && s.st_type == STT_OBJECT {
+            s.st_type = STT_CUDA_OBJECT;
+            s.bind = STB_GLOBAL;
+        }
+    }
+
+    // The merc counterpart of each section symbol: the section the same entry
+    // of an input's `.nv.merc.symtab` names.
+    let mut counterpart: HashMap<OutId, (OutId, String)> = HashMap::new();
+    for input in inputs {
+        let Some(list) = merc.get(input.index) else { continue };
+        for m in list.iter().filter(|m| m.st_type == STT_SECTION) {
+            let Some(main) = input.symbol(m.index).filter(|s| s.st_type == STT_SECTION) else { continue };
+            let out_main = main.section_index().and_then(|x| layout.placed(input.index, x)).map(|(o, _)| o);
+            let out_merc = m.section_index().and_then(|x| layout.placed(input.index, x)).map(|(o, _)| o);
+            if let (Some(a), Some(b)) = (out_main, out_merc) {
+                counterpart.entry(a).or_insert((b, m.name.to_string()));
+            }
+        }
+    }
+
+    // `.nv.merc.symtab`: one entry per `.symtab` entry before the constant banks.
+    let mut merc_out: Vec<(OutSymbol, String)> = Vec::with_capacity(mirrored);
+    for (k, (s, src)) in symbols.iter().zip(&sources).enumerate().take(mirrored) {
+        let name = names.get(k).copied().unwrap_or("").to_string();
+        let entry = match *src {
+            Source::Null => (s.clone(), String::new()),
+            Source::Section(id) => {
+                // Sections nvlink generates (`.nv.callgraph`, `.nv.prototype`)
+                // have no input symbol to follow: their copy is `.nv.merc<name>`.
+                let by_name = || {
+                    let main = layout.section(id)?;
+                    let b = layout.find(&format!(".nv.merc{}", main.name))?;
+                    Some((b, main.name.clone()))
+                };
+                match counterpart.get(&id).cloned().or_else(by_name) {
+                    Some((b, merc_name)) => (OutSymbol { section: SymbolSection::Section(b), ..s.clone() }, merc_name),
+                    None => (s.clone(), name),
+                }
+            }
+            Source::Local(r) | Source::Global(r) => match merc.get(r.input).and_then(|l| l.get(r.symbol)) {
+                Some(m) => {
+                    let placed = m.section_index().and_then(|x| layout.placed(r.input, x));
+                    let section = match placed {
+                        Some((id, _)) => SymbolSection::Section(id),
+                        None => SymbolSection::Raw(m.raw_shndx),
+                    };
+                    let mut st_type = m.st_type;
+                    let mut bind = s.bind;
+                    if placed.is_none() && m.raw_shndx == 0 && st_type == STT_OBJECT {
+                        st_type = STT_CUDA_OBJECT;
+                        bind = STB_GLOBAL;
+                    }
+                    let sym = OutSymbol {
+                        name: s.name,
+                        bind,
+                        st_type,
+                        other: m.other,
+                        section,
+                        value: m.value.saturating_add(placed.map_or(0, |(_, b)| b)),
+                        size: m.size,
+                    };
+                    (sym, name)
+                }
+                None => (s.clone(), name),
+            },
+        };
+        merc_out.push(entry);
+    }
+
+    // Rule 4.3: `.strtab` = the names in symtab order, then the merc-only
+    // names, then the prototype signatures.
+    let mut strtab = StringTable::new();
+    for (s, name) in symbols.iter_mut().zip(&names) {
+        s.name = strtab.add(name);
+    }
+    for (s, name) in &mut merc_out {
+        s.name = strtab.add(name);
+    }
+    for p in crate::symbols::prototype_strings(inputs) {
+        strtab.add(p);
+    }
+
+    let last_local = |list: &[OutSymbol]| list.iter().rposition(|s| s.bind == STB_LOCAL).map_or(0, |i| i + 1);
+    let merc_symbols: Vec<OutSymbol> = merc_out.into_iter().map(|(s, _)| s).collect();
+    table.first_global = u32::try_from(last_local(&symbols)).unwrap_or(u32::MAX);
+    table.merc = Some(MercTable {
+        first_global: u32::try_from(last_local(&merc_symbols)).unwrap_or(u32::MAX),
+        symbols: merc_symbols,
+    });
+    table.symbols = symbols;
+    table.strtab = strtab;
+}
+
+/// What one merc relocation's symbol is in the output.
+struct Resolved {
+    state: SymbolState,
+    home: SymbolHome,
+    value: u64,
+    index: Option<u32>,
+}
+
+struct Relocator<'l, 'a> {
+    inputs: &'l [InputObject<'a>],
+    resolution: &'l Resolution<'a>,
+    layout: &'l Layout,
+    symbols: &'l SymbolTable,
+    merc: Vec<Vec<Symbol<'a>>>,
+}
+
+impl Relocator<'_, '_> {
+    fn resolve(&self, input: usize, symbol: usize, patched: SymbolHome) -> Resolved {
+        let here = SymbolRef { input, symbol };
+        // `.nv.merc.symtab` mirrors `.symtab` entry for entry, in the inputs and
+        // in the output, so the normal index is the merc index.
+        let index = self.symbols.output_index(self.inputs, self.resolution, self.layout, here);
+        let unresolved = |home| Resolved { state: SymbolState::Live, home, value: 0, index };
+        let Some(sym) = self.merc.get(input).and_then(|l| l.get(symbol)) else {
+            return unresolved(SymbolHome::Undefined);
+        };
+        if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER) {
+            return unresolved(SymbolHome::TextureSlot);
+        }
+        if TABLE_SYMBOLS.contains(&sym.name) {
+            return unresolved(SymbolHome::TableOffset);
+        }
+        let Some(def) = self.resolution.definition_of(here) else {
+            if sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
+                return unresolved(SymbolHome::SharedMemory);
+            }
+            return unresolved(SymbolHome::Undefined);
+        };
+        let Some(def_sym) = self.merc.get(def.input).and_then(|l| l.get(def.symbol)) else {
+            return unresolved(SymbolHome::Undefined);
+        };
+        let Some(section) = def_sym.section_index() else { return unresolved(SymbolHome::Undefined) };
+        let Some(def_input) = self.inputs.get(def.input) else { return unresolved(SymbolHome::Undefined) };
+        let Some((id, base)) = self.layout.placed(def.input, section) else {
+            let name = def_input.section(section).map_or("", |s| s.name);
+            let main_section = def_input.symbol(def.symbol).and_then(|s| s.section_index());
+            let state = if main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x)) {
+                SymbolState::DiscardedDuplicate
+            } else {
+                SymbolState::Dead
+            };
+            return Resolved { state, home: SymbolHome::of_section(name), value: 0, index };
+        };
+        let out_name = self.layout.section(id).map_or("", |s| s.name.as_str());
+        let describes_loser = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
+            && sym.st_type != STT_SECTION
+            && sym.section_index().is_some()
+            && def.input != input;
+        Resolved {
+            state: if describes_loser { SymbolState::DiscardedDuplicate } else { SymbolState::Live },
+            home: SymbolHome::of_section(out_name),
+            value: base.saturating_add(def_sym.value),
+            index,
+        }
+    }
+
+    /// One `.nv.merc.rela.*` output section: its kept entries (reverse input
+    /// order, each input's list reversed: rule 8.1), applying the rest to
+    /// `data` unless the target is the capsule (its relocations patch the
+    /// expanded code, which is not in the file).
+    fn section(&self, rela: &OutSection, data: &mut [u8], capsule: bool) -> Result<Vec<OutRelocation>, LinkError> {
+        let output = if self.layout.executable { keep::OutputKind::Executable } else { keep::OutputKind::Relocatable };
+        let patched_home = rela
+            .target
+            .and_then(|t| self.layout.section(t))
+            .map_or(SymbolHome::Other, |t| SymbolHome::of_section(&t.name));
+        let mut kept = Vec::new();
+        for piece in rela.pieces.iter().rev() {
+            let Some(input) = self.inputs.get(piece.input) else { continue };
+            let Some(rs) = input.cubin.relocation_sections().find(|r| r.section == piece.section) else { continue };
+            let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
+            let entries: Vec<_> = rs.entries().collect();
+            for r in entries.iter().rev() {
+                let resolved = self.resolve(piece.input, r.symbol as usize, patched_home);
+                let query =
+                    Query { r_type: r.r_type, output, symbol: resolved.home, state: resolved.state, mercury: true };
+                let offset = base.saturating_add(r.offset);
+                let at = usize::try_from(offset).unwrap_or(usize::MAX);
+                let fail = |message: String| LinkError::Relocation {
+                    file: input.name.to_string(),
+                    section: input.section_name(rs.section),
+                    offset: r.offset,
+                    message,
+                };
+                let apply = |data: &mut [u8]| -> Result<(), LinkError> {
+                    if capsule || matches!(resolved.home, SymbolHome::TextureSlot | SymbolHome::SharedMemory) {
+                        return Ok(());
+                    }
+                    let Some(site) = data.get_mut(at..) else { return Ok(()) };
+                    if develf_reloc::descriptor(r.r_type).is_none() {
+                        return Ok(());
+                    }
+                    match r.addend {
+                        Some(a) => develf_reloc::apply(r.r_type, site, resolved.value, a, offset),
+                        None => develf_reloc::apply_rel(r.r_type, site, resolved.value, offset),
+                    }
+                    .map_err(|e| fail(e.to_string()))
+                };
+                let mut keep_entry = |t: u32| {
+                    if let Some(symbol) = resolved.index {
+                        kept.push(OutRelocation { offset, r_type: t, symbol, addend: r.addend });
+                    }
+                };
+                match keep::disposition(&query) {
+                    Disposition::Apply => apply(data)?,
+                    Disposition::ApplyDead => {
+                        if let (false, Some(site)) = (capsule, data.get_mut(at..)) {
+                            develf_reloc::apply_dead(r.r_type, site).map_err(|e| fail(e.to_string()))?;
+                        }
+                    }
+                    Disposition::Drop => {}
+                    Disposition::Keep(t) => keep_entry(t),
+                    Disposition::ApplyAndKeep(t) => {
+                        apply(data)?;
+                        keep_entry(t);
+                    }
+                }
+            }
+        }
+        Ok(kept)
+    }
+}
+
+/// Rule 8 for `.nv.merc.rela.*`, and rule 7.9's CIE pointers, on the
+/// contents relocate built.
+pub(crate) fn relocate(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    symbols: &SymbolTable,
+    contents: &mut Contents,
+) -> Result<(), LinkError> {
+    let r = Relocator { inputs, resolution, layout, symbols, merc: merc_symbols(inputs) };
+    for (id, s) in layout.sections.iter().enumerate() {
+        if !is_relocation(s) {
+            continue;
+        }
+        let Some(target) = s.target else { continue };
+        let capsule = layout.section(target).is_some_and(|t| t.sh_type == SHT_CUDA_CAPMERC);
+        let mut data = contents.data.get_mut(target).map(std::mem::take).unwrap_or_default();
+        let kept = r.section(s, &mut data, capsule);
+        if let Some(slot) = contents.data.get_mut(target) {
+            *slot = data;
+        }
+        if let Some(slot) = contents.relocations.get_mut(id) {
+            *slot = kept?;
+        }
+    }
+    // Rule 8.1 (merc): the line-table relocations keep input order.
+    for (id, s) in layout.sections.iter().enumerate() {
+        let target = s.target.and_then(|t| layout.section(t)).map_or("", |t| t.name.as_str());
+        if s.class == SectionClass::Relocation && LINE_TABLES.contains(&target) {
+            if let Some(list) = contents.relocations.get_mut(id) {
+                list.reverse();
+            }
+        }
+    }
+    for (id, s) in layout.sections.iter().enumerate() {
+        if s.name == ".debug_frame" || s.name == ".nv.merc.debug_frame" {
+            if let Some(data) = contents.data.get_mut(id) {
+                fix_cie_pointers(data);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Rule 7.9 (merc): every FDE's CIE pointer names the CIE before it. ptxas
+/// 13.5 writes the merc copy's offset into `.debug_frame`'s second FDE
+/// (0x70 where the CIE is at 0x68); nvlink points it at the real CIE.
+/// 64-bit DWARF only (`0xffffffff` escape), as ptxas writes it.
+fn fix_cie_pointers(data: &mut [u8]) {
+    let mut at = 0usize;
+    let mut cie: Option<u64> = None;
+    while let Some(head) = data.get(at..at + 20) {
+        if head[..4] != [0xff; 4] {
+            return;
+        }
+        let mut len = [0u8; 8];
+        len.copy_from_slice(&head[4..12]);
+        let Ok(length) = usize::try_from(u64::from_le_bytes(len)) else { return };
+        let mut id = [0u8; 8];
+        id.copy_from_slice(&head[12..20]);
+        if u64::from_le_bytes(id) == u64::MAX {
+            cie = Some(at as u64);
+        } else if let (Some(c), Some(field)) = (cie, data.get_mut(at + 12..at + 20)) {
+            field.copy_from_slice(&c.to_le_bytes());
+        }
+        let Some(next) = at.checked_add(12).and_then(|x| x.checked_add(length)) else { return };
+        if next <= at {
+            return;
+        }
+        at = next;
+    }
+}
+
+/// The Mercury metadata sections nvlink regenerates: the merc copies of
+/// `.nv.info`, `.nv.callgraph` and `.nv.prototype` are byte copies of the
+/// normal ones (90/90, 90/90, 75/75 links; the merc symtab mirrors the normal
+/// one), `.nv.merc.nv.info.<fn>` is rule 7.2 on the merc input section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Generated {
+    NvInfo,
+    FunctionInfo,
+    CallGraph,
+    Prototype,
+}
+
+pub(crate) fn generated(s: &OutSection) -> Option<Generated> {
+    if s.class != SectionClass::Mercury {
+        return None;
+    }
+    match s.sh_type {
+        SHT_CUDA_MERCURY_INFO if s.flags & SHF_INFO_LINK != 0 => Some(Generated::FunctionInfo),
+        SHT_CUDA_MERCURY_INFO => Some(Generated::NvInfo),
+        SHT_CUDA_MERCURY_CALLGRAPH => Some(Generated::CallGraph),
+        SHT_CUDA_MERCURY_PROTOTYPE => Some(Generated::Prototype),
+        _ => None,
+    }
+}
+
+/// Rule 2: (`sh_link`, `sh_info`) of a Mercury section, given the header
+/// indices of `.strtab` and `.nv.merc.symtab`; `None` for the rest.
+pub(crate) fn link_info(s: &OutSection, strtab: u32, merc_symtab: u32, symbols: &SymbolTable) -> Option<(u32, u32)> {
+    let &(_, link, _) = LINKS.iter().find(|(t, _, _)| *t == s.sh_type && s.class == SectionClass::Mercury)?;
+    match link {
+        MercLink::StrTab => Some((strtab, symbols.merc.as_ref().map_or(0, |m| m.first_global))),
+        MercLink::MercSymTab => Some((merc_symtab, u32::MAX)),
+    }
+}
+
+/// Rules 4.3 and U1: the merc `.shstrtab` (NUL, the names in header order,
+/// 36 zero bytes) and each kept section's name offset.
+pub(crate) fn shstrtab(layout: &Layout, kept: &[OutId]) -> (Vec<u8>, HashMap<OutId, u32>) {
+    let mut bytes = vec![0u8];
+    let mut offsets = HashMap::new();
+    for &id in kept {
+        let Some(s) = layout.section(id) else { continue };
+        offsets.insert(id, u32::try_from(bytes.len()).unwrap_or(u32::MAX));
+        bytes.extend_from_slice(s.name.as_bytes());
+        bytes.push(0);
+    }
+    bytes.resize(bytes.len() + SHSTRTAB_PADDING, 0);
+    (bytes, offsets)
+}
+
+/// The capsule starts with the header index of its function's `.text`
+/// section (a u32; 90/90 links).
+pub(crate) fn patch_capsule(s: &OutSection, body: &mut [u8], text_index: Option<u32>) {
+    if s.sh_type != SHT_CUDA_CAPMERC {
+        return;
+    }
+    if let (Some(index), Some(field)) = (text_index, body.get_mut(..4)) {
+        field.copy_from_slice(&index.to_le_bytes());
+    }
+}
+
+/// The `.text.<fn>` a capsule codes.
+pub(crate) fn capsule_text(s: &OutSection) -> Option<String> {
+    (s.sh_type == SHT_CUDA_CAPMERC).then(|| s.name.strip_prefix(".nv.capmerc").map(str::to_string)).flatten()
+}
+
+pub(crate) fn is_merc_symtab(s: &OutSection) -> bool {
+    s.class == SectionClass::Mercury && s.sh_type == SHT_CUDA_MERCURY_SYMTAB
+}
