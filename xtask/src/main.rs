@@ -6,6 +6,7 @@
 mod bench;
 mod container_fixtures;
 mod diff;
+mod dropin;
 mod fixtures;
 mod toolchain;
 mod zebin_fixtures;
@@ -57,6 +58,12 @@ const COMMANDS: &[Command] = &[
         usage: bench::USAGE,
         summary: "time develf against nvlink on generated big links and deep call graphs",
         run: bench::run,
+    },
+    Command {
+        name: "dropin",
+        usage: dropin::USAGE,
+        summary: "build the CUDA programs with nvcc -rdc twice (nvlink, then develf as nvlink) and compare",
+        run: dropin::run,
     },
     Command { name: "help", usage: "help", summary: "print this message", run: help },
 ];
