@@ -26,6 +26,12 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// [`parse_nvlink_args`] without the raw option list (`given`), which only
+/// [`nvlink_cmd::recorded_command_line`] reads; tested on its own below.
+fn parse_meaning(args: &[String]) -> Result<NvlinkArgs, String> {
+    parse_nvlink_args(args).map(|parsed| NvlinkArgs { given: Vec::new(), ..parsed })
+}
+
 fn base() -> NvlinkArgs {
     NvlinkArgs { arch: Some("sm_90".into()), output: Some("out.cubin".into()), ..NvlinkArgs::default() }
 }
@@ -158,8 +164,100 @@ fn options_parse_as_nvlink_spells_them() {
         (&["-arch=sm_90", "-o", "out.cubin", "-"], NvlinkArgs { inputs: files(&["-"]), ..base() }),
     ];
     for (line, expected) in cases {
-        let parsed = parse_nvlink_args(&strings(line));
+        let parsed = parse_meaning(&strings(line));
         assert_eq!(parsed.as_ref(), Ok(&expected), "{line:?}");
+    }
+}
+
+/// Rule 7.5: the command line nvlink 13.5 recorded in `.note.nv.tkinfo` for
+/// each of these (read back from its outputs; /tmp experiments on the multi
+/// program's objects).
+#[test]
+fn recorded_command_lines_match_nvlinks_notes() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["-arch=sm_90", "a.o"], "-arch sm_90 "),
+        (&["--arch", "sm_90", "-m", "64", "a.o"], "-arch sm_90 -m 64 "),
+        (&["-m64", "--arch=sm_90", "a.o", "-r"], "-arch sm_90 -m 64 -r  "),
+        // nvcc -dlink's line: --register-link-binaries and --host-ccbin are not recorded.
+        (
+            &[
+                "-m64",
+                "--arch=sm_90",
+                "--register-link-binaries=r.c",
+                "-L.",
+                "-ldev",
+                "-L/t/bin/../lib/stubs",
+                "-L/t/bin/../lib",
+                "-cpu-arch=X86_64",
+                "-report-arch",
+                "main.o",
+                "-lcudadevrt",
+                "-o",
+                "x.cubin",
+                "--host-ccbin",
+                "gcc",
+            ],
+            "-arch sm_90 -m 64 -l dev,cudadevrt -L .,/t/bin/../lib/stubs,/t/bin/../lib -cpu-arch X86_64 -report-arch  ",
+        ),
+        // Repeated list values are kept, a repeated flag is written once, the
+        // last of two -arch values wins.
+        (
+            &["-arch=sm_75", "-arch=sm_90", "-v", "-v", "-lx", "-lx", "-ly", "-Lq", "-Lq", "a.o"],
+            "-arch sm_90 -l x,x,y -L q,q -v  ",
+        ),
+        (
+            &[
+                "-v2",
+                "-w",
+                "-Werror",
+                "-suppress-stack-size-warning",
+                "-suppress-arch-warning",
+                "-disable-infos",
+                "-extrawarn",
+                "-dump-callgraph",
+                "-ignore-host-info",
+                "-maxrregcount=32",
+                "-split-compile=2",
+                "-variables-used=abc",
+                "-kernels-used=abc",
+                "-preserve-relocs",
+                "-report-arch",
+                "-cpu-arch=X86_64",
+                "-Lq",
+                "-lz",
+                "-m64",
+                "-v",
+                "--arch=sm_90",
+                "a.o",
+            ],
+            "-suppress-stack-size-warning  -suppress-arch-warning  -arch sm_90 -m 64 -l z -L q -v  -v2  \
+             -preserve-relocs  -w  -Werror  -disable-infos  -kernels-used abc -variables-used abc -cpu-arch X86_64 \
+             -report-arch  -extrawarn  -split-compile 2 -maxrregcount 32 -dump-callgraph  -ignore-host-info  ",
+        ),
+        (
+            &["-nvvmpath=/x", "-split-compile-extended=3", "-dump-callgraph-no-demangle", "--arch=sm_90", "a.o"],
+            "-arch sm_90 -nvvmpath /x -split-compile-extended 3 -dump-callgraph-no-demangle  ",
+        ),
+        (&["--arch=sm_90", "-time", "t.csv", "a.o"], "-arch sm_90 "),
+        // With -g: the input files' basenames (not -l libraries), then -o's basename.
+        (
+            &[
+                "-g",
+                "--arch=sm_90",
+                "/tmp/nv/main.o",
+                "./scale.o",
+                "lib/libdev.a",
+                "-lcudadevrt",
+                "-o",
+                "sub/x.cubin",
+                "-r",
+            ],
+            "main.o,scale.o,libdev.a -o x.cubin -g  -arch sm_90 -l cudadevrt -r  ",
+        ),
+    ];
+    for (line, expected) in cases {
+        let parsed = parse_nvlink_args(&strings(line)).expect("parses");
+        assert_eq!(nvlink_cmd::recorded_command_line(&parsed), *expected, "{line:?}");
     }
 }
 
@@ -221,7 +319,7 @@ fn options_files_and_response_files_insert_their_words_in_place() {
         vec!["a.cubin".to_string(), format!("--options-file={first}"), "c.cubin".into()],
         vec!["a.cubin".to_string(), format!("@{first}"), "c.cubin".into()],
     ] {
-        assert_eq!(parse_nvlink_args(&line), Ok(expected.clone()), "{line:?}");
+        assert_eq!(parse_meaning(&line), Ok(expected.clone()), "{line:?}");
     }
     let both = parse_nvlink_args(&[format!("--options-file={first},{second}")]).expect("parses");
     assert_eq!(both.inputs, files(&["with space.cubin", "b.cubin"]));

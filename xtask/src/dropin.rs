@@ -272,10 +272,21 @@ fn make_overlay(real_root: &Path, overlay: &Path, develf: &Path) -> Result<()> {
     let real_bin = real_root.join("bin");
     for entry in fs::read_dir(&real_bin).with_context(|| format!("reading {}", real_bin.display()))? {
         let entry = entry?;
-        if entry.file_name() != "nvlink" {
+        if entry.file_name() != "nvlink" && entry.file_name() != "nvcc.profile" {
             symlink(&entry.path(), &bin.join(entry.file_name()))?;
         }
     }
+    // nvcc hands nvlink `-L$(TOP)/lib/stubs -L$(TOP)/lib`, and nvlink records
+    // them in its output (rule 7.5). With `TOP = $(_HERE_)/..` the overlay's
+    // nvcc would name the overlay's folders: point TOP at the real toolkit,
+    // spelled as the real nvcc spells it, so both links get the same line.
+    // `_HERE_` stays the overlay's `bin`, where nvcc finds develf as nvlink.
+    let profile_path = real_bin.join("nvcc.profile");
+    let profile = fs::read_to_string(&profile_path).with_context(|| format!("reading {}", profile_path.display()))?;
+    let real_top = format!("{}/..", real_bin.display());
+    let profile = profile.replace("$(_HERE_)/..", &real_top);
+    let overlay_profile = bin.join("nvcc.profile");
+    fs::write(&overlay_profile, profile).with_context(|| format!("writing {}", overlay_profile.display()))?;
     symlink(develf, &bin.join("nvlink"))
 }
 

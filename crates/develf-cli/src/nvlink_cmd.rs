@@ -471,6 +471,10 @@ pub struct NvlinkArgs {
     pub not_supported: Vec<String>,
     /// Warnings about the command line (redefinitions).
     pub warnings: Vec<String>,
+    /// Every recognised option in command-line order, options files expanded:
+    /// its long name and its values (a list option's split at commas). What
+    /// [`recorded_command_line`] renders.
+    pub given: Vec<(&'static str, Vec<String>)>,
 }
 
 /// Splits an options file into words: white space separates, double quotes
@@ -591,6 +595,7 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
                 return Err(format!("Value '{bad}' is not defined for option '{}'", option.long));
             }
         }
+        parsed.given.push((option.long, values.clone()));
         let single = values.first().map_or("", String::as_str);
         let warnings = &mut parsed.warnings;
         match option.id {
@@ -638,6 +643,85 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             Some(t.parse().map_err(|_| format!("Value '{t}' is not defined for option 'threads' (a number)"))?);
     }
     Ok(parsed)
+}
+
+/// The options nvlink records in its `.note.nv.tkinfo` note, in the order it
+/// writes them (rule 7.5): a fixed order of its own, neither the command
+/// line's nor `--help`'s. `output-file` only with `-g`. Options not listed
+/// here are never recorded (`-optf`, `-time`, `--register-link-binaries`,
+/// `--host-ccbin`, develf's `--threads`).
+const RECORDED_OPTIONS: &[&str] = &[
+    "suppress-stack-size-warning",
+    "suppress-arch-warning",
+    "output-file",
+    "debug",
+    "arch",
+    "machine",
+    "library",
+    "library-path",
+    "verbose",
+    "verbose2",
+    "preserve-relocs",
+    "disable-warnings",
+    "warning-as-error",
+    "disable-infos",
+    "keep-system-libraries",
+    "kernels-used",
+    "variables-used",
+    "cpu-arch",
+    "report-arch",
+    "extra-warnings",
+    "nvvmpath",
+    "split-compile",
+    "split-compile-extended",
+    "Xptxas",
+    "maxrregcount",
+    "dump-callgraph",
+    "dump-callgraph-no-demangle",
+    "ignore-host-info",
+    "use-host-info",
+    "relocatable-link",
+];
+
+/// The command line as nvlink records it in `.note.nv.tkinfo` (rule 7.5):
+/// each given option of [`RECORDED_OPTIONS`], in that order, once, as
+/// `-<short> <value> ` (`-arch sm_90 -m 64 `); a flag has an empty value
+/// (`-report-arch  `); a single-valued option its last value; a list option
+/// all its values from every occurrence, in order, repeats kept, joined by
+/// commas (`-l dev,cudadevrt -L .,/usr/lib `). With `-g` the input files'
+/// basenames come first, comma-joined (`a.o,libdev.a `; not `-l` libraries),
+/// and `-o` is recorded with the output's basename.
+pub fn recorded_command_line(parsed: &NvlinkArgs) -> String {
+    let base = |n: &str| n.rsplit(['/', '\\']).next().unwrap_or(n).to_string();
+    let mut out = String::new();
+    if parsed.debug {
+        let files: Vec<String> = parsed
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                InputArg::File(f) => Some(base(f)),
+                InputArg::Library(_) => None,
+            })
+            .collect();
+        let _ = write!(out, "{} ", files.join(","));
+    }
+    for &long in RECORDED_OPTIONS {
+        let Some(option) = OPTIONS.iter().find(|o| o.long == long) else { continue };
+        let mut occurrences = parsed.given.iter().filter(|(name, _)| *name == long).map(|(_, v)| v).peekable();
+        if occurrences.peek().is_none() || (option.id == O::OutputFile && !parsed.debug) {
+            continue;
+        }
+        let value = match option.takes {
+            Nothing => String::new(),
+            Value => occurrences
+                .last()
+                .and_then(|v| v.first())
+                .map_or(String::new(), |v| if option.id == O::OutputFile { base(v) } else { v.clone() }),
+            List => occurrences.flatten().cloned().collect::<Vec<_>>().join(","),
+        };
+        let _ = write!(out, "-{} {value} ", option.short.unwrap_or(option.long));
+    }
+    out
 }
 
 /// nvlink's `--help`, generated from [`OPTIONS`].
@@ -729,6 +813,9 @@ pub struct LinkRequest {
     pub register_link_binaries: Option<PathBuf>,
     /// 0: rayon's default.
     pub threads: usize,
+    /// The text for nvlink's tkinfo note ([`recorded_command_line`]); `None`:
+    /// derived by the linker from `-arch`, `-r` and `-g` alone.
+    pub command_line: Option<String>,
 }
 
 /// The worker count from `DEVELF_THREADS`, if set to a number.
@@ -823,6 +910,7 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         verbose: parsed.verbose,
         register_link_binaries: parsed.register_link_binaries.as_ref().map(PathBuf::from),
         threads: parsed.threads.or_else(threads_from_env).unwrap_or(0),
+        command_line: Some(recorded_command_line(parsed)),
     })
 }
 
@@ -831,32 +919,54 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
 struct LoadedFile {
     name: String,
     data: Vec<u8>,
-    /// Given as a file, not found through `-l`.
-    direct: bool,
+    /// Rule 12.3: an archive named like nvlink's system library, whose members
+    /// join the link only when they define a symbol it still needs.
+    system: bool,
 }
+
+/// Rule 12.3: the archive nvlink links on demand, recognised by its file name
+/// alone (`libdev.a` copied to `libcudadevrt.a` is linked on demand too, and
+/// `libcudadevrt.a` copied to `libfoo.a` whole).
+const SYSTEM_LIBRARY: &str = "libcudadevrt.a";
 
 fn find_library(name: &str, paths: &[PathBuf]) -> Option<PathBuf> {
     let file = format!("lib{name}.a");
     paths.iter().map(|dir| dir.join(&file)).find(|p| p.is_file())
 }
 
+/// Reads the inputs in nvlink's link order (rule 12.1): the files as given,
+/// then the `-l` libraries in the order given, wherever they stood. An archive
+/// met a second time (the same file by canonical path, also through `-l`)
+/// adds nothing (rule 12.2); a copy under another name is a second archive.
 fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<LoadedFile>, String> {
     let mut files = Vec::with_capacity(request.inputs.len());
+    let mut archives_seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut add = |files: &mut Vec<LoadedFile>, name: String, path: &Path, data: Vec<u8>| {
+        let archive = Archive::sniff(&data);
+        if archive && !archives_seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())) {
+            return;
+        }
+        let system = archive && path.file_name().is_some_and(|n| n == SYSTEM_LIBRARY);
+        files.push(LoadedFile { name, data, system });
+    };
     for input in &request.inputs {
-        match input {
-            InputArg::File(name) => {
-                let data = std::fs::read(name).map_err(|e| format!("Could not open input file '{name}': {e}"))?;
-                files.push(LoadedFile { name: name.clone(), data, direct: true });
-            }
-            InputArg::Library(lib) => match find_library(lib, &request.library_paths) {
+        if let InputArg::File(name) = input {
+            let data = std::fs::read(name).map_err(|e| format!("Could not open input file '{name}': {e}"))?;
+            add(&mut files, name.clone(), Path::new(name), data);
+        }
+    }
+    for input in &request.inputs {
+        if let InputArg::Library(lib) = input {
+            match find_library(lib, &request.library_paths) {
                 Some(path) => {
                     let name = path.display().to_string();
                     let data = std::fs::read(&path).map_err(|e| format!("Could not open library '{name}': {e}"))?;
-                    files.push(LoadedFile { name, data, direct: false });
+                    add(&mut files, name, &path, data);
                 }
-                // nvlink skips a library it cannot find without a word; say it.
-                None => reporter.warning(&format!("Library 'lib{lib}.a' (-l{lib}) not found on the -L paths; skipped")),
-            },
+                // nvlink skips a library it cannot find without a word; say it,
+                // as an info so that -Werror does not fail a link nvlink makes.
+                None => reporter.info(&format!("Library 'lib{lib}.a' (-l{lib}) not found on the -L paths; skipped")),
+            }
         }
     }
     Ok(files)
@@ -871,14 +981,40 @@ fn is_cubin(data: &[u8]) -> bool {
     data.len() > 20 && data.starts_with(b"\x7fELF") && u16::from_le_bytes([data[18], data[19]]) == EM_CUDA
 }
 
-/// The device ELFs a file contributes for `arch`, named for messages.
-fn device_objects<'a>(
-    file: &'a LoadedFile,
-    arch: Arch,
-    reporter: &mut Reporter,
-) -> Result<Vec<NamedObject<'a>>, String> {
+/// One object the link considers: a file given directly, or a host-object
+/// member of an archive.
+struct Unit<'a> {
+    /// For messages: the file, or `archive:member`.
+    name: String,
+    data: &'a [u8],
+    /// Given on the command line, not taken from an archive.
+    direct: bool,
+}
+
+/// The objects a file brings: itself, or for an archive its host-object
+/// members in order. nvlink ignores an archive's cubin and fatbin members
+/// without a word (rule 12.3: an archive of `unused.cubin`, or of a `-fatbin`
+/// output, adds nothing and registers nothing).
+fn units_of(file: &LoadedFile) -> Result<Vec<Unit<'_>>, String> {
     let name = &file.name;
-    let data = file.data.as_slice();
+    if !Archive::sniff(&file.data) {
+        return Ok(vec![Unit { name: name.clone(), data: &file.data, direct: true }]);
+    }
+    let archive = Archive::parse(&file.data).map_err(|d| format!("{name}: {d}"))?;
+    let mut units = Vec::new();
+    for member in archive.files() {
+        let member = member.map_err(|d| format!("{name}: {d}"))?;
+        if develf_fatbin::sniff(member.data) == Some(develf_fatbin::ContainerKind::HostElf) {
+            units.push(Unit { name: format!("{name}:{}", member.name), data: member.data, direct: false });
+        }
+    }
+    Ok(units)
+}
+
+/// The device ELFs an object contributes for `arch`, named for messages.
+fn device_objects<'a>(unit: &Unit<'a>, arch: Arch, reporter: &mut Reporter) -> Result<Vec<NamedObject<'a>>, String> {
+    let name = &unit.name;
+    let data = unit.data;
     if develf_fatbin::sniff(data).is_some() {
         let entries = develf_fatbin::relocatable_elfs_for(data, arch.sm).map_err(|d| format!("{name}: {d}"))?;
         let mut out = Vec::with_capacity(entries.len());
@@ -889,8 +1025,14 @@ fn device_objects<'a>(
                 Err(d) => return Err(format!("{label}: {d}")),
             }
         }
+        // nvlink warns about a file given directly, not about an archive member
+        // (rule 12.3: an sm_75-only member of an sm_90 link goes by silently).
         let any_for_target = develf_fatbin::device_elfs(data).is_ok_and(|all| all.iter().any(|e| e.sm == arch.sm));
-        if out.is_empty() && !any_for_target && develf_fatbin::device_elfs(data).is_ok_and(|all| !all.is_empty()) {
+        if unit.direct
+            && out.is_empty()
+            && !any_for_target
+            && develf_fatbin::device_elfs(data).is_ok_and(|all| !all.is_empty())
+        {
             reporter.warning(&format!("SM Arch ('{arch}') not found in '{name}'"));
         }
         return Ok(out);
@@ -898,54 +1040,52 @@ fn device_objects<'a>(
     if is_cubin(data) {
         return Ok(vec![(name.clone(), Cow::Borrowed(data))]);
     }
-    if Archive::sniff(data) {
-        let archive = Archive::parse(data).map_err(|d| format!("{name}: {d}"))?;
-        let mut out = Vec::new();
-        for member in archive.files() {
-            let member = member.map_err(|d| format!("{name}: {d}"))?;
-            if is_cubin(member.data) {
-                out.push((format!("{name}({})", member.name), Cow::Borrowed(member.data)));
-            }
-        }
-        return Ok(out);
-    }
     // nvlink skips files it does not recognise without a word; say it.
     reporter.warning(&format!("Input file '{name}' is not a cubin, fatbin, host object or archive; skipped"));
     Ok(Vec::new())
 }
 
-/// The `DEFINE_REGISTER_FUNC` name nvlink gives a file: a host object's
-/// `__nv_module_id`, or for a cubin its absolute path with every character
-/// other than letters and digits made `_`.
-fn register_name(file: &LoadedFile) -> Option<String> {
-    if is_cubin(&file.data) {
-        let path = std::path::absolute(&file.name).unwrap_or_else(|_| PathBuf::from(&file.name));
+/// One line of the register file.
+#[derive(Debug)]
+struct Registered {
+    /// The `DEFINE_REGISTER_FUNC` argument.
+    function: String,
+    /// The file, when it is device code without host code (nvlink says so).
+    no_host_code: Option<String>,
+}
+
+/// The `DEFINE_REGISTER_FUNC` name nvlink gives an object: a host object's
+/// `__nv_module_id`, or for a cubin or fatbin given directly its absolute path
+/// (not normalised: `/tmp/a/../b.cubin`) with every character other than
+/// letters and digits made `_`.
+fn register_name(unit: &Unit<'_>) -> Option<Registered> {
+    let device_only =
+        is_cubin(unit.data) || develf_fatbin::sniff(unit.data) == Some(develf_fatbin::ContainerKind::Fatbin);
+    if unit.direct && device_only {
+        let path = std::path::absolute(&unit.name).unwrap_or_else(|_| PathBuf::from(&unit.name));
         let text = path.to_string_lossy();
-        return Some(text.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect());
+        let function = text.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        return Some(Registered { function, no_host_code: Some(unit.name.clone()) });
     }
-    let elf = develf_parse::ElfFile::parse(&file.data).ok()?;
+    let elf = develf_parse::ElfFile::parse(unit.data).ok()?;
     let section = elf.section_by_name("__nv_module_id")?;
     let bytes = section.bytes();
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    std::str::from_utf8(&bytes[..end]).ok().filter(|s| !s.is_empty()).map(str::to_string)
+    let function = std::str::from_utf8(&bytes[..end]).ok().filter(|s| !s.is_empty())?.to_string();
+    Some(Registered { function, no_host_code: None })
 }
 
-fn register_file_text(files: &[LoadedFile], reporter: &Reporter) -> String {
-    let mut names = Vec::new();
-    for file in files.iter().filter(|f| f.direct) {
-        if let Some(name) = register_name(file) {
-            if is_cubin(&file.data) {
-                reporter.info(&format!(
-                    "Input '{}' has no host code, which could cause later host link error if there is a reference to it",
-                    file.name
-                ));
-            }
-            names.push(name);
+/// The register file: every module linked, in link order, archive members
+/// included (rule 12.3), each line ending in a newline as nvlink's.
+fn register_file_text(registered: &[Registered], reporter: &Reporter) -> String {
+    let mut out = format!("#define NUM_PRELINKED_OBJECTS {}\n", registered.len());
+    for entry in registered {
+        if let Some(file) = &entry.no_host_code {
+            reporter.info(&format!(
+                "Input '{file}' has no host code, which could cause later host link error if there is a reference to it"
+            ));
         }
-    }
-    let mut out = format!("#define NUM_PRELINKED_OBJECTS {}", names.len());
-    for name in names {
-        let _ = write!(out, "\nDEFINE_REGISTER_FUNC({name})");
+        let _ = writeln!(out, "DEFINE_REGISTER_FUNC({})", entry.function);
     }
     out
 }
@@ -1014,57 +1154,77 @@ fn defined_and_undefined(bytes: &[u8]) -> (Vec<String>, Vec<String>) {
     (defined, undefined)
 }
 
-/// Every device object the request's files contribute, in command-line order.
-/// Objects given directly (cubins, host objects, fatbins) are all linked;
-/// members of archives (given as files or found with `-l`) only when they
-/// define a symbol that the objects linked so far need, repeated until
-/// nothing more is pulled in, as a host linker treats libraries.
+/// What the files bring to the link.
+#[derive(Debug, Default)]
+struct Gathered<'a> {
+    /// The device objects to link, in link order.
+    objects: Vec<NamedObject<'a>>,
+    /// The register file's modules, in link order.
+    registered: Vec<Registered>,
+}
+
+/// Every device object the request's files contribute, in link order
+/// (rule 12): a file given directly is linked, and so is *every* host-object
+/// member of an archive, whether anything refers to it or not (functions
+/// nobody calls then fall to dead-code elimination, variables stay: staticlib's
+/// `unused.o` brings `dev_unused_table`). Only the system library (rule 12.3)
+/// is searched as a host linker searches an archive: a member joins when it
+/// defines a symbol the objects before it need and nothing defines yet,
+/// repeated until none does.
 fn gather_objects<'a>(
     files: &'a [LoadedFile],
     arch: Arch,
     reporter: &mut Reporter,
-) -> Result<Vec<NamedObject<'a>>, LinkFailure> {
-    // (object, from an archive)
-    let mut candidates = Vec::new();
+) -> Result<Gathered<'a>, LinkFailure> {
+    let mut gathered = Gathered::default();
+    // What the objects so far define and need; only a system library asks.
+    let track = files.iter().any(|f| f.system);
+    let mut defined: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut needed: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let symbols_of = |objects: &[NamedObject<'_>]| {
+        let (mut d, mut u) = (Vec::new(), Vec::new());
+        for (_, bytes) in objects {
+            let (more_d, more_u) = defined_and_undefined(bytes);
+            d.extend(more_d);
+            u.extend(more_u);
+        }
+        (d, u)
+    };
     for file in files {
-        let from_archive = Archive::sniff(&file.data);
-        for object in device_objects(file, arch, reporter).map_err(LinkFailure::fatal)? {
-            candidates.push((object, from_archive));
+        let units = units_of(file).map_err(LinkFailure::fatal)?;
+        let mut per_unit = Vec::with_capacity(units.len());
+        for unit in &units {
+            per_unit.push(device_objects(unit, arch, reporter).map_err(LinkFailure::fatal)?);
         }
-    }
-    let mut chosen: Vec<bool> = candidates.iter().map(|(_, from_archive)| !from_archive).collect();
-    if chosen.iter().any(|c| !c) {
-        let symbols: Vec<(Vec<String>, Vec<String>)> =
-            candidates.iter().map(|((_, bytes), _)| defined_and_undefined(bytes)).collect();
+        if !file.system {
+            for (unit, objects) in units.iter().zip(per_unit) {
+                if track {
+                    let (d, u) = symbols_of(&objects);
+                    defined.extend(d);
+                    needed.extend(u);
+                }
+                gathered.registered.extend(register_name(unit));
+                gathered.objects.extend(objects);
+            }
+            continue;
+        }
+        let symbols: Vec<(Vec<String>, Vec<String>)> = per_unit.iter().map(|o| symbols_of(o)).collect();
+        let mut per_unit: Vec<Option<Vec<NamedObject<'a>>>> = per_unit.into_iter().map(Some).collect();
         loop {
-            let mut defined = std::collections::HashSet::new();
-            let mut needed = std::collections::HashSet::new();
-            for (i, (d, u)) in symbols.iter().enumerate() {
-                if chosen[i] {
-                    defined.extend(d.iter().map(String::as_str));
-                    needed.extend(u.iter().map(String::as_str));
-                }
-            }
-            let mut pulled = false;
-            for (i, (d, _)) in symbols.iter().enumerate() {
-                if !chosen[i] && d.iter().any(|name| needed.contains(name.as_str()) && !defined.contains(name.as_str()))
-                {
-                    chosen[i] = true;
-                    pulled = true;
-                    defined.extend(d.iter().map(String::as_str));
-                }
-            }
-            if !pulled {
-                break;
-            }
+            let wanted = |i: &usize| {
+                per_unit[*i].is_some() && symbols[*i].0.iter().any(|n| needed.contains(n) && !defined.contains(n))
+            };
+            let Some(i) = (0..units.len()).find(wanted) else { break };
+            defined.extend(symbols[i].0.iter().cloned());
+            needed.extend(symbols[i].1.iter().cloned());
+            gathered.registered.extend(register_name(&units[i]));
+            gathered.objects.extend(per_unit[i].take().unwrap_or_default());
         }
     }
-    let objects: Vec<NamedObject<'a>> =
-        candidates.into_iter().zip(chosen).filter(|(_, keep)| *keep).map(|((object, _), _)| object).collect();
-    if objects.is_empty() {
+    if gathered.objects.is_empty() {
         return Err(LinkFailure::fatal(format!("No device code for {arch} in the input files")));
     }
-    Ok(objects)
+    Ok(gathered)
 }
 
 fn link_options(request: &LinkRequest) -> LinkOptions {
@@ -1076,6 +1236,7 @@ fn link_options(request: &LinkRequest) -> LinkOptions {
     options.variables_used.clone_from(&request.variables_used);
     options.output_name = request.output.to_string_lossy().into_owned();
     options.threads = request.threads;
+    options.command_line.clone_from(&request.command_line);
     options
 }
 
@@ -1097,8 +1258,8 @@ fn link_failure(error: &LinkError) -> LinkFailure {
 /// tools (`cargo xtask diff`) that compare the bytes.
 pub fn link_bytes(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<u8>, LinkFailure> {
     let files = load_files(request, reporter).map_err(LinkFailure::fatal)?;
-    let objects = gather_objects(&files, request.arch, reporter)?;
-    let inputs: Vec<Input<'_>> = objects.iter().map(|(name, bytes)| Input { name, bytes }).collect();
+    let gathered = gather_objects(&files, request.arch, reporter)?;
+    let inputs: Vec<Input<'_>> = gathered.objects.iter().map(|(name, bytes)| Input { name, bytes }).collect();
     develf_link::link(&link_options(request), &inputs).map_err(|e| link_failure(&e))
 }
 
@@ -1121,11 +1282,11 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
         Ok(f) => f,
         Err(message) => return reporter.fatal(&message),
     };
-    let objects = match gather_objects(&files, request.arch, reporter) {
-        Ok(o) => o,
+    let gathered = match gather_objects(&files, request.arch, reporter) {
+        Ok(g) => g,
         Err(failure) => return report(failure, reporter),
     };
-    let inputs: Vec<Input<'_>> = objects.iter().map(|(name, bytes)| Input { name, bytes }).collect();
+    let inputs: Vec<Input<'_>> = gathered.objects.iter().map(|(name, bytes)| Input { name, bytes }).collect();
     let bytes = match develf_link::link(&link_options(request), &inputs) {
         Ok(b) => b,
         Err(error) => return report(link_failure(&error), reporter),
@@ -1133,7 +1294,8 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     if reporter.failed {
         return LINK_ERROR_STATUS;
     }
-    let register_text = request.register_link_binaries.as_ref().map(|_| register_file_text(&files, reporter));
+    let register_text =
+        request.register_link_binaries.as_ref().map(|_| register_file_text(&gathered.registered, reporter));
     if let Err(e) = write_atomically(&request.output, &bytes) {
         return reporter.fatal(&format!("Could not write output file '{}': {e}", request.output.display()));
     }
@@ -1437,6 +1599,7 @@ pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
         verbose: args.verbose,
         register_link_binaries: None,
         threads: args.threads.or_else(threads_from_env).unwrap_or(0),
+        command_line: None,
     };
     run_link(&request, &mut reporter)
 }

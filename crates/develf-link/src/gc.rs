@@ -30,7 +30,7 @@ pub(crate) fn is_code_section(name: &str) -> bool {
 /// Sections whose relocations never keep a function alive: debug info, and the
 /// Mercury copies, whose edges repeat the normal sections' (rule 11; a capsule's
 /// call must not root its callee: sys `sys_alloc_ints` on sm_100+).
-fn is_debug_section(name: &str) -> bool {
+pub(crate) fn is_debug_section(name: &str) -> bool {
     name.starts_with(".debug_")
         || name.starts_with(".nv_debug_")
         || name.starts_with(".nv.merc.")

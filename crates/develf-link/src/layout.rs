@@ -210,6 +210,8 @@ pub(crate) struct Layout {
     pub by_name: HashMap<String, OutId>,
     pub executable: bool,
     pub mercury: bool,
+    /// Rule 12: kernel shared windows, extern shared memory.
+    pub shared: crate::shared::SharedPlan,
 }
 
 impl Layout {
@@ -328,6 +330,7 @@ pub(crate) fn build(
         by_name: HashMap::new(),
         executable,
         mercury,
+        shared: crate::shared::SharedPlan::default(),
     };
     let mut b = Builder { inputs, resolution, liveness, layout };
     let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
@@ -483,6 +486,8 @@ pub(crate) fn build(
         b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
     }
     finish_classes(&mut b.layout);
+    // Rule 12: sizes, alignment and survival of every `.nv.shared.<k>`.
+    crate::shared::plan(inputs, resolution, &mut b.layout);
     b.layout
 }
 

@@ -26,6 +26,7 @@ mod metadata;
 mod options;
 mod relocate;
 mod resolve;
+mod shared;
 mod symbols;
 mod write;
 
@@ -44,8 +45,13 @@ pub fn link(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, Link
 
 fn link_in_pool(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, LinkError> {
     let objects = input::read_inputs(options, inputs)?;
-    let resolution = resolve::resolve(options, &objects)?;
+    let resolution = resolve::resolve(&objects)?;
     let liveness = gc::collect(options, &objects, &resolution);
+    // Rule 12.4: after dead-code elimination, which decides what an undefined
+    // function reference may be left behind by.
+    if options.output == OutputKind::Executable {
+        resolve::check_undefined(&objects, &resolution, &liveness)?;
+    }
     let layout = layout::build(options, &objects, &resolution, &liveness);
     let symbols = symbols::build(&objects, &resolution, &layout);
     let mut contents = relocate::build(&objects, &resolution, &layout, &symbols)?;

@@ -25,11 +25,11 @@ use crate::error::LinkError;
 use crate::input::InputObject;
 use crate::layout::{InfoField, Keep, Layout, OutId, OutSection, SectionClass};
 use crate::relocate::{Contents, OutRelocation};
-use crate::resolve::{Resolution, STT_CUDA_SAMPLER, SymbolRef, TABLE_SYMBOLS};
+use crate::resolve::{Resolution, STT_CUDA_SAMPLER, SymbolRef, TABLE_SYMBOLS, is_kernel};
 use crate::symbols::{OutSymbol, StringTable, SymbolSection, SymbolTable};
 use develf_format::section::{
     SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_CALLGRAPH, SHT_CUDA_MERCURY_INFO, SHT_CUDA_MERCURY_PROTOTYPE,
-    SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_SYMTAB,
+    SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_SYMTAB, SHT_CUDA_PROTOTYPE,
 };
 use develf_format::symbol::{
     STB_GLOBAL, STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_OBJECT,
@@ -94,6 +94,20 @@ pub(crate) fn subrank(s: &OutSection) -> u8 {
         return 0;
     }
     SUBRANKS.iter().find(|(p, _)| s.name.starts_with(p)).map_or(7, |&(_, r)| r)
+}
+
+/// The header-order key of a section inside its class: [`subrank`], then,
+/// for `.nv.merc.nv.info.<fn>`, the creation order of the `.nv.info.<fn>` it
+/// copies (rule 11.1: the two lists are in the same order, 90/90 links);
+/// 0 otherwise (creation order).
+pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
+    let rank = subrank(s);
+    let normal = s
+        .name
+        .strip_prefix(".nv.merc.nv.info.")
+        .filter(|_| s.class == SectionClass::Mercury)
+        .and_then(|f| layout.find(&format!(".nv.info.{f}")));
+    (rank, normal.unwrap_or(0))
 }
 
 /// A `.nv.merc.rela.*` section (kept only with entries, like `.rela.*`).
@@ -277,6 +291,7 @@ pub(crate) fn finish_symbols(
     table.section_symbol.iter_mut().flatten().for_each(remap);
     table.global_index.iter_mut().flatten().for_each(remap);
     table.local_index.values_mut().for_each(remap);
+    table.extern_instances.iter_mut().for_each(remap);
 
     // Rule 5.3 (merc): undefined weak objects become global CUDA objects.
     for s in &mut symbols {
@@ -306,7 +321,8 @@ pub(crate) fn finish_symbols(
     for (k, (s, src)) in symbols.iter().zip(&sources).enumerate().take(mirrored) {
         let name = names.get(k).copied().unwrap_or("").to_string();
         let entry = match *src {
-            Source::Null => (s.clone(), String::new()),
+            // The null symbol, and symbols nvlink makes (`externsharedinstance`, rule 12.3).
+            Source::Null => (s.clone(), name),
             Source::Section(id) => {
                 // Sections nvlink generates (`.nv.callgraph`, `.nv.prototype`)
                 // have no input symbol to follow: their copy is `.nv.merc<name>`.
@@ -325,6 +341,10 @@ pub(crate) fn finish_symbols(
                     let placed = m.section_index().and_then(|x| layout.placed(r.input, x));
                     let section = match placed {
                         Some((id, _)) => SymbolSection::Section(id),
+                        // `-r` extern shared memory: defined where `.symtab` has it (rule 12.3).
+                        None if m.section_index().is_none() && matches!(s.section, SymbolSection::Section(_)) => {
+                            s.section
+                        }
                         None => SymbolSection::Raw(m.raw_shndx),
                     };
                     let mut st_type = m.st_type;
@@ -351,7 +371,9 @@ pub(crate) fn finish_symbols(
     }
 
     // Rule 4.3: `.strtab` = the names in symtab order, then the merc-only
-    // names, then the prototype signatures.
+    // names, then the prototype signatures, less those only dead functions
+    // (rule 9) use (sys exec drops `sys_alloc_ints`'s `#li`; 3/3 links).
+    let dead_signatures = dead_signatures(inputs, resolution, layout);
     let mut strtab = StringTable::new();
     for (s, name) in symbols.iter_mut().zip(&names) {
         s.name = strtab.add(name);
@@ -360,7 +382,9 @@ pub(crate) fn finish_symbols(
         s.name = strtab.add(name);
     }
     for p in crate::symbols::prototype_strings(inputs) {
-        strtab.add(p);
+        if !dead_signatures.contains(p) {
+            strtab.add(p);
+        }
     }
 
     let last_local = |list: &[OutSymbol]| list.iter().rposition(|s| s.bind == STB_LOCAL).map_or(0, |i| i + 1);
@@ -372,6 +396,42 @@ pub(crate) fn finish_symbols(
     });
     table.symbols = symbols;
     table.strtab = strtab;
+}
+
+/// The `.nv.prototype` signature strings whose every entry names a function
+/// that is defined but not in the output (dead code, rule 9).
+fn dead_signatures<'a>(
+    inputs: &[InputObject<'a>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+) -> std::collections::HashSet<&'a str> {
+    let mut dead = std::collections::HashSet::new();
+    let mut live = std::collections::HashSet::new();
+    for input in inputs {
+        let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
+            continue;
+        };
+        let Some(strings) = input.section(strtab).and_then(|s| s.data) else { continue };
+        for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE) {
+            for entry in s.bytes().chunks_exact(8) {
+                let symbol = u32::from_le_bytes([entry[0], entry[1], entry[2], entry[3]]) as usize;
+                let offset = u32::from_le_bytes([entry[4], entry[5], entry[6], entry[7]]);
+                let Some(text) = string_at(strings, offset) else { continue };
+                let here = SymbolRef { input: input.index, symbol };
+                let is_dead = resolution.definition_of(here).is_some_and(|d| {
+                    let section = inputs.get(d.input).and_then(|i| i.symbol(d.symbol)).and_then(|s| s.section_index());
+                    section.is_some_and(|x| layout.placed(d.input, x).is_none())
+                });
+                if is_dead {
+                    dead.insert(text)
+                } else {
+                    live.insert(text)
+                };
+            }
+        }
+    }
+    dead.retain(|t| !live.contains(t));
+    dead
 }
 
 /// What one merc relocation's symbol is in the output.
@@ -408,7 +468,10 @@ impl Relocator<'_, '_> {
         }
         let Some(def) = self.resolution.definition_of(here) else {
             if sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
-                return unresolved(SymbolHome::SharedMemory);
+                // Rule 12.3: `-r` points extern shared memory at `externsharedinstance`.
+                let instance = self.symbols.extern_instances.first().copied();
+                let index = if self.layout.executable { index } else { instance.or(index) };
+                return Resolved { state: SymbolState::Live, home: SymbolHome::SharedMemory, value: 0, index };
             }
             return unresolved(SymbolHome::Undefined);
         };
@@ -541,6 +604,11 @@ pub(crate) fn relocate(
             }
         }
     }
+    // Rule 11.2: the normal `.debug_frame` loses the CIE+FDE of every dead
+    // or losing function (before the CIE pointers are recomputed).
+    if let Some(frame) = layout.find(".debug_frame") {
+        cut_frame_entries(inputs, resolution, layout, frame, contents);
+    }
     for (id, s) in layout.sections.iter().enumerate() {
         if s.name == ".debug_frame" || s.name == ".nv.merc.debug_frame" {
             if let Some(data) = contents.data.get_mut(id) {
@@ -548,7 +616,160 @@ pub(crate) fn relocate(
             }
         }
     }
+    // Rule 11.3: the finaliser's scoreboard rewrite of stack-free kernels.
+    if layout.executable {
+        for (id, s) in layout.sections.iter().enumerate() {
+            if s.class == SectionClass::Text && is_kernel_text(inputs, layout, id) {
+                if let Some(data) = contents.data.get_mut(id) {
+                    drop_stack_scoreboard(data);
+                }
+            }
+        }
+    }
     Ok(())
+}
+
+/// One CIE or FDE of a `.debug_frame`: its byte range, whether it is a CIE,
+/// and (FDE) where its CIE pointer and initial location are.
+struct FrameEntry {
+    start: usize,
+    end: usize,
+    cie: bool,
+    /// Offset of the initial-location field (FDE).
+    location: usize,
+}
+
+/// The entries of a `.debug_frame` (32- or 64-bit DWARF); stops at the
+/// first malformed one.
+fn frame_entries(data: &[u8]) -> Vec<FrameEntry> {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    let word = |at: usize| data.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let quad = |at: usize| {
+        data.get(at..at + 8).map(|b| {
+            let mut q = [0u8; 8];
+            q.copy_from_slice(b);
+            u64::from_le_bytes(q)
+        })
+    };
+    while let Some(first) = word(at) {
+        let (length, header, cie, location) = if first == u32::MAX {
+            let (Some(length), Some(id)) = (quad(at + 4), quad(at + 12)) else { break };
+            (length, 12usize, id == u64::MAX, at + 20)
+        } else {
+            let Some(id) = word(at + 4) else { break };
+            (u64::from(first), 4usize, id == u32::MAX, at + 8)
+        };
+        let Some(end) = usize::try_from(length).ok().and_then(|l| at.checked_add(header)?.checked_add(l)) else {
+            break;
+        };
+        if length == 0 || end > data.len() {
+            break;
+        }
+        out.push(FrameEntry { start: at, end, cie, location });
+        at = end;
+    }
+    out
+}
+
+/// Rule 11.2 (merc, exec and `-r`): nvlink cuts out of the normal
+/// `.debug_frame` the FDE of every function that is not in the output (dead
+/// code, rule 9, or a losing weak copy) together with its CIE when no kept
+/// FDE uses that CIE; later entries move down and so do the offsets of the
+/// kept `.rela.debug_frame` entries. `.nv.merc.debug_frame` keeps every
+/// entry (its dead FDEs just get a zero range, rule 8.2).
+fn cut_frame_entries(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    frame: OutId,
+    contents: &mut Contents,
+) {
+    let Some(out) = layout.section(frame) else { return };
+    // Output byte ranges to remove, ascending.
+    let mut cut: Vec<(u64, u64)> = Vec::new();
+    for piece in &out.pieces {
+        let Some(input) = inputs.get(piece.input) else { continue };
+        let Some(section) = input.section(piece.section) else { continue };
+        let entries = frame_entries(section.bytes());
+        // The function each FDE describes: the relocation at its initial location.
+        let mut describes: HashMap<u64, usize> = HashMap::new();
+        for rs in input.cubin.relocation_sections().filter(|r| r.target as usize == piece.section) {
+            for r in rs.entries() {
+                if input.symbol(r.symbol as usize).is_some_and(|s| s.st_type != STT_SECTION) {
+                    describes.entry(r.offset).or_insert(r.symbol as usize);
+                }
+            }
+        }
+        let gone = |e: &FrameEntry| {
+            let Some(&symbol) = describes.get(&(e.location as u64)) else { return false };
+            let here = SymbolRef { input: piece.input, symbol };
+            let Some(def) = resolution.definition_of(here) else { return false };
+            let defined_here = input.symbol(symbol).is_some_and(|s| s.section_index().is_some());
+            if defined_here && def != here {
+                return true;
+            }
+            let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());
+            section.is_some_and(|x| layout.placed(def.input, x).is_none())
+        };
+        // A CIE goes with its FDEs when every one of them goes.
+        let mut k = 0;
+        while let Some(e) = entries.get(k) {
+            let group_end = entries.iter().skip(k + 1).position(|f| f.cie).map_or(entries.len(), |p| k + 1 + p);
+            let fdes = entries.get(k + 1..group_end).unwrap_or_default();
+            if e.cie && !fdes.is_empty() && fdes.iter().all(&gone) {
+                let end = fdes.last().map_or(e.end, |f| f.end);
+                cut.push((piece.offset + e.start as u64, piece.offset + end as u64));
+                k = group_end;
+                continue;
+            }
+            if !e.cie && gone(e) {
+                cut.push((piece.offset + e.start as u64, piece.offset + e.end as u64));
+            }
+            k += 1;
+        }
+    }
+    if cut.is_empty() {
+        return;
+    }
+    cut.sort_unstable();
+    if let Some(data) = contents.data.get_mut(frame) {
+        let mut kept = Vec::with_capacity(data.len());
+        let mut at = 0usize;
+        for &(start, end) in &cut {
+            let (start, end) =
+                (usize::try_from(start).unwrap_or(usize::MAX), usize::try_from(end).unwrap_or(usize::MAX));
+            kept.extend_from_slice(data.get(at..start.max(at)).unwrap_or_default());
+            at = at.max(end);
+        }
+        kept.extend_from_slice(data.get(at..).unwrap_or_default());
+        *data = kept;
+    }
+    let moved = |offset: u64| -> Option<u64> {
+        let mut shift = 0u64;
+        for &(start, end) in &cut {
+            if offset >= end {
+                shift += end - start;
+            } else if offset >= start {
+                return None;
+            }
+        }
+        Some(offset - shift)
+    };
+    for (id, s) in layout.sections.iter().enumerate() {
+        if s.class != SectionClass::Relocation || s.target != Some(frame) {
+            continue;
+        }
+        if let Some(list) = contents.relocations.get_mut(id) {
+            list.retain_mut(|r| match moved(r.offset) {
+                Some(o) => {
+                    r.offset = o;
+                    true
+                }
+                None => false,
+            });
+        }
+    }
 }
 
 /// Rule 7.9 (merc): every FDE's CIE pointer names the CIE before it. ptxas
@@ -648,4 +869,67 @@ pub(crate) fn capsule_text(s: &OutSection) -> Option<String> {
 
 pub(crate) fn is_merc_symtab(s: &OutSection) -> bool {
     s.class == SectionClass::Mercury && s.sh_type == SHT_CUDA_MERCURY_SYMTAB
+}
+
+/// Whether output section `id` is the `.text` of a kernel.
+fn is_kernel_text(inputs: &[InputObject<'_>], layout: &Layout, id: OutId) -> bool {
+    let Some(s) = layout.section(id) else { return false };
+    let Some(name) = s.name.strip_prefix(".text.") else { return false };
+    s.pieces.iter().any(|p| {
+        inputs.get(p.input).is_some_and(|i| {
+            i.cubin.symbols().iter().any(|y| y.name == name && y.section_index() == Some(p.section) && is_kernel(y))
+        })
+    })
+}
+
+/// `LDC R1, c[0x0][0x37c]`: the kernel prologue's stack-pointer load (the
+/// low 64 bits, the same on sm_100, sm_100a and sm_120).
+const LOAD_STACK_POINTER: u64 = 0x0000_df00_ff01_7b82;
+/// The low 12 bits of `DEPBAR`, which names a scoreboard in an operand.
+const DEPBAR_OPCODE: u64 = 0x91a;
+/// Control bits of an instruction: bits 41.. of its high 64 bits.
+const CONTROL_SHIFT: u32 = 41;
+const NO_BARRIER: u64 = 7;
+
+/// Rule 11.3: nvlink's Mercury finaliser, linking an executable, takes the
+/// write scoreboard off a kernel's `LDC R1, c[0x0][0x37c]` when nothing ever
+/// waits on it (the kernel has no stack), and the barriers ptxas numbered
+/// above it move down by one: write/read barriers 1..4 become 0..3 and wait
+/// masks shift likewise; barrier 5 stays. Only the case seen is rewritten:
+/// the load sets barrier 0 and no other instruction names barrier 0
+/// (13/13 such kernels in the merc exec fixtures, none elsewhere).
+fn drop_stack_scoreboard(text: &mut [u8]) {
+    let read = |b: &[u8]| {
+        let mut q = [0u8; 8];
+        q.copy_from_slice(b);
+        u64::from_le_bytes(q)
+    };
+    let fields = |hi: u64| {
+        let c = hi >> CONTROL_SHIFT;
+        ((c >> 5) & 7, (c >> 8) & 7, (c >> 11) & 0x3f)
+    };
+    let mut words: Vec<(u64, u64)> = text.chunks_exact(16).map(|i| (read(&i[..8]), read(&i[8..]))).collect();
+    let Some(&(lo, hi)) = words.first() else { return };
+    if lo != LOAD_STACK_POINTER || fields(hi).0 != 0 {
+        return;
+    }
+    let names_zero = words.iter().skip(1).any(|&(lo, hi)| {
+        let (w, r, wait) = fields(hi);
+        w == 0 || r == 0 || wait & 1 != 0 || lo & 0xfff == DEPBAR_OPCODE
+    });
+    if names_zero {
+        return;
+    }
+    let down = |b: u64| if (1..=4).contains(&b) { b - 1 } else { b };
+    for (k, (_, hi)) in words.iter_mut().enumerate() {
+        let (w, r, wait) = fields(*hi);
+        let (w, r) = if k == 0 { (NO_BARRIER, r) } else { (down(w), down(r)) };
+        let wait = ((wait >> 1) & 0xf) | (wait & 0x20);
+        let control = ((*hi >> CONTROL_SHIFT) & !(0xfff << 5)) | (w << 5) | (r << 8) | (wait << 11);
+        *hi = (*hi & ((1u64 << CONTROL_SHIFT) - 1)) | (control << CONTROL_SHIFT);
+    }
+    for (chunk, (lo, hi)) in text.chunks_exact_mut(16).zip(words) {
+        chunk[..8].copy_from_slice(&lo.to_le_bytes());
+        chunk[8..].copy_from_slice(&hi.to_le_bytes());
+    }
 }

@@ -11,7 +11,7 @@ use crate::options::LinkOptions;
 use crate::resolve::{Resolution, SymbolRef};
 use crate::symbols::SymbolTable;
 use develf_eiattr::callgraph::Pair;
-use develf_eiattr::shape::{FunctionValue, Word};
+use develf_eiattr::shape::{ByteValue, FunctionValue, Word};
 use develf_eiattr::{Attribute, CallGraph, NvInfo, Prototypes, RawAttribute};
 use develf_format::nvinfo::{EIATTR_EXTERNS, EIATTR_MAX_STACK_SIZE};
 use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE};
@@ -48,6 +48,8 @@ struct CallFacts {
     callees: HashMap<u32, Vec<u32>>,
     frame: HashMap<u32, u32>,
     regcount: HashMap<u32, u32>,
+    /// NUM_BARRIERS of each function's input `.nv.info.<fn>` (rule 7.2).
+    barriers: HashMap<u32, u16>,
 }
 
 impl CallFacts {
@@ -162,6 +164,25 @@ impl Context<'_, '_> {
                         if !list.contains(&b) {
                             list.push(b);
                         }
+                    }
+                }
+            }
+        }
+        for input in self.inputs {
+            for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_INFO && s.name.starts_with(".nv.info.")) {
+                let Some(function) = input
+                    .symbols()
+                    .iter()
+                    .find(|y| {
+                        y.st_type == develf_format::symbol::STT_FUNC && y.section_index() == Some(s.info as usize)
+                    })
+                    .and_then(|y| self.out_index(input.index, y.index as u32))
+                else {
+                    continue;
+                };
+                for record in NvInfo::decode(s.bytes()).records {
+                    if let Attribute::NumBarriers(ByteValue(n)) = record.attribute {
+                        facts.barriers.insert(function, n);
                     }
                 }
             }
@@ -291,7 +312,6 @@ impl Context<'_, '_> {
             }
         }
         reversed.reverse();
-        reversed.extend(group);
         if self.layout.executable && input.abi7 {
             reversed.push(Attribute::Raw(RawAttribute {
                 format: 4,
@@ -317,6 +337,21 @@ impl Context<'_, '_> {
                 }
             }
         }
+        // Rule 7.2, exec NUM_BARRIERS: a kernel without its own record whose
+        // callees use named barriers gets their largest count appended
+        // (cluster: cluster_kernel gets cluster_b_rank_value's 1; 4/4 links).
+        if self.layout.executable && kernel && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
+            if let Some(f) = function {
+                let (reach, _) = facts.reach(f);
+                let most = reach.iter().filter(|&&g| g != f).filter_map(|g| facts.barriers.get(g)).copied().max();
+                if let Some(n) = most {
+                    reversed.push(Attribute::NumBarriers(ByteValue(n)));
+                }
+            }
+        }
+        // Rule 7.2 (merc): group F follows the exec additions above (sys:
+        // EXTERNS, cluster: NUM_BARRIERS come before CBANK_PARAM_SIZE).
+        reversed.extend(group);
         encode(&reversed, name)
     }
 
@@ -325,13 +360,16 @@ impl Context<'_, '_> {
         let base = |n: &str| n.rsplit(['/', '\\']).next().unwrap_or(n).to_string();
         let arch = self.options.arch.to_string();
         let relocatable = if self.layout.executable { "" } else { "-r  " };
-        let (object, command_line) = if self.options.debug {
+        let (object, derived) = if self.options.debug {
             let names: Vec<String> = self.inputs.iter().map(|i| base(i.name)).collect();
             let out = base(&self.options.output_name);
             (out.clone(), format!("{} -o {out} -g  -arch {arch} {relocatable}", names.join(",")))
         } else {
             (String::new(), format!("-arch {arch} {relocatable}"))
         };
+        // The caller's rendering of the whole command line (rule 7.5: nvlink
+        // records every option it was given, not only these three).
+        let command_line = self.options.command_line.clone().unwrap_or(derived);
         let mut strings = Vec::new();
         let mut offsets = [0u32; 4];
         strings.extend_from_slice(object.as_bytes());

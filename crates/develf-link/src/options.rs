@@ -28,6 +28,11 @@ pub struct LinkOptions {
     pub variables_used: Option<Vec<String>>,
     /// The output file's name as given with `-o` (nvlink records its basename with `-g`).
     pub output_name: String,
+    /// The command line nvlink records in its `.note.nv.tkinfo` note (rule 7.5),
+    /// exactly as written there. `None`: derived from the fields above (the
+    /// text nvlink writes for `-arch`, `-r`, `-g` alone). `develf nvlink`
+    /// renders it from the options it was given.
+    pub command_line: Option<String>,
     /// Worker threads for the parallel phases (0: rayon's default). The output
     /// is the same bytes whatever the count.
     pub threads: usize,
@@ -43,6 +48,7 @@ impl LinkOptions {
             kernels_used: None,
             variables_used: None,
             output_name: String::new(),
+            command_line: None,
             threads: 0,
         }
     }

@@ -114,6 +114,28 @@ impl Context<'_, '_> {
         }
     }
 
+    /// Rule 12: the offset of a shared variable in its kernel's window
+    /// (executables), or, for `extern __shared__` in `-r`, the
+    /// `externsharedinstance` the relocation is rewritten to (rule 8.2).
+    fn shared_value(&self, input: usize, symbol: usize, patched: OutId, resolved: &mut Resolved) -> u64 {
+        let here = SymbolRef { input, symbol };
+        let key = self.resolution.definition_of(here).unwrap_or(here);
+        let is_extern =
+            self.inputs.get(key.input).and_then(|i| i.symbol(key.symbol)).is_some_and(|s| s.section_index().is_none());
+        let plan = &self.layout.shared;
+        if is_extern && !self.layout.executable {
+            let slot = plan.instance_of.get(&patched).copied().unwrap_or(0);
+            if let Some(&index) = self.symbols.extern_instances.get(slot) {
+                resolved.index = Some(index);
+            }
+        }
+        match plan.offsets.get(&key) {
+            Some(&v) => v,
+            None if is_extern => plan.extern_offset.get(&patched).copied().unwrap_or(0),
+            None => 0,
+        }
+    }
+
     /// Bytes and kept relocations of one output section.
     fn section(&self, id: OutId) -> Result<SectionOutput, LinkError> {
         let Some(out) = self.layout.section(id) else { return Ok((Vec::new(), Vec::new())) };
@@ -145,7 +167,9 @@ impl Context<'_, '_> {
                 let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
                 let entries: Vec<_> = rs.entries().collect();
                 for r in entries.iter().rev() {
-                    let resolved = self.resolve(piece.input, r.symbol as usize, patched_home);
+                    let mut resolved = self.resolve(piece.input, r.symbol as usize, patched_home);
+                    let shared_value = (resolved.home == SymbolHome::SharedMemory)
+                        .then(|| self.shared_value(piece.input, r.symbol as usize, id, &mut resolved));
                     let query = Query {
                         r_type: r.r_type,
                         output,
@@ -171,13 +195,14 @@ impl Context<'_, '_> {
                             return Ok(());
                         }
                         let Some(desc) = descriptor(r.r_type) else { return Ok(()) };
-                        if resolved.home == SymbolHome::TextureSlot || resolved.home == SymbolHome::SharedMemory {
-                            // Slots and shared offsets nvlink assigns itself: not modelled.
+                        if resolved.home == SymbolHome::TextureSlot {
+                            // Slots nvlink assigns itself: not modelled.
                             return Ok(());
                         }
-                        let value = match desc.value_part {
-                            ValuePart::BankAddress(n) => resolved.value.saturating_add(resolved.bank << n),
-                            _ => resolved.value,
+                        let value = match (shared_value, desc.value_part) {
+                            (Some(v), _) => v,
+                            (None, ValuePart::BankAddress(n)) => resolved.value.saturating_add(resolved.bank << n),
+                            (None, _) => resolved.value,
                         };
                         let site = data.get_mut(at..).unwrap_or_default();
                         match r.addend {

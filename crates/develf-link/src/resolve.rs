@@ -6,11 +6,11 @@
 //! place involved, so one failed link reports all of them.
 
 use crate::error::{Duplicate, LinkError, Location, SymbolName, Undefined};
+use crate::gc::{Liveness, is_debug_section};
 use crate::input::InputObject;
-use crate::options::{LinkOptions, OutputKind};
 use develf_format::symbol::{
     STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_ENTRY, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE,
-    STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
+    STT_CUDA_TEXTURE, STT_FUNC,
 };
 use develf_parse::elf::Symbol;
 use std::collections::HashMap;
@@ -45,24 +45,68 @@ pub(crate) struct Global<'a> {
 pub(crate) const TABLE_SYMBOLS: [&str; 8] =
     ["__UFT_OFFSET", "__UDT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"];
 
-/// System calls the CUDA driver provides: undefined in every link that uses them.
-const DRIVER_SYMBOLS: &[&str] = &[
+/// Rule 12.4: the functions nvlink 13.5 lets stay undefined in an executable
+/// because the driver supplies them, as listed in nvlink's own string table
+/// (each one checked by linking a kernel that calls it: links; a name one
+/// letter off, `cudaGetDevice`, `cudaLaunchDeviceV2`, `memcpy`: `Undefined
+/// reference`). `malloc` is in the list through a string shared with libc's.
+const DRIVER_FUNCTIONS: &[&str] = &[
     "vprintf",
     "malloc",
     "free",
+    "vfprintf",
     "__assertfail",
-    "cudaGetParameterBuffer",
-    "cudaGetParameterBufferV2",
-    "cudaLaunchDevice",
-    "cudaLaunchDeviceV2",
-    "cudaDeviceSynchronize",
-    "cudaGetDevice",
-    "cudaDeviceGetAttribute",
-    "cudaStreamCreateWithFlags",
-    "cudaEventCreateWithFlags",
-    "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-    "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+    "__profile",
+    "cnpGetParameterBuffer",
+    "cnpLaunchDevice",
+    "cnpCtxSynchronize",
+    "cnpFuncGetAttribute",
+    "cnpStreamCreate",
+    "cnpStreamDestroy",
+    "cnpStreamWaitEvent",
+    "cnpEventCreate",
+    "cnpEventRecord",
+    "cnpEventDestroy",
+    "cnpDeviceGetName",
+    "cnpDeviceGetAttribute",
+    "cnpGetDeviceCount",
+    "cnpGetDevice",
+    "cnpGetLastError",
+    "cnpSetLastError",
+    "cnpGetCacheConfig",
+    "cnpGetSharedMemConfig",
+    "cnpGetLimit",
+    "cnpDeviceGetTotalMem",
+    "cnpGetParameterBufferV2",
+    "cnpLaunchDeviceV2",
+    "cudaGraphLaunch",
+    "cudaGraphSetConditional",
+    "cudaGraphKernelNodeSetParam",
+    "cudaGraphKernelNodeSetGridDim",
+    "cudaGraphKernelNodeSetEnabled",
+    "cudaFabricOpErrorStatusCount",
+    "cudaFabricOpErrorStatusGet",
+    "cudaResizeSharedMemory",
+    "cudaDeviceMemcpyAsync",
+    "cudaDeviceMemcpyBatchAsync",
+    "cudaGraphKernelNodeUpdatesApply",
+    "cudaSubgridSynchronousWorkspaceInitialize",
+    "cudaSubgridSynchronousWorkspaceCompleteAndFetchWorkItem",
+    "cudaSubgridSynchronousWorkspaceAdvanceWorkset",
+    "cudaSubgridSynchronousWorkspaceGetWorksetUserData",
+    "cudaSubgridWarpSpecializedWorkspaceInitialize",
+    "cudaSubgridWarpSpecializedWorkspaceAdvanceWorkset",
+    "cudaSubgridWarpSpecializedWorkspaceGetWorksetUserData",
+    "cudaSubgridWarpSpecializedWorkspaceFetchWorkItem",
+    "cudaSubgridWarpSpecializedWorkspaceWaitOnWorkItemDependencies",
+    "cudaSubgridWarpSpecializedWorkspaceCompleteWorkItem",
+    "cudaSubgridScheduleManageWarpSpecializedWorkspaceAndDependencies",
 ];
+
+/// Rule 12.4: any name starting with this is a driver system call and may stay
+/// undefined (`__cuda_syscall`, `__cuda_syscallx`, `__cuda_syscall_cnpv2*`
+/// all link; `__cuda_foo` does not).
+const SYSCALL_PREFIX: &str = "__cuda_syscall";
 
 #[derive(Debug)]
 pub(crate) struct Resolution<'a> {
@@ -112,19 +156,21 @@ fn location(inputs: &[InputObject<'_>], r: SymbolRef) -> Location {
     Location { file: input.name.to_string(), section, within: None }
 }
 
-/// May this name stay undefined in an executable? Weak references, textures and
-/// surfaces (bound by the driver), shared-memory externs (placed per kernel),
-/// `.nv.reservedSmem.*`, the table symbols and the driver's system calls.
+/// May this name stay undefined in an executable whatever references it? Weak
+/// references, textures and surfaces (bound by the driver), shared-memory
+/// externs (placed per kernel), `.nv.reservedSmem.*`, the table symbols and
+/// the driver's functions (rule 12.4).
 fn may_stay_undefined(s: &Symbol<'_>) -> bool {
     s.bind == STB_WEAK
         || matches!(s.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER)
         || s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED
         || s.name.starts_with(".nv.reservedSmem")
         || TABLE_SYMBOLS.contains(&s.name)
-        || DRIVER_SYMBOLS.contains(&s.name)
+        || DRIVER_FUNCTIONS.contains(&s.name)
+        || s.name.starts_with(SYSCALL_PREFIX)
 }
 
-pub(crate) fn resolve<'a>(options: &LinkOptions, inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, LinkError> {
+pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, LinkError> {
     let mut globals: Vec<Global<'a>> = Vec::new();
     let mut by_name: HashMap<&'a str, GlobalId> = HashMap::new();
     let mut global_of: Vec<Vec<Option<GlobalId>>> = Vec::with_capacity(inputs.len());
@@ -208,11 +254,7 @@ pub(crate) fn resolve<'a>(options: &LinkOptions, inputs: &[InputObject<'a>]) -> 
     }
 
     let discarded = discarded_sections(inputs, &losers);
-    let resolution = Resolution { globals, global_of, discarded };
-    if options.output == OutputKind::Executable {
-        check_undefined(inputs, &resolution)?;
-    }
-    Ok(resolution)
+    Ok(Resolution { globals, global_of, discarded })
 }
 
 /// The sections of losing definitions: the function's `.text`, every section
@@ -251,50 +293,82 @@ fn discarded_sections(inputs: &[InputObject<'_>], losers: &[SymbolRef]) -> Vec<V
     discarded
 }
 
-fn check_undefined(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Result<(), LinkError> {
-    let mut missing: Vec<GlobalId> = Vec::new();
+/// Rule 12.4: which names an executable may leave undefined. Run after
+/// dead-code elimination: an undefined *function* is an error only when code
+/// that survives refers to it (a dead function's call to an undefined `foo`
+/// links; libcudadevrt's unused wrappers call `cnp*`/`__cudaCDP2*` helpers
+/// nothing defines), while an undefined *variable* is an error even when only
+/// dead code, or nothing, refers to it (nvlink: `Undefined reference to 'gv'`
+/// in all three cases).
+pub(crate) fn check_undefined(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    liveness: &Liveness,
+) -> Result<(), LinkError> {
+    let mut candidate = vec![false; resolution.globals.len()];
     for (id, g) in resolution.globals.iter().enumerate() {
         if g.definition.is_some() {
             continue;
         }
         let Some(first) = inputs.get(g.first.input).and_then(|i| i.symbol(g.first.symbol)) else { continue };
         if !may_stay_undefined(first) {
-            missing.push(id);
+            candidate[id] = true;
         }
     }
-    if missing.is_empty() {
+    if !candidate.contains(&true) {
         return Ok(());
     }
-    // Every reference: the relocations naming the symbol, with the function
-    // whose code holds them.
-    let mut report: Vec<Undefined> = Vec::with_capacity(missing.len());
-    for id in missing {
-        let Some(g) = resolution.globals.get(id) else { continue };
-        let mut referenced_from: Vec<Location> = Vec::new();
-        for input in inputs {
-            for rs in input.cubin.relocation_sections() {
-                let target = rs.target as usize;
-                let hits = rs.entries().any(|r| {
-                    resolution.global(SymbolRef { input: input.index, symbol: r.symbol as usize }) == Some(id)
-                });
-                if !hits {
+    // One pass over the relocations: every place that names a candidate (the
+    // function whose code holds it), and whether any of them survives.
+    let mut references: HashMap<GlobalId, (Vec<Location>, bool)> = HashMap::new();
+    for input in inputs {
+        for rs in input.cubin.relocation_sections() {
+            let target = rs.target as usize;
+            let mut place: Option<(Location, bool)> = None;
+            for r in rs.entries() {
+                let Some(id) = resolution.global(SymbolRef { input: input.index, symbol: r.symbol as usize }) else {
+                    continue;
+                };
+                if !candidate.get(id).copied().unwrap_or(false) {
                     continue;
                 }
-                let within = input
-                    .symbols()
-                    .iter()
-                    .find(|s| s.st_type == STT_FUNC && s.section_index() == Some(target) && s.st_type != STT_SECTION)
-                    .map(|s| SymbolName::new(s.name).to_string());
-                let location = Location { file: input.name.to_string(), section: input.section_name(target), within };
-                if !referenced_from.contains(&location) {
-                    referenced_from.push(location);
+                let (location, live) = place.get_or_insert_with(|| {
+                    let section = input.section_name(target);
+                    let live = !liveness.is_dead(input.index, target)
+                        && !resolution.is_discarded(input.index, target)
+                        && !is_debug_section(&section);
+                    let within = input
+                        .symbols()
+                        .iter()
+                        .find(|s| s.st_type == STT_FUNC && s.section_index() == Some(target))
+                        .map(|s| SymbolName::new(s.name).to_string());
+                    (Location { file: input.name.to_string(), section, within }, live)
+                });
+                let entry = references.entry(id).or_default();
+                entry.1 |= *live;
+                if !entry.0.contains(location) {
+                    entry.0.push(location.clone());
                 }
             }
+        }
+    }
+    let mut report: Vec<Undefined> = Vec::new();
+    for (id, g) in resolution.globals.iter().enumerate() {
+        if !candidate[id] {
+            continue;
+        }
+        let Some(first) = inputs.get(g.first.input).and_then(|i| i.symbol(g.first.symbol)) else { continue };
+        let (mut referenced_from, live) = references.remove(&id).unwrap_or_default();
+        if first.st_type == STT_FUNC && !live {
+            continue;
         }
         if referenced_from.is_empty() {
             referenced_from.push(location(inputs, g.first));
         }
         report.push(Undefined { symbol: SymbolName::new(g.name), referenced_from });
+    }
+    if report.is_empty() {
+        return Ok(());
     }
     Err(LinkError::UndefinedSymbols(report))
 }

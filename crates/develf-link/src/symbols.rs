@@ -12,12 +12,17 @@ use crate::layout::{Keep, Layout, LogEntry, OutId, SectionClass};
 use crate::resolve::{GlobalId, Resolution, SymbolRef, TABLE_SYMBOLS};
 use develf_eiattr::CallGraph;
 use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_PROTOTYPE};
-use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_MANAGED, STT_FUNC, STT_OBJECT, STT_SECTION};
+use develf_format::symbol::{
+    STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_MANAGED, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_FUNC, STT_OBJECT,
+    STT_SECTION,
+};
 use develf_parse::elf::string_at;
 use std::collections::{HashMap, HashSet};
 
 /// `STT_CUDA_OBJECT`: executables turn it into `STT_OBJECT` (rule 5.3).
 const STT_CUDA_OBJECT: u8 = 13;
+/// The symbol `-r` rewrites `extern __shared__` relocations to (rule 12.3).
+const EXTERN_INSTANCE: &str = "externsharedinstance";
 
 /// Where a symbol is defined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +98,8 @@ pub(crate) struct SymbolTable {
     pub local_index: HashMap<SymbolRef, u32>,
     /// Mercury targets: `.nv.merc.symtab` (rule 11).
     pub merc: Option<crate::mercury::MercTable>,
+    /// `-r`: the `externsharedinstance` symbols (rule 12.3).
+    pub extern_instances: Vec<u32>,
 }
 
 impl SymbolTable {
@@ -130,9 +137,9 @@ fn may_keep(layout: &Layout, id: OutId) -> bool {
 }
 
 /// `.nv.shared.<k>` is created for every kernel and kept only when the kernel
-/// has shared memory (rule 1.2).
+/// has shared memory (rule 1.2); crate::shared decides which (rule 12).
 pub(crate) fn shared_kept(s: &crate::layout::OutSection) -> bool {
-    s.class != SectionClass::Shared || !s.pieces.is_empty()
+    s.class != SectionClass::Shared || s.keep == Keep::Always
 }
 
 /// The signature strings of `.nv.prototype`, first use first (rule 4.2).
@@ -204,7 +211,11 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             .and_then(|s| s.section_index())
             .and_then(|x| layout.placed(r.input, x))
             .and_then(|(id, _)| layout.section(id));
-        placed.is_some_and(|o| !executable || !(o.name.starts_with(".nv.constant0") || o.class == SectionClass::Shared))
+        placed.is_some_and(|o| {
+            !executable
+                || !(o.name.starts_with(".nv.constant0")
+                    || matches!(o.class, SectionClass::Shared | SectionClass::DebugShared))
+        })
     };
     let mut sequence: Vec<LogEntry> = Vec::with_capacity(layout.log.len());
     for e in &layout.log {
@@ -294,7 +305,8 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             }
         };
         let Some(s) = layout.section(id) else { continue };
-        if !s.class.rule().section_symbol || !may_keep(layout, id) {
+        // Rule 12.2: a `.nv.shared.<k>` without variables has no section symbol.
+        if !s.class.rule().section_symbol || !may_keep(layout, id) || layout.shared.no_symbol.contains(&id) {
             continue;
         }
         if let Some(slot) = section_symbol.get_mut(id) {
@@ -322,13 +334,22 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             // the name is never created.
             continue;
         }
+        if executable && placed.is_none() && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
+            // Rule 12.2: an executable resolves `extern __shared__` per kernel
+            // and keeps neither the symbol nor its name (shared: 18/18 links).
+            continue;
+        }
         let name = strtab.add(global.name);
         if executable && TABLE_SYMBOLS.contains(&global.name) {
             continue;
         }
-        let section = match placed.flatten() {
-            Some((id, _)) => SymbolSection::Section(id),
-            None => SymbolSection::Raw(sym.raw_shndx),
+        let section = match (placed.flatten(), layout.shared.debug_shared) {
+            (Some((id, _)), _) => SymbolSection::Section(id),
+            // Rule 12.3: `-r` defines `extern __shared__` in `.nv_debug.shared`.
+            (None, Some(id)) if placed.is_none() && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED => {
+                SymbolSection::Section(id)
+            }
+            (None, _) => SymbolSection::Raw(sym.raw_shndx),
         };
         let base = placed.flatten().map_or(0, |(_, o)| o);
         let bind = if sym.bind == STB_WEAK && sym.st_type != STT_FUNC { STB_GLOBAL } else { sym.bind };
@@ -345,6 +366,21 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         });
     }
 
+    // Rule 12.3: `-r` ends the globals with one weak `externsharedinstance`
+    // per distinct extern offset (STT_CUDA_OBJECT, shared | 0x01, undefined).
+    let mut extern_instances = Vec::new();
+    for &value in &layout.shared.instances {
+        extern_instances.push(index_of(&symbols));
+        symbols.push(OutSymbol {
+            name: strtab.add(EXTERN_INSTANCE),
+            bind: STB_WEAK,
+            st_type: STT_CUDA_OBJECT,
+            other: STO_CUDA_SHARED | 0x01,
+            section: SymbolSection::Raw(0),
+            value,
+            size: 0,
+        });
+    }
     let mut table = SymbolTable {
         symbols,
         first_global,
@@ -355,6 +391,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         global_index,
         local_index,
         merc: None,
+        extern_instances,
     };
     if layout.mercury {
         // Rules 4.3, 5.4 and 11: the finaliser's rewrite.

@@ -99,7 +99,7 @@ pub(crate) fn write(
         .collect();
     // Class 20 (Mercury) has an order of its own inside (crate::mercury::subrank).
     kept.sort_by_key(|&id| {
-        layout.section(id).map_or((u8::MAX, 0), |s| (s.class.rule().rank, crate::mercury::subrank(s)))
+        layout.section(id).map_or((u8::MAX, (0, 0)), |s| (s.class.rule().rank, crate::mercury::order_key(layout, s)))
     });
     let mut index_of: Vec<Option<u32>> = vec![None; layout.sections.len()];
     for (i, &id) in kept.iter().enumerate() {

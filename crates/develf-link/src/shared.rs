@@ -1,0 +1,357 @@
+//! Shared memory per kernel (rule 12 of docs/nvlink-layout.md; rules 1.2,
+//! 5.3 and 8.2 for the sections, symbols and relocations involved).
+//!
+//! ptxas writes a shared variable like a COMMON symbol: `st_value` is its
+//! alignment and `st_size` its size. A kernel's own variables sit in its
+//! `.nv.shared.<k>`, a device function's in `.nv_debug.shared`, and an
+//! `extern __shared__` array is an undefined symbol. An executable lays out
+//! every kernel's window anew (rule 12.1); `nvlink -r` keeps the inputs'
+//! sections and only makes room for `extern __shared__` (rule 12.3).
+
+use crate::gc::is_code_section;
+use crate::input::InputObject;
+use crate::layout::{InfoField, Keep, Layout, OutId, SectionClass};
+use crate::resolve::{Resolution, SymbolRef};
+use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_SECTION};
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// Alignment of `extern __shared__` memory and of the `-r` instance (rule 12).
+const EXTERN_ALIGN: u64 = 16;
+/// `-r`: the smallest extern offset and the smallest size of a kernel that
+/// uses extern shared memory (rule 12.3).
+const RELOCATABLE_EXTERN_MIN: u64 = 0x10;
+const RELOCATABLE_USER_MIN_SIZE: u64 = 0x20;
+/// The symbol whose value is the reserved shared area (sm_90+ objects: 0x400).
+const RESERVED_CAP: &str = ".nv.reservedSmem.cap";
+
+/// What the shared-memory pass decided.
+#[derive(Debug, Default)]
+pub(crate) struct SharedPlan {
+    /// Executables: each shared variable's offset in the window of the
+    /// kernel(s) using it (the value its relocations get).
+    pub offsets: HashMap<SymbolRef, u64>,
+    /// Executables: where `extern __shared__` memory starts, per kernel `.text`.
+    pub extern_offset: HashMap<OutId, u64>,
+    /// `-r`: the values of the `externsharedinstance` symbols, one per distinct
+    /// extern offset, in kernel creation order (rule 12.3).
+    pub instances: Vec<u64>,
+    /// `-r`: which instance each function's `.text` refers to.
+    pub instance_of: HashMap<OutId, usize>,
+    /// `-r`: the section extern shared symbols are defined in.
+    pub debug_shared: Option<OutId>,
+    /// Executables: kept `.nv.shared.<k>` without variables, which get no
+    /// section symbol: size 0 before the reserved area, which on sm_100+ the
+    /// finaliser adds later (rule 12.2).
+    pub no_symbol: HashSet<OutId>,
+}
+
+/// A shared variable of an input.
+struct Variable {
+    symbol: SymbolRef,
+    align: u64,
+    size: u64,
+}
+
+fn align_up(value: u64, align: u64) -> u64 {
+    let align = align.max(1);
+    value.div_ceil(align).saturating_mul(align)
+}
+
+fn is_shared(s: &develf_parse::elf::Symbol<'_>) -> bool {
+    s.index != 0 && s.st_type != STT_SECTION && s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED
+}
+
+/// Input `.text` sections are nodes: (input, section).
+type Node = (usize, usize);
+
+struct Facts {
+    /// Functions called (or referenced) by each function.
+    edges: HashMap<Node, Vec<Node>>,
+    /// Shared variables each function's code refers to.
+    uses: HashMap<Node, Vec<SymbolRef>>,
+    /// Functions whose code refers to `extern __shared__` memory.
+    extern_users: HashSet<Node>,
+    /// Some input refers to `extern __shared__` memory.
+    any_extern: bool,
+}
+
+fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
+    let mut f = Facts { edges: HashMap::new(), uses: HashMap::new(), extern_users: HashSet::new(), any_extern: false };
+    for input in inputs {
+        for rs in input.cubin.relocation_sections() {
+            let from = (input.index, rs.target as usize);
+            if resolution.is_discarded(input.index, rs.section)
+                || !input.section(rs.target as usize).is_some_and(|s| is_code_section(s.name))
+            {
+                continue;
+            }
+            for r in rs.entries() {
+                let here = SymbolRef { input: input.index, symbol: r.symbol as usize };
+                let Some(sym) = input.symbol(here.symbol) else { continue };
+                if is_shared(sym) {
+                    if sym.section_index().is_none() {
+                        f.extern_users.insert(from);
+                        f.any_extern = true;
+                    } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {
+                        f.uses.entry(from).or_default().push(here);
+                    }
+                    continue;
+                }
+                let Some(def) = resolution.definition_of(here) else { continue };
+                let Some(section) =
+                    inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index())
+                else {
+                    continue;
+                };
+                let to = (def.input, section);
+                let is_text =
+                    inputs.get(def.input).and_then(|i| i.section(section)).is_some_and(|s| is_code_section(s.name));
+                let list = f.edges.entry(from).or_default();
+                if is_text && to != from && !list.contains(&to) {
+                    list.push(to);
+                }
+            }
+        }
+    }
+    f
+}
+
+fn reach(facts: &Facts, start: Node) -> Vec<Node> {
+    let mut seen: HashSet<Node> = HashSet::from([start]);
+    let mut order = vec![start];
+    let mut queue = VecDeque::from([start]);
+    while let Some(n) = queue.pop_front() {
+        for &c in facts.edges.get(&n).map(Vec::as_slice).unwrap_or_default() {
+            if seen.insert(c) {
+                order.push(c);
+                queue.push_back(c);
+            }
+        }
+    }
+    order
+}
+
+/// One kernel's `.nv.shared.<k>` and the facts about it.
+struct Kernel {
+    shared: OutId,
+    text: OutId,
+    /// The kernel's own variables (its input `.nv.shared.<k>`), symbol order.
+    own: Vec<Variable>,
+    own_size: u64,
+    /// The own variables laid out by rule 12.1's order (`-r` sizes, rule 12.3).
+    own_extent: u64,
+    own_align: u64,
+    reach: Vec<Node>,
+    uses_extern: bool,
+}
+
+fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Kernel> {
+    let mut out = Vec::new();
+    for (id, s) in layout.sections.iter().enumerate() {
+        if s.class != SectionClass::Shared {
+            continue;
+        }
+        let InfoField::Section(text) = s.info else { continue };
+        let Some(piece) = layout.section(text).and_then(|t| t.pieces.first()).copied() else { continue };
+        let node = (piece.input, piece.section);
+        let mut own = Vec::new();
+        let mut own_size = 0;
+        let mut own_align = 1;
+        for p in &s.pieces {
+            let Some(input) = inputs.get(p.input) else { continue };
+            if let Some(sec) = input.section(p.section) {
+                own_size = own_size.max(p.offset.saturating_add(sec.size));
+                own_align = own_align.max(sec.addralign);
+            }
+            for sym in input.symbols().iter().filter(|y| is_shared(y) && y.section_index() == Some(p.section)) {
+                own.push(Variable {
+                    symbol: SymbolRef { input: p.input, symbol: sym.index },
+                    align: sym.value.max(1),
+                    size: sym.size,
+                });
+            }
+        }
+        let mut sorted: Vec<&Variable> = own.iter().collect();
+        sorted.sort_by_key(|v| std::cmp::Reverse(v.align));
+        let own_extent = sorted.iter().fold(0, |cur, v| align_up(cur, v.align).saturating_add(v.size));
+        let reach = reach(facts, node);
+        let uses_extern = reach.iter().any(|n| facts.extern_users.contains(n));
+        out.push(Kernel { shared: id, text, own, own_size, own_extent, own_align, reach, uses_extern });
+    }
+    out
+}
+
+/// Rule 12: decides every `.nv.shared.<k>`'s size, alignment and survival,
+/// and the offsets relocations against shared variables get.
+pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &mut Layout) {
+    let facts = facts(inputs, resolution);
+    let kernels = kernels(inputs, layout, &facts);
+    let debug_shared = layout.find(".nv_debug.shared");
+    let reserved = inputs
+        .iter()
+        .flat_map(|i| i.symbols().iter())
+        .filter(|s| s.name == RESERVED_CAP)
+        .map(|s| s.value)
+        .max()
+        .unwrap_or(0);
+    let mut plan = SharedPlan::default();
+    if layout.executable {
+        plan_executable(inputs, layout, &facts, &kernels, reserved, &mut plan);
+        if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
+            // Rule 12.2: no bytes of its own in an executable (sm_100+: the
+            // reserved area); kept only for extern shared memory.
+            out.size = if layout.mercury { reserved } else { 0 };
+            out.keep = if facts.any_extern { Keep::Always } else { Keep::Never };
+        }
+    } else {
+        plan_relocatable(layout, &facts, &kernels, &mut plan);
+        if facts.any_extern {
+            if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
+                out.size = out.size.max(RELOCATABLE_EXTERN_MIN);
+            }
+            plan.debug_shared = debug_shared;
+        }
+    }
+    layout.shared = plan;
+}
+
+/// Rule 12.1.
+fn plan_executable(
+    inputs: &[InputObject<'_>],
+    layout: &mut Layout,
+    facts: &Facts,
+    kernels: &[Kernel],
+    reserved: u64,
+    plan: &mut SharedPlan,
+) {
+    // Device functions' variables (`.nv_debug.shared`), by the kernels that reach them.
+    let mut pool: Vec<(Variable, Node)> = Vec::new();
+    for input in inputs {
+        for (node, vars) in facts.uses.iter().filter(|(n, _)| n.0 == input.index) {
+            for &v in vars {
+                let Some(sym) = input.symbol(v.symbol) else { continue };
+                let in_pool = sym
+                    .section_index()
+                    .and_then(|x| input.section(x))
+                    .is_some_and(|s| SectionClass::of_input(s.name, s.sh_type) == Some(SectionClass::DebugShared));
+                if in_pool && !pool.iter().any(|(p, _)| p.symbol == v) {
+                    pool.push((Variable { symbol: v, align: sym.value.max(1), size: sym.size }, *node));
+                }
+            }
+        }
+    }
+    pool.sort_by_key(|(v, _)| (v.symbol.input, v.symbol.symbol));
+    let reached_by = |node: Node| -> Vec<usize> {
+        kernels.iter().enumerate().filter(|(_, k)| k.reach.contains(&node)).map(|(i, _)| i).collect()
+    };
+    let mut common: Vec<(&Variable, usize, Node)> = Vec::new();
+    let mut private: HashMap<usize, Vec<&Variable>> = HashMap::new();
+    let mut global_align: Option<u64> = None;
+    for (v, node) in &pool {
+        let by = reached_by(*node);
+        match by.as_slice() {
+            [only] => private.entry(*only).or_default().push(v),
+            _ => {
+                global_align = Some(global_align.unwrap_or(1).max(v.align));
+                if by.len() >= 2 {
+                    common.push((v, by.len(), *node));
+                }
+            }
+        }
+    }
+    if facts.any_extern {
+        global_align = global_align.map(|a| a.max(EXTERN_ALIGN));
+    }
+    // The common area: variables of functions several kernels reach, laid
+    // out once at the same offsets in every window (rule 12.1). Order: most
+    // kernels first, then later functions first (one sample, see the doc).
+    common.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol)));
+    let mut end = 0u64;
+    let mut common_end: HashMap<Node, u64> = HashMap::new();
+    for (v, _, node) in &common {
+        let at = align_up(end, v.align);
+        plan.offsets.insert(v.symbol, at);
+        end = at.saturating_add(v.size);
+        let e = common_end.entry(*node).or_default();
+        *e = (*e).max(end);
+    }
+    for (i, k) in kernels.iter().enumerate() {
+        let mut cur = k.reach.iter().filter_map(|n| common_end.get(n)).copied().max().unwrap_or(0);
+        let mut align = k.own_align;
+        // Private variables: callees' first, then the kernel's own, stably
+        // sorted by alignment, largest first (rule 12.1).
+        let mut vars: Vec<&Variable> = private.get(&i).cloned().unwrap_or_default();
+        vars.extend(k.own.iter());
+        vars.sort_by_key(|v| std::cmp::Reverse(v.align));
+        let any_common = k.reach.iter().any(|n| common_end.contains_key(n));
+        for v in &vars {
+            let at = align_up(cur, v.align);
+            plan.offsets.insert(v.symbol, at);
+            cur = at.saturating_add(v.size);
+            align = align.max(v.align);
+        }
+        if k.uses_extern {
+            cur = align_up(cur, EXTERN_ALIGN);
+            align = align.max(EXTERN_ALIGN);
+            plan.extern_offset.insert(k.text, cur);
+        }
+        let keep = !vars.is_empty()
+            || k.uses_extern
+            || any_common
+            || !k.own.is_empty()
+            || (global_align.is_some() && facts.any_extern);
+        if let Some(g) = global_align {
+            align = align.max(g);
+        }
+        if cur == 0 && (layout.mercury || reserved == 0) {
+            plan.no_symbol.insert(k.shared);
+        }
+        if let Some(out) = layout.sections.get_mut(k.shared) {
+            out.size = cur.saturating_add(reserved);
+            out.align = align;
+            out.keep = if keep { Keep::Always } else { Keep::Never };
+        }
+    }
+}
+
+/// Rule 12.3: `-r` keeps each kernel's input section; `extern __shared__`
+/// gets room in every kernel's section and an `externsharedinstance` symbol.
+fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan: &mut SharedPlan) {
+    for k in kernels {
+        let (size, align) = if facts.any_extern {
+            let size = if k.uses_extern {
+                let offset = align_up(k.own_size, EXTERN_ALIGN).max(RELOCATABLE_EXTERN_MIN);
+                let slot = match plan.instances.iter().position(|&o| o == offset) {
+                    Some(s) => s,
+                    None => {
+                        plan.instances.push(offset);
+                        plan.instances.len() - 1
+                    }
+                };
+                for n in &k.reach {
+                    if let Some((id, _)) = layout.placed(n.0, n.1) {
+                        plan.instance_of.entry(id).or_insert(slot);
+                    }
+                }
+                offset.max(RELOCATABLE_USER_MIN_SIZE)
+            } else if k.own_extent < RELOCATABLE_EXTERN_MIN {
+                k.own_extent + RELOCATABLE_EXTERN_MIN
+            } else {
+                k.own_extent.max(k.own_size)
+            };
+            (size, EXTERN_ALIGN)
+        } else {
+            (k.own_size, k.own_align)
+        };
+        let keep = facts.any_extern || !k.own.is_empty() || k.own_size > 0;
+        if k.own.is_empty() && k.own_size == 0 && !k.uses_extern {
+            // Kept only for the extern room: no section symbol (R1: `kz`).
+            plan.no_symbol.insert(k.shared);
+        }
+        if let Some(out) = layout.sections.get_mut(k.shared) {
+            out.size = size;
+            out.align = align.max(out.align);
+            out.keep = if keep { Keep::Always } else { Keep::Never };
+        }
+    }
+}
