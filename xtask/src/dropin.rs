@@ -26,7 +26,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub const USAGE: &str = "dropin [--only NAME] [--no-store] [--no-build] [--all]";
+pub const USAGE: &str = "dropin [--only NAME] [--no-store] [--no-build] [--all] [--run]";
 
 /// One program of `tests/fixtures/src/programs/<name>/`.
 #[derive(Debug)]
@@ -90,6 +90,8 @@ struct Options {
     store: bool,
     build: bool,
     all: bool,
+    /// Run both executables of each program on the GPU and compare what they print.
+    run: bool,
 }
 
 fn parse_options(args: &[String]) -> Result<Options> {
@@ -101,6 +103,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
             "--no-store" => options.store = false,
             "--no-build" => options.build = false,
             "--all" => options.all = true,
+            "--run" => options.run = true,
             other => bail!("dropin: unknown option `{other}` (usage: {USAGE})"),
         }
     }
@@ -237,6 +240,52 @@ pub fn run(args: &[String]) -> Result<()> {
         write_manifest(&store_root, &manifest, options.only.is_some())?;
     }
     print_report(&reports, &options);
+    if options.run {
+        run_on_gpu(&work, &options)?;
+    }
+    Ok(())
+}
+
+/// The final proof of a link: run the program linked through nvlink and the one
+/// linked through develf on a real GPU, and compare their exit status and
+/// output (each program checks its own results and prints them). Without a GPU
+/// this says so and changes nothing.
+fn run_on_gpu(work: &Path, options: &Options) -> Result<()> {
+    let gpu = Command::new("nvidia-smi").arg("-L").output();
+    let gpu = match gpu {
+        Ok(out) if out.status.success() && String::from_utf8_lossy(&out.stdout).contains("GPU") => {
+            String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("GPU").to_string()
+        }
+        _ => {
+            println!("GPU run skipped: no NVIDIA GPU here (`nvidia-smi -L` found none)");
+            return Ok(());
+        }
+    };
+    println!("running on {gpu}");
+    let mut all_same = true;
+    for program in PROGRAMS.iter().filter(|p| options.only.as_deref().is_none_or(|only| only == p.name)) {
+        let dir = work.join(program.name);
+        let mut results = Vec::new();
+        for linker in ["nvlink", "develf"] {
+            let exe = dir.join(linker).join(program.name);
+            let out =
+                Command::new(&exe).current_dir(&dir).output().with_context(|| format!("running {}", exe.display()))?;
+            results.push((out.status.code(), out.stdout));
+        }
+        let same = results[0] == results[1];
+        let ok = results[0].0 == Some(0) && results[1].0 == Some(0);
+        all_same &= same && ok;
+        println!(
+            "{:<10} nvlink exit {:?}, develf exit {:?}, output {}",
+            program.name,
+            results[0].0,
+            results[1].0,
+            if same { "identical" } else { "DIFFERS" }
+        );
+    }
+    if !all_same {
+        bail!("a program linked by develf behaved differently from the one linked by nvlink");
+    }
     Ok(())
 }
 
