@@ -44,6 +44,8 @@ pub enum OptionId {
     KernelsUsed,
     VariablesUsed,
     PreserveRelocs,
+    IgnoreHostInfo,
+    UseHostInfo,
     DumpCallgraph,
     DumpCallgraphNoDemangle,
     Verbose,
@@ -266,9 +268,9 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "ignore-host-info",
         Some("ignore-host-info"),
         Nothing,
-        O::NoEffect,
+        O::IgnoreHostInfo,
         "",
-        "Ignore host reference information (develf never uses it).",
+        "Ignore host reference information: keep kernels no host object names.",
     ),
     opt(
         "keep-system-libraries",
@@ -403,9 +405,9 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "use-host-info",
         Some("use-host-info"),
         Nothing,
-        O::NotSupported,
+        O::UseHostInfo,
         "",
-        "Use host references to remove device code (not supported by develf).",
+        "Use host references to remove device code (the default).",
     ),
     opt(
         "variables-used",
@@ -456,6 +458,10 @@ pub struct NvlinkArgs {
     pub kernels_used: Option<Vec<String>>,
     pub variables_used: Option<Vec<String>>,
     pub preserve_relocs: bool,
+    /// `-ignore-host-info` (rule 12.5).
+    pub ignore_host_info: bool,
+    /// `-use-host-info`: nvlink's default, refused together with `-ignore-host-info`.
+    pub use_host_info: bool,
     /// `Some(true)`: `-dump-callgraph`; `Some(false)`: `-dump-callgraph-no-demangle`.
     pub dump_callgraph: Option<bool>,
     pub verbose: bool,
@@ -609,6 +615,8 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             O::KernelsUsed => parsed.kernels_used.get_or_insert_with(Vec::new).extend(values),
             O::VariablesUsed => parsed.variables_used.get_or_insert_with(Vec::new).extend(values),
             O::PreserveRelocs => parsed.preserve_relocs = true,
+            O::IgnoreHostInfo => parsed.ignore_host_info = true,
+            O::UseHostInfo => parsed.use_host_info = true,
             O::DumpCallgraph | O::DumpCallgraphNoDemangle => {
                 let demangle = option.id == O::DumpCallgraph;
                 if parsed.dump_callgraph.is_some_and(|d| d != demangle) {
@@ -637,6 +645,9 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             O::NoEffect => {}
             O::NotSupported => parsed.not_supported.push(spelling.to_string()),
         }
+    }
+    if parsed.ignore_host_info && parsed.use_host_info {
+        return Err("Conflicting options '-use-host-info' and '-ignore-host-info'".to_string());
     }
     if let Some(t) = threads {
         parsed.threads =
@@ -805,6 +816,8 @@ pub struct LinkRequest {
     pub preserve_relocs: bool,
     pub kernels_used: Option<Vec<String>>,
     pub variables_used: Option<Vec<String>>,
+    /// `-ignore-host-info`: host objects' kernel lists prune nothing (rule 12.5).
+    pub ignore_host_info: bool,
     pub library_paths: Vec<PathBuf>,
     pub inputs: Vec<InputArg>,
     /// See [`NvlinkArgs::dump_callgraph`].
@@ -904,6 +917,7 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         preserve_relocs: parsed.preserve_relocs,
         kernels_used: parsed.kernels_used.clone(),
         variables_used: parsed.variables_used.clone(),
+        ignore_host_info: parsed.ignore_host_info,
         library_paths: parsed.library_paths.iter().map(PathBuf::from).collect(),
         inputs: parsed.inputs.clone(),
         dump_callgraph: parsed.dump_callgraph,
@@ -1095,6 +1109,15 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Writes `bytes` to `path` through a temporary file in the same directory and
 /// a rename: `path` is either untouched or complete.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomically_with(path, |f| f.write_all(bytes))
+}
+
+/// [`write_atomically`], the contents written by `fill` (through a buffer)
+/// into the temporary file: `path` is either untouched or complete.
+pub fn write_atomically_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -1108,7 +1131,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .write(true)
         .create_new(true)
         .open(&temp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+        .and_then(|f| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+            fill(&mut w)?;
+            w.into_inner().map_err(std::io::IntoInnerError::into_error)?.flush()
+        })
         .and_then(|()| std::fs::rename(&temp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
@@ -1161,6 +1188,38 @@ struct Gathered<'a> {
     objects: Vec<NamedObject<'a>>,
     /// The register file's modules, in link order.
     registered: Vec<Registered>,
+    /// Rule 12.5: the kernel patterns of every host object linked.
+    host_kernels: Vec<String>,
+    /// A cubin or fatbin was given directly: host information does not apply.
+    device_only_input: bool,
+}
+
+/// Rule 12.5: the kernel-name patterns a host object's host code refers to,
+/// NUL-separated in `.nvHRKE` (external linkage) and `.nvHRKI` (internal).
+/// Empty for cubins, fatbins and objects without the sections.
+fn host_kernel_patterns(data: &[u8]) -> Vec<String> {
+    if develf_fatbin::sniff(data) != Some(develf_fatbin::ContainerKind::HostElf) {
+        return Vec::new();
+    }
+    let Ok(elf) = develf_parse::ElfFile::parse(data) else { return Vec::new() };
+    let mut patterns = Vec::new();
+    for name in [".nvHRKE", ".nvHRKI"] {
+        let Some(section) = elf.section_by_name(name) else { continue };
+        for word in section.bytes().split(|&b| b == 0) {
+            if let Ok(text) = std::str::from_utf8(word) {
+                if !text.is_empty() {
+                    patterns.push(text.to_string());
+                }
+            }
+        }
+    }
+    patterns
+}
+
+/// A cubin or fatbin given on the command line (not a host object).
+fn is_device_only(unit: &Unit<'_>) -> bool {
+    unit.direct
+        && (is_cubin(unit.data) || develf_fatbin::sniff(unit.data) == Some(develf_fatbin::ContainerKind::Fatbin))
 }
 
 /// Every device object the request's files contribute, in link order
@@ -1204,6 +1263,8 @@ fn gather_objects<'a>(
                     needed.extend(u);
                 }
                 gathered.registered.extend(register_name(unit));
+                gathered.device_only_input |= is_device_only(unit);
+                gathered.host_kernels.extend(host_kernel_patterns(unit.data));
                 gathered.objects.extend(objects);
             }
             continue;
@@ -1218,6 +1279,7 @@ fn gather_objects<'a>(
             defined.extend(symbols[i].0.iter().cloned());
             needed.extend(symbols[i].1.iter().cloned());
             gathered.registered.extend(register_name(&units[i]));
+            gathered.host_kernels.extend(host_kernel_patterns(units[i].data));
             gathered.objects.extend(per_unit[i].take().unwrap_or_default());
         }
     }
@@ -1227,8 +1289,13 @@ fn gather_objects<'a>(
     Ok(gathered)
 }
 
-fn link_options(request: &LinkRequest) -> LinkOptions {
+fn link_options(request: &LinkRequest, gathered: &Gathered<'_>) -> LinkOptions {
     let mut options = LinkOptions::new(request.arch);
+    // Rule 12.5: a cubin or fatbin given directly (nvlink: `a.o b.cubin` keeps
+    // `a.o`'s unnamed kernels), or `-ignore-host-info`, turns host information off.
+    if !request.ignore_host_info && !gathered.device_only_input {
+        options.host_kernels = Some(gathered.host_kernels.clone());
+    }
     options.output = if request.relocatable { OutputKind::Relocatable } else { OutputKind::Executable };
     options.debug = request.debug;
     options.preserve_relocs = request.preserve_relocs;
@@ -1260,7 +1327,7 @@ pub fn link_bytes(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<
     let files = load_files(request, reporter).map_err(LinkFailure::fatal)?;
     let gathered = gather_objects(&files, request.arch, reporter)?;
     let inputs: Vec<Input<'_>> = gathered.objects.iter().map(|(name, bytes)| Input { name, bytes }).collect();
-    develf_link::link(&link_options(request), &inputs).map_err(|e| link_failure(&e))
+    develf_link::link(&link_options(request, &gathered), &inputs).map_err(|e| link_failure(&e))
 }
 
 /// Reads the inputs, links, writes the output. The output appears only when
@@ -1287,7 +1354,7 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
         Err(failure) => return report(failure, reporter),
     };
     let inputs: Vec<Input<'_>> = gathered.objects.iter().map(|(name, bytes)| Input { name, bytes }).collect();
-    let bytes = match develf_link::link(&link_options(request), &inputs) {
+    let image = match develf_link::link_image(&link_options(request, &gathered), &inputs) {
         Ok(b) => b,
         Err(error) => return report(link_failure(&error), reporter),
     };
@@ -1296,7 +1363,8 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     }
     let register_text =
         request.register_link_binaries.as_ref().map(|_| register_file_text(&gathered.registered, reporter));
-    if let Err(e) = write_atomically(&request.output, &bytes) {
+    let output_bytes = image.len();
+    if let Err(e) = write_atomically_with(&request.output, |f| image.write_to(f)) {
         return reporter.fatal(&format!("Could not write output file '{}': {e}", request.output.display()));
     }
     if let (Some(path), Some(text)) = (&request.register_link_binaries, register_text) {
@@ -1316,7 +1384,7 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
             "linked {} device objects ({input_bytes} bytes) into '{}' ({} bytes) in {:.3} s",
             inputs.len(),
             request.output.display(),
-            bytes.len(),
+            output_bytes,
             start.elapsed().as_secs_f64()
         ));
     }
@@ -1549,6 +1617,9 @@ pub struct DevelfLinkArgs {
     /// Only these variables (substrings) are kept.
     #[arg(long, value_name = "V,...", value_delimiter = ',')]
     pub variables_used: Option<Vec<String>>,
+    /// Keep kernels no host object names (nvlink's `-ignore-host-info`).
+    #[arg(long)]
+    pub ignore_host_info: bool,
     /// Library search path for -l.
     #[arg(short = 'L', value_name = "DIR")]
     pub library_paths: Vec<PathBuf>,
@@ -1593,6 +1664,7 @@ pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
         preserve_relocs: args.preserve_relocs,
         kernels_used: args.kernels_used.clone(),
         variables_used: args.variables_used.clone(),
+        ignore_host_info: args.ignore_host_info,
         library_paths: args.library_paths.clone(),
         inputs,
         dump_callgraph: args.dump_callgraph.then_some(true),

@@ -68,11 +68,88 @@ pub struct Duplicate {
     pub definitions: Vec<Location>,
 }
 
-/// One input contributing shared memory to a kernel.
+/// One shared variable in a kernel's window: where it is declared (the
+/// input, its section, and the function whose code declares it) and its size.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SharedContribution {
+    pub variable: SymbolName,
     pub location: Location,
     pub bytes: u64,
+}
+
+/// One kernel over the static shared-memory limit (rule 12.6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedOverLimit {
+    pub kernel: SymbolName,
+    /// The input defining the kernel.
+    pub file: String,
+    /// Where its static variables end (extern memory and the reserved area
+    /// are not counted, as nvlink counts).
+    pub total: u64,
+    pub limit: u64,
+    /// Every variable in its window, largest first.
+    pub contributors: Vec<SharedContribution>,
+}
+
+/// One kernel whose register limit is below what a function it reaches needs
+/// (rule 12.7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegisterOverLimit {
+    pub kernel: SymbolName,
+    /// The input defining the kernel.
+    pub file: String,
+    /// The kernel's `EIATTR_MAXREG_COUNT` (`__launch_bounds__`, `__maxnreg__`, `-maxrregcount`).
+    pub limit: u32,
+    pub callee: SymbolName,
+    /// The input defining the callee.
+    pub callee_file: String,
+    /// The callee's `EIATTR_REGCOUNT`.
+    pub needed: u32,
+    /// Kernel, the functions between, callee (demangled where possible).
+    pub path: Vec<String>,
+}
+
+impl fmt::Display for SharedContribution {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({:#x} = {} bytes) from {}", self.variable, self.bytes, self.bytes, self.location)
+    }
+}
+
+impl fmt::Display for SharedOverLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "kernel {} ({}) uses {:#x} ({}) bytes of static shared memory, more than the {:#x} ({}) bytes \
+             a kernel may declare statically (use `extern __shared__` and cudaFuncSetAttribute for more); \
+             its variables: {}",
+            self.kernel,
+            self.file,
+            self.total,
+            self.total,
+            self.limit,
+            self.limit,
+            list(&self.contributors, "; ")
+        )
+    }
+}
+
+impl fmt::Display for RegisterOverLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "kernel {} ({}) is limited to {} registers (__launch_bounds__, __maxnreg__ or -maxrregcount) \
+             but calls {} ({}), compiled to use {}; call path: {}; recompile the callee with \
+             -maxrregcount={} or lower, or relax the kernel's limit",
+            self.kernel,
+            self.file,
+            self.limit,
+            self.callee,
+            self.callee_file,
+            self.needed,
+            self.path.join(" -> "),
+            self.limit
+        )
+    }
 }
 
 fn list<T: fmt::Display>(items: &[T], sep: &str) -> String {
@@ -123,25 +200,16 @@ pub enum LinkError {
     /// A kernel in one input has the name of a device function or variable in another.
     #[error("{symbol} is a kernel in {kernel} but not a kernel in {other}")]
     KernelClash { symbol: SymbolName, kernel: Location, other: Location },
-    /// A kernel's static shared memory (its own and its callees') exceeds the target's limit.
-    #[error(
-        "kernel {kernel} uses {total:#x} bytes of shared memory, more than the {limit:#x} bytes {arch} allows; \
-         contributors: {}",
-        .contributors.iter().map(|c| format!("{} ({:#x} bytes)", c.location, c.bytes)).collect::<Vec<_>>().join(", ")
-    )]
-    SharedMemoryOverLimit {
-        kernel: SymbolName,
-        arch: String,
-        total: u64,
-        limit: u64,
-        contributors: Vec<SharedContribution>,
-    },
-    /// A kernel's register limit (`maxrregcount`) is below what a function it calls needs.
-    #[error(
-        "kernel {kernel} is limited to {limit} registers but calls {callee}, which needs {needed}; call path: {}",
-        .path.join(" -> ")
-    )]
-    RegisterLimit { kernel: SymbolName, limit: u32, callee: SymbolName, needed: u32, path: Vec<String> },
+    /// Kernels whose static shared memory (their own and their callees')
+    /// exceeds 0xc000 bytes (rule 12.6; nvlink: `Entry function 'k' uses too
+    /// much shared data (0xc004 bytes, 0xc000 max)`).
+    #[error("{}", list(.0, "\n"))]
+    SharedMemoryOverLimit(Vec<SharedOverLimit>),
+    /// Kernels whose register limit is below what a function they reach was
+    /// compiled for (rule 12.7; nvlink: `entry function 'k' with max regcount
+    /// of 32 calls function 'f' with regcount of 108`).
+    #[error("{}", list(.0, "\n"))]
+    RegisterLimit(Vec<RegisterOverLimit>),
     /// A relocation could not be applied (value out of range, site outside its section).
     #[error("{file}: relocation in {section} at offset {offset:#x}: {message}")]
     Relocation { file: String, section: String, offset: u64, message: String },

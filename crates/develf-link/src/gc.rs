@@ -15,6 +15,10 @@ pub(crate) struct Liveness {
     /// Per input, per section: removed as dead code (the function's `.text`
     /// and the sections attached to it).
     pub dead: Vec<Vec<bool>>,
+    /// Rule 12.5: kernels (input, `.text` section) removed because no host
+    /// object names them. Unlike other dead code, nvlink still creates their
+    /// `.nv.shared.<k>` name (in `.shstrtab`, where the `.text` would be).
+    pub host_pruned: Vec<(usize, usize)>,
 }
 
 impl Liveness {
@@ -40,7 +44,7 @@ pub(crate) fn is_debug_section(name: &str) -> bool {
 pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Liveness {
     let mut dead: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.sections().len()]).collect();
     if options.output == OutputKind::Relocatable {
-        return Liveness { dead };
+        return Liveness { dead, host_pruned: Vec::new() };
     }
     // Dense numbering of all input sections: base[input] + section.
     let mut base = Vec::with_capacity(inputs.len());
@@ -97,6 +101,7 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             }
         }
     }
+    let mut host_candidates: Vec<(usize, usize)> = Vec::new();
     for input in inputs {
         for s in input.symbols() {
             if !is_kernel(s)
@@ -105,7 +110,12 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             {
                 continue;
             }
-            let wanted = options.kernels_used.as_ref().is_none_or(|list| list.iter().any(|k| k == s.name));
+            // Rules 9 and 12.5: `-kernels-used` (substrings), else the host objects' patterns.
+            let wanted = crate::host_info::is_root_kernel(options, s.name);
+            let by_host = options.kernels_used.is_none() && options.variables_used.is_none();
+            if let (false, true, Some(section)) = (wanted, by_host, s.section_index()) {
+                host_candidates.push((input.index, section));
+            }
             if let (true, Some(section)) = (wanted, s.section_index()) {
                 if let Some(n) = node(input.index, section) {
                     root(n, &mut live, &mut queue);
@@ -147,5 +157,9 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             }
         }
     }
-    Liveness { dead }
+    let host_pruned = host_candidates
+        .into_iter()
+        .filter(|&(i, t)| !node(i, t).and_then(|n| live.get(n)).copied().unwrap_or(true))
+        .collect();
+    Liveness { dead, host_pruned }
 }

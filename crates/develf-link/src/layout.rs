@@ -9,12 +9,16 @@ use crate::gc::{Liveness, is_code_section};
 use crate::input::InputObject;
 use crate::options::{LinkOptions, OutputKind};
 use crate::resolve::{GlobalId, Resolution, SymbolRef, is_kernel};
+use develf_format::reloc::{R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX};
+use develf_format::section::SHT_RELA;
 use develf_format::section::{
     SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO, SHT_CUDA_SHARED,
     SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL, SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX, is_relocation_type,
 };
-use develf_format::symbol::{STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_FUNC, STT_SECTION};
-use std::collections::{HashMap, HashSet};
+use develf_format::symbol::{
+    STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
+};
+use hashbrown::{HashMap, HashSet};
 
 /// Index of an output section in creation order.
 pub(crate) type OutId = usize;
@@ -212,6 +216,28 @@ pub(crate) struct Layout {
     pub mercury: bool,
     /// Rule 12: kernel shared windows, extern shared memory.
     pub shared: crate::shared::SharedPlan,
+    /// Rule 11.6: texture/surface header slots nvlink adds to kernels' banks.
+    pub texture_banks: Vec<TextureBank>,
+}
+
+/// Rule 11.6: one texture/surface header slot in a kernel's `.nv.constant0`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TextureSlot {
+    pub global: GlobalId,
+    /// Offset in the kernel's bank 0.
+    pub offset: u64,
+    /// `R_CUDA_TEX_HEADER_INDEX` or `R_CUDA_SURF_HEADER_INDEX`.
+    pub r_type: u32,
+}
+
+/// Rule 11.6: a kernel bank that got slots, and the relocation section
+/// (`.rel.nv.constant0.<k>`, merc `.rela.nv.constant0.<k>`) naming them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TextureBank {
+    pub text: OutId,
+    pub bank: OutId,
+    pub relocations: OutId,
+    pub slots: Vec<TextureSlot>,
 }
 
 impl Layout {
@@ -331,6 +357,7 @@ pub(crate) fn build(
         executable,
         mercury,
         shared: crate::shared::SharedPlan::default(),
+        texture_banks: Vec::new(),
     };
     let mut b = Builder { inputs, resolution, liveness, layout };
     let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
@@ -365,7 +392,18 @@ pub(crate) fn build(
             if s.bind == STB_LOCAL && b.usable(i, text) {
                 b.layout.log.push(LogEntry::Local(me));
             }
-            let Some(id) = b.place(i, text) else { continue };
+            let Some(id) = b.place(i, text) else {
+                // Rule 12.5: a kernel no host object names leaves its
+                // `.nv.shared.<k>` name behind (staticlib: `dev_unused_kernel`).
+                if b.liveness.host_pruned.contains(&(i, text)) {
+                    let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
+                    let id = b.create(&companion(".nv.shared.", text_name), C::Shared, SHT_CUDA_SHARED, 0x43, 4);
+                    if let Some(out) = b.layout.sections.get_mut(id) {
+                        out.keep = Keep::Never;
+                    }
+                }
+                continue;
+            };
             let high_bits = input.section(text).map_or(0, |t| t.info & 0xff00_0000);
             if let Some(out) = b.layout.sections.get_mut(id) {
                 out.info = InfoField::Function { symbol: me, high_bits };
@@ -445,10 +483,15 @@ pub(crate) fn build(
             }
         }
         // 1.3.2.6: relocation sections, in input order, for placed targets.
-        // An empty input relocation section is never created (ptx:
-        // `.rela.nv.constant2.ptx_branch_kernel`, 6/6 links that have one).
+        // An empty input relocation section is never created on sm_75..sm_90a
+        // (ptx: `.rela.nv.constant2.ptx_branch_kernel`, 12/12 non-merc links);
+        // merc outputs keep it, empty (6/6 ptx links, exec and `-r`).
         for s in input.sections() {
-            if !is_relocation_type(s.sh_type) || s.size == 0 || s.name.starts_with(".nv.merc.") || !b.usable(i, s.index)
+            let empty = s.size == 0;
+            if !is_relocation_type(s.sh_type)
+                || (empty && !(mercury && s.name.starts_with(".rel")))
+                || s.name.starts_with(".nv.merc.")
+                || !b.usable(i, s.index)
             {
                 continue;
             }
@@ -457,6 +500,9 @@ pub(crate) fn build(
                 if let Some(out) = b.layout.sections.get_mut(id) {
                     out.target = Some(target);
                     out.flags = 0x40;
+                    if empty && out.size == 0 && out.class == C::Relocation {
+                        out.keep = Keep::Always;
+                    }
                 }
             }
         }
@@ -484,6 +530,9 @@ pub(crate) fn build(
     }
     if executable && !mercury {
         b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
+    }
+    if executable {
+        assign_texture_slots(&mut b);
     }
     finish_classes(&mut b.layout);
     // Rule 12: sizes, alignment and survival of every `.nv.shared.<k>`.
@@ -582,8 +631,14 @@ fn any_prototype_survives(inputs: &[InputObject<'_>], resolution: &Resolution<'_
 /// Post-placement fixes: merc constant0 class (rule 1.1 class 19) and the
 /// metadata sections' fixed alignment.
 fn finish_classes(layout: &mut Layout) {
-    for s in &mut layout.sections {
-        if layout.mercury && s.class == C::ConstantBank && s.name.starts_with(".nv.constant0.") {
+    let slotted: HashSet<OutId> = layout.texture_banks.iter().map(|t| t.bank).collect();
+    for (id, s) in layout.sections.iter_mut().enumerate() {
+        // A bank with linker-made relocations (texture slots) stays in class 14.
+        if layout.mercury
+            && s.class == C::ConstantBank
+            && s.name.starts_with(".nv.constant0.")
+            && !slotted.contains(&id)
+        {
             s.class = C::MercuryConstant0;
         }
         if s.class == C::Text {
@@ -592,5 +647,73 @@ fn finish_classes(layout: &mut Layout) {
         if s.class == C::Relocation {
             s.align = 8;
         }
+    }
+}
+
+/// Texture and surface references: kinds in slot order (rule 11.6) with the
+/// relocation type naming their header index.
+static TEXTURE_KINDS: &[(u8, u32)] =
+    &[(STT_CUDA_TEXTURE, R_CUDA_TEX_HEADER_INDEX), (STT_CUDA_SURFACE, R_CUDA_SURF_HEADER_INDEX)];
+
+/// Rule 11.6 (executables): every kernel whose code names a texture or
+/// surface reference gets one u32 header slot per texture/surface reference
+/// of the whole link, appended to its `.nv.constant0.<k>` (merc: from a
+/// 16-aligned offset), textures before surfaces, each kind in `.symtab`
+/// order (the fixtures' and two-reference runs' order; more references of
+/// one kind are permuted in a way not established). The slots are named by
+/// `R_CUDA_TEX/SURF_HEADER_INDEX` relocations in `.rel.nv.constant0.<k>`
+/// (merc: a `.rela` created after every input's sections).
+fn assign_texture_slots(b: &mut Builder<'_, '_>) {
+    let kind_of = |g: &crate::resolve::Global<'_>| {
+        let r = g.definition.unwrap_or(g.first);
+        let st_type = b.inputs.get(r.input).and_then(|i| i.symbol(r.symbol)).map(|s| s.st_type)?;
+        TEXTURE_KINDS.iter().position(|(t, _)| *t == st_type)
+    };
+    let mut references: Vec<(usize, GlobalId)> =
+        b.resolution.globals.iter().enumerate().filter_map(|(g, global)| Some((kind_of(global)?, g))).collect();
+    if references.is_empty() {
+        return;
+    }
+    references.sort_by_key(|&(kind, g)| (kind, g));
+    // Kernels whose code names a reference, in output section order.
+    let mut users: Vec<OutId> = Vec::new();
+    for input in b.inputs {
+        for rs in input.cubin.relocation_sections() {
+            let Some((text, _)) = b.layout.placed(input.index, rs.target as usize) else { continue };
+            let names_reference = rs.entries().any(|r| {
+                let symbol = input.symbol(r.symbol as usize).map(|s| s.st_type);
+                symbol.is_some_and(|t| TEXTURE_KINDS.iter().any(|(k, _)| *k == t))
+            });
+            if names_reference && b.layout.section(text).is_some_and(|s| s.class == C::Text) && !users.contains(&text) {
+                users.push(text);
+            }
+        }
+    }
+    users.sort_unstable();
+    let mercury = b.layout.mercury;
+    for text in users {
+        let Some(text_name) = b.layout.section(text).map(|s| s.name.clone()) else { continue };
+        let bank_name = companion(".nv.constant0.", &text_name);
+        let Some(bank) = b.layout.find(&bank_name) else { continue };
+        let relocations = if mercury {
+            b.create(&format!(".rela{bank_name}"), C::Relocation, SHT_RELA, 0, 8)
+        } else {
+            b.create(&format!(".rel{bank_name}"), C::Relocation, SHT_REL, 0, 8)
+        };
+        let Some(out) = b.layout.sections.get_mut(bank) else { continue };
+        let start = if mercury { align_up(out.size, 16) } else { out.size };
+        let slots: Vec<TextureSlot> = references
+            .iter()
+            .zip((start..).step_by(4))
+            .filter_map(|(&(kind, global), offset)| {
+                TEXTURE_KINDS.get(kind).map(|&(_, r_type)| TextureSlot { global, offset, r_type })
+            })
+            .collect();
+        out.size = start.saturating_add(4 * slots.len() as u64);
+        if let Some(rel) = b.layout.sections.get_mut(relocations) {
+            rel.target = Some(bank);
+            rel.flags = 0;
+        }
+        b.layout.texture_banks.push(TextureBank { text, bank, relocations, slots });
     }
 }

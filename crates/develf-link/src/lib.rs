@@ -16,9 +16,11 @@
 //! [`input`] → [`resolve`] → [`gc`] → [`layout`] → [`symbols`] → [`relocate`]
 //! → [`metadata`] → [`write`].
 
+mod checks;
 pub mod compare;
 mod error;
 mod gc;
+mod host_info;
 mod input;
 mod layout;
 mod mercury;
@@ -31,11 +33,21 @@ mod symbols;
 mod write;
 
 pub use compare::{Comparison, compare};
-pub use error::{Duplicate, LinkError, Location, SharedContribution, SymbolName, Undefined, demangle};
+pub use error::{
+    Duplicate, LinkError, Location, RegisterOverLimit, SharedContribution, SharedOverLimit, SymbolName, Undefined,
+    demangle,
+};
 pub use options::{Input, LinkOptions, OutputKind};
+pub use write::Image;
 
 /// Links `inputs` (in command-line order) into one cubin.
 pub fn link(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, LinkError> {
+    link_image(options, inputs).map(Image::into_bytes)
+}
+
+/// [`link`], returning the output as an [`Image`] to stream to a file
+/// ([`Image::write_to`]) without first assembling it in memory.
+pub fn link_image(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Image, LinkError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
         .build()
@@ -43,7 +55,7 @@ pub fn link(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, Link
     pool.install(|| link_in_pool(options, inputs))
 }
 
-fn link_in_pool(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, LinkError> {
+fn link_in_pool(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Image, LinkError> {
     let objects = input::read_inputs(options, inputs)?;
     let resolution = resolve::resolve(&objects)?;
     let liveness = gc::collect(options, &objects, &resolution);
@@ -52,12 +64,19 @@ fn link_in_pool(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, 
     if options.output == OutputKind::Executable {
         resolve::check_undefined(&objects, &resolution, &liveness)?;
     }
+    if options.output == OutputKind::Executable {
+        checks::register_limits(&objects, &resolution, &liveness)?;
+    }
     let layout = layout::build(options, &objects, &resolution, &liveness);
+    checks::output_size(&objects, &layout)?;
+    if options.output == OutputKind::Executable {
+        checks::shared_memory(&objects, &layout)?;
+    }
     let symbols = symbols::build(&objects, &resolution, &layout);
     let mut contents = relocate::build(&objects, &resolution, &layout, &symbols)?;
     if layout.mercury {
         mercury::relocate(&objects, &resolution, &layout, &symbols, &mut contents)?;
     }
     let generated = metadata::build(options, &objects, &resolution, &layout, &symbols)?;
-    write::write(&objects, &resolution, &layout, &symbols, &contents, &generated)
+    write::write(&objects, &resolution, &layout, &symbols, contents, generated)
 }

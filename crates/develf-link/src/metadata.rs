@@ -17,7 +17,7 @@ use develf_format::nvinfo::{EIATTR_EXTERNS, EIATTR_MAX_STACK_SIZE};
 use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE};
 use develf_format::symbol::STO_CUDA_ENTRY;
 use develf_parse::elf::string_at;
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// The tool strings of nvlink 13.5's tkinfo note (rule 7.5).
 const TOOL_NAME: &str = "nvlink";
@@ -27,8 +27,12 @@ const TOOL_BRANCH: &str = "Build cuda_13.5.r13.5/compiler.39125733_0";
 const NOTE_TKINFO: u32 = 2000;
 /// `.nv.rel.action` of every non-merc executable (rule 7.7).
 const REL_ACTION: [u8; 16] = [0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x11, 0x25, 0, 0x05, 0x36];
-/// Code 0x66, appended to functions of ABI-7 inputs in executables (rules 7.2, 10).
+/// Code 0x66, appended to kernels of ABI-7 inputs in executables (rules 7.2, 10).
 const ATTR_ABI7_MARK: u8 = 0x66;
+/// `.nv.compat` byte-valued (EIFMT_BVAL) records whose merged value is the
+/// largest of the inputs' (rule 7.3, U5): code 0x02 (ptx: 2 over 1; mma: 4
+/// over 1 in either input order; 12/12 fixture links, 2 swapped runs).
+const COMPAT_MAX_CODES: &[u8] = &[0x02];
 /// Stack size nvlink writes when recursion makes it unknown (rule 7.1).
 const UNKNOWN_STACK: u32 = u32::MAX;
 /// The Mercury finaliser's group, re-appended in input order (rule 7.2).
@@ -50,38 +54,133 @@ struct CallFacts {
     regcount: HashMap<u32, u32>,
     /// NUM_BARRIERS of each function's input `.nv.info.<fn>` (rule 7.2).
     barriers: HashMap<u32, u16>,
+    /// Per output symbol: whether a cycle is reachable from it (set by
+    /// [`CallFacts::find_recursion`], linear in the call graph).
+    recursive: Vec<bool>,
 }
 
 impl CallFacts {
     /// Every function reachable from `f`, `f` included, and whether a cycle is
     /// reachable (recursion).
     fn reach(&self, f: u32) -> (Vec<u32>, bool) {
-        // Iterative DFS with an explicit stack; colours detect back edges.
-        let mut colour: HashMap<u32, u8> = HashMap::new();
+        // Iterative DFS with an explicit stack; colours (0 unseen, 1 on the
+        // path, 2 done), one byte per output symbol, detect back edges.
+        let mut colour: Vec<u8> = vec![0; self.recursive.len().max(f as usize + 1)];
         let mut order = Vec::new();
         let mut recursive = false;
         let mut stack: Vec<(u32, usize)> = vec![(f, 0)];
-        colour.insert(f, 1);
+        if let Some(slot) = colour.get_mut(f as usize) {
+            *slot = 1;
+        }
         order.push(f);
         while let Some(&mut (node, ref mut next)) = stack.last_mut() {
             let callees = self.callees.get(&node).map(Vec::as_slice).unwrap_or_default();
             if let Some(&c) = callees.get(*next) {
                 *next += 1;
-                match colour.get(&c).copied() {
+                if colour.len() <= c as usize {
+                    colour.resize(c as usize + 1, 0);
+                }
+                match colour.get(c as usize).copied() {
                     Some(1) => recursive = true,
-                    Some(_) => {}
-                    None => {
-                        colour.insert(c, 1);
+                    Some(0) => {
+                        colour[c as usize] = 1;
                         order.push(c);
                         stack.push((c, 0));
                     }
+                    _ => {}
                 }
             } else {
-                colour.insert(node, 2);
+                if let Some(slot) = colour.get_mut(node as usize) {
+                    *slot = 2;
+                }
                 stack.pop();
             }
         }
         (order, recursive)
+    }
+
+    /// Whether a cycle is reachable from `f` (what `reach(f).1` says), from
+    /// the table [`CallFacts::find_recursion`] filled.
+    fn is_recursive(&self, f: u32) -> bool {
+        self.recursive.get(f as usize).copied().unwrap_or(false)
+    }
+
+    /// Fills `recursive` for every function at once: Tarjan's strongly
+    /// connected components (iterative), which completes every component
+    /// after all the components it reaches, so one pass over the call graph
+    /// decides each: cyclic itself (two or more members, or a self-call) or
+    /// calling into a recursive one. Linear, where `reach` per function is
+    /// quadratic (big: 10,000 functions).
+    fn find_recursion(&mut self) {
+        const NONE: u32 = u32::MAX;
+        let n = self
+            .callees
+            .iter()
+            .flat_map(|(&a, list)| std::iter::once(a).chain(list.iter().copied()))
+            .max()
+            .map_or(0, |m| m as usize + 1);
+        let empty: &[u32] = &[];
+        let callees = |v: u32| self.callees.get(&v).map_or(empty, Vec::as_slice);
+        let mut index = vec![NONE; n];
+        let mut low = vec![NONE; n];
+        let mut on_stack = vec![false; n];
+        let mut recursive = vec![false; n];
+        let mut stack: Vec<u32> = Vec::new();
+        let mut counter = 0u32;
+        let mut roots: Vec<u32> = self.callees.keys().copied().collect();
+        roots.sort_unstable();
+        for root in roots {
+            if index[root as usize] != NONE {
+                continue;
+            }
+            index[root as usize] = counter;
+            low[root as usize] = counter;
+            counter += 1;
+            stack.push(root);
+            on_stack[root as usize] = true;
+            let mut path: Vec<(u32, usize)> = vec![(root, 0)];
+            while let Some(&mut (v, ref mut next)) = path.last_mut() {
+                if let Some(&w) = callees(v).get(*next) {
+                    *next += 1;
+                    let (vi, wi) = (v as usize, w as usize);
+                    if index[wi] == NONE {
+                        index[wi] = counter;
+                        low[wi] = counter;
+                        counter += 1;
+                        stack.push(w);
+                        on_stack[wi] = true;
+                        path.push((w, 0));
+                    } else if on_stack[wi] {
+                        low[vi] = low[vi].min(index[wi]);
+                    }
+                    continue;
+                }
+                path.pop();
+                let vi = v as usize;
+                if let Some(&(u, _)) = path.last() {
+                    low[u as usize] = low[u as usize].min(low[vi]);
+                }
+                if low[vi] != index[vi] {
+                    continue;
+                }
+                let mut members = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w as usize] = false;
+                    members.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                // Callees outside the component are complete; inside it they
+                // still read false, which the cyclic test covers.
+                let cyclic = members.len() > 1 || callees(v).contains(&v);
+                let rec = cyclic || members.iter().any(|&m| callees(m).iter().any(|&c| recursive[c as usize]));
+                for m in members {
+                    recursive[m as usize] = rec;
+                }
+            }
+        }
+        self.recursive = recursive;
     }
 
     /// Frame of `f` plus the deepest callee chain, `None` under recursion.
@@ -198,7 +297,12 @@ impl Context<'_, '_> {
                 _ => {}
             }
         }
+        facts.find_recursion();
         facts
+    }
+
+    fn is_kernel(&self, index: u32) -> bool {
+        self.symbols.symbols.get(index as usize).is_some_and(|s| s.other & STO_CUDA_ENTRY != 0)
     }
 
     /// The kernels of the output, in symtab order.
@@ -242,6 +346,12 @@ impl Context<'_, '_> {
         if self.layout.executable {
             for attr in &mut records {
                 if let Attribute::Regcount(FunctionValue { function, value }) = attr {
+                    // Rule 7.1: only kernels are raised; a device function keeps
+                    // its own count (deep38: f_30 stays 24 though f_31 uses 68;
+                    // big: 10,000 device functions, 200 kernels).
+                    if !self.is_kernel(*function) {
+                        continue;
+                    }
                     let (reach, _) = facts.reach(*function);
                     *value = reach.iter().filter_map(|f| facts.regcount.get(f)).copied().fold(*value, u32::max);
                 }
@@ -273,7 +383,7 @@ impl Context<'_, '_> {
             Some(InfoField::Function { symbol, .. }) => self.out_index(symbol.input, symbol.symbol as u32),
             _ => None,
         };
-        let recursive = function.is_some_and(|f| facts.reach(f).1);
+        let recursive = function.is_some_and(|f| facts.is_recursive(f));
         let kernel =
             function.and_then(|f| self.symbols.symbols.get(f as usize)).is_some_and(|s| s.other & STO_CUDA_ENTRY != 0);
         for record in decoded.records {
@@ -312,7 +422,10 @@ impl Context<'_, '_> {
             }
         }
         reversed.reverse();
-        if self.layout.executable && input.abi7 {
+        // Rule 10: only ABI-7 *kernels* get it (calls-mixed-abi's kernels
+        // do; ptx-mixed-abi's device function `ptx_lib_affine` does not, 4/4
+        // exec links; ABI-8 inputs carry it already).
+        if self.layout.executable && input.abi7 && kernel {
             reversed.push(Attribute::Raw(RawAttribute {
                 format: 4,
                 code: ATTR_ABI7_MARK,
@@ -411,13 +524,26 @@ impl Context<'_, '_> {
             .unwrap_or_default()
     }
 
-    /// Rule 7.3: the first input's (they are equal in every fixture but 6, U5).
+    /// Rule 7.3: the first input's records, each byte-valued record of
+    /// [`COMPAT_MAX_CODES`] raised to the largest value any input has (U5).
     fn compat(&self) -> Vec<u8> {
-        self.inputs
-            .iter()
-            .find_map(|i| i.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO))
-            .map(|s| s.bytes().to_vec())
-            .unwrap_or_default()
+        let mut all =
+            self.inputs.iter().filter_map(|i| i.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
+        let Some(first) = all.next() else { return Vec::new() };
+        let mut out = first.bytes().to_vec();
+        for other in all {
+            for (code, value) in compat_byte_records(other.bytes()) {
+                if !COMPAT_MAX_CODES.contains(&code) {
+                    continue;
+                }
+                let at = compat_byte_records(&out).into_iter().position(|(c, _)| c == code);
+                let offset = at.and_then(|k| compat_byte_offsets(&out).get(k).copied());
+                if let Some(slot) = offset.and_then(|o| out.get_mut(o)) {
+                    *slot = (*slot).max(value);
+                }
+            }
+        }
+        out
     }
 
     fn signature(&self, input: &InputObject<'_>, offset: u32) -> Option<u32> {
@@ -547,4 +673,69 @@ pub(crate) fn build(
         }
     }
     Ok(out)
+}
+
+/// The `.nv.compat` TLV walk: (format, code, offset of the value byte or payload).
+fn compat_walk(bytes: &[u8]) -> Vec<(u8, u8, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while let (Some(&format), Some(&code)) = (bytes.get(at), bytes.get(at + 1)) {
+        out.push((format, code, at + 2));
+        at = match format {
+            // EIFMT_SVAL: a u16 payload length, then the payload.
+            4 => {
+                let len = bytes.get(at + 2..at + 4).map_or(0, |b| u16::from_le_bytes([b[0], b[1]]) as usize);
+                at + 4 + len
+            }
+            _ => at + 4,
+        };
+    }
+    out
+}
+
+/// The byte-valued (EIFMT_BVAL, format 2) `.nv.compat` records: (code, value).
+fn compat_byte_records(bytes: &[u8]) -> Vec<(u8, u8)> {
+    compat_walk(bytes)
+        .into_iter()
+        .filter(|&(format, _, _)| format == 2)
+        .filter_map(|(_, code, at)| bytes.get(at).map(|&v| (code, v)))
+        .collect()
+}
+
+/// Offsets of the values of [`compat_byte_records`], in the same order.
+fn compat_byte_offsets(bytes: &[u8]) -> Vec<usize> {
+    compat_walk(bytes).into_iter().filter(|&(format, _, _)| format == 2).map(|(_, _, at)| at).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `find_recursion` agrees with the per-function DFS on random graphs
+    /// (self-calls, cycles, chains into cycles, nodes without callees).
+    #[test]
+    fn recursion_table_matches_reach() {
+        let mut seed = 0x5eed_u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        for _ in 0..300 {
+            let nodes = 1 + next(40) as u32;
+            let mut facts = CallFacts::default();
+            for _ in 0..next(u64::from(nodes) * 2) {
+                let (a, b) = (next(u64::from(nodes)) as u32, next(u64::from(nodes)) as u32);
+                // Mostly forward edges, so that some graphs have no cycle.
+                let (a, b) = if next(8) == 0 { (a, b) } else { (a.min(b), a.max(b) + 1) };
+                let list = facts.callees.entry(a).or_default();
+                if !list.contains(&b) {
+                    list.push(b);
+                }
+            }
+            facts.find_recursion();
+            for f in 0..=nodes + 1 {
+                assert_eq!(facts.is_recursive(f), facts.reach(f).1, "function {f} of {:?}", facts.callees);
+            }
+        }
+    }
 }

@@ -26,6 +26,13 @@ pub struct LinkOptions {
     pub kernels_used: Option<Vec<String>>,
     /// `-variables-used=V,...`: only these variables are kept.
     pub variables_used: Option<Vec<String>>,
+    /// Rule 12.5: the kernel-name patterns the host objects refer to (their
+    /// `.nvHRKE`/`.nvHRKI` sections; `*` matches any run of characters).
+    /// When `Some` and not empty, an executable keeps only the kernels some
+    /// pattern matches, and what they reach. `None` where host information
+    /// does not apply: `-ignore-host-info`, or a cubin or fatbin given
+    /// directly. `-kernels-used` takes precedence.
+    pub host_kernels: Option<Vec<String>>,
     /// The output file's name as given with `-o` (nvlink records its basename with `-g`).
     pub output_name: String,
     /// The command line nvlink records in its `.note.nv.tkinfo` note (rule 7.5),
@@ -47,6 +54,7 @@ impl LinkOptions {
             preserve_relocs: false,
             kernels_used: None,
             variables_used: None,
+            host_kernels: None,
             output_name: String::new(),
             command_line: None,
             threads: 0,

@@ -16,6 +16,10 @@ use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
 use develf_reloc::{ValuePart, descriptor};
 use rayon::prelude::*;
 
+/// Rule 11.6: the constant bank `nvlink -r` resolves texture and surface
+/// operands to.
+const RELOCATABLE_TEXTURE_BANK: u64 = 0x1c;
+
 /// One relocation of the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct OutRelocation {
@@ -136,6 +140,25 @@ impl Context<'_, '_> {
         }
     }
 
+    /// Rule 11.6: what a texture/surface operand in output section `patched`
+    /// resolves to, as (offset, bank): in an executable its slot in the
+    /// kernel's bank 0; in `-r`, offset 0 in bank 0x1c (`c[0x1c][0x0]`; sm_90
+    /// `R_CUDA_CONST_FIELD21_38`, 3 fixture links and 3 extra runs; the
+    /// sm_75..sm_89 `BINDLESSOFF14_40` field, an offset, keeps 0).
+    fn texture_value(&self, input: usize, symbol: usize, patched: OutId) -> Option<(u64, u64)> {
+        let sampler =
+            self.inputs.get(input).and_then(|i| i.symbol(symbol)).is_some_and(|s| s.st_type == STT_CUDA_SAMPLER);
+        if sampler {
+            return None;
+        }
+        if !self.layout.executable {
+            return Some((0, RELOCATABLE_TEXTURE_BANK));
+        }
+        let global = self.resolution.global(SymbolRef { input, symbol })?;
+        let bank = self.layout.texture_banks.iter().find(|t| t.text == patched)?;
+        bank.slots.iter().find(|s| s.global == global).map(|s| (s.offset, 0))
+    }
+
     /// Bytes and kept relocations of one output section.
     fn section(&self, id: OutId) -> Result<SectionOutput, LinkError> {
         let Some(out) = self.layout.section(id) else { return Ok((Vec::new(), Vec::new())) };
@@ -170,6 +193,13 @@ impl Context<'_, '_> {
                     let mut resolved = self.resolve(piece.input, r.symbol as usize, patched_home);
                     let shared_value = (resolved.home == SymbolHome::SharedMemory)
                         .then(|| self.shared_value(piece.input, r.symbol as usize, id, &mut resolved));
+                    let texture = (resolved.home == SymbolHome::TextureSlot)
+                        .then(|| self.texture_value(piece.input, r.symbol as usize, id))
+                        .flatten();
+                    if let Some((value, bank)) = texture {
+                        resolved.value = value;
+                        resolved.bank = bank;
+                    }
                     let query = Query {
                         r_type: r.r_type,
                         output,
@@ -195,8 +225,9 @@ impl Context<'_, '_> {
                             return Ok(());
                         }
                         let Some(desc) = descriptor(r.r_type) else { return Ok(()) };
-                        if resolved.home == SymbolHome::TextureSlot {
-                            // Slots nvlink assigns itself: not modelled.
+                        if resolved.home == SymbolHome::TextureSlot && texture.is_none() {
+                            // A slot nvlink did not assign (device-function code,
+                            // samplers): not modelled.
                             return Ok(());
                         }
                         let value = match (shared_value, desc.value_part) {
@@ -257,6 +288,22 @@ pub(crate) fn build(
             if let Some(slot) = relocations.get_mut(rel_id) {
                 *slot = list;
             }
+        }
+    }
+    // Rule 11.6: the linker-made slot relocations, highest slot first.
+    for t in &layout.texture_banks {
+        let rela = layout.section(t.relocations).is_some_and(|s| s.sh_type != develf_format::section::SHT_REL);
+        let mut list: Vec<OutRelocation> = t
+            .slots
+            .iter()
+            .filter_map(|s| {
+                let symbol = symbols.global_index.get(s.global).copied().flatten()?;
+                Some(OutRelocation { offset: s.offset, r_type: s.r_type, symbol, addend: rela.then_some(0) })
+            })
+            .collect();
+        list.sort_by_key(|r| std::cmp::Reverse(r.offset));
+        if let Some(slot) = relocations.get_mut(t.relocations) {
+            *slot = list;
         }
     }
     Ok(Contents { data, relocations })

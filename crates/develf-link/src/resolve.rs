@@ -13,7 +13,7 @@ use develf_format::symbol::{
     STT_CUDA_TEXTURE, STT_FUNC,
 };
 use develf_parse::elf::Symbol;
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// `STT_CUDA_SAMPLER`, not in develf-format's table.
 pub(crate) const STT_CUDA_SAMPLER: u8 = 11;

@@ -13,7 +13,8 @@ use crate::input::InputObject;
 use crate::layout::{InfoField, Keep, Layout, OutId, SectionClass};
 use crate::resolve::{Resolution, SymbolRef};
 use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_SECTION};
-use std::collections::{HashMap, HashSet, VecDeque};
+use hashbrown::{HashMap, HashSet};
+use std::collections::VecDeque;
 
 /// Alignment of `extern __shared__` memory and of the `-r` instance (rule 12).
 const EXTERN_ALIGN: u64 = 16;
@@ -43,6 +44,21 @@ pub(crate) struct SharedPlan {
     /// section symbol: size 0 before the reserved area, which on sm_100+ the
     /// finaliser adds later (rule 12.2).
     pub no_symbol: HashSet<OutId>,
+    /// Executables: every kernel's static window, for the over-limit check
+    /// (crate::checks, rule 12.6).
+    pub windows: Vec<Window>,
+}
+
+/// One kernel's static shared memory in an executable: where its variables
+/// end (extern memory and the reserved area excluded, as nvlink counts) and
+/// each variable with the function whose code declares it.
+#[derive(Debug, Clone)]
+pub(crate) struct Window {
+    /// The kernel's `.text` (input, section).
+    pub kernel: Node,
+    pub end: u64,
+    /// (variable, its function's `.text` (input, section), size).
+    pub variables: Vec<(SymbolRef, Node, u64)>,
 }
 
 /// A shared variable of an input.
@@ -289,6 +305,13 @@ fn plan_executable(
             plan.offsets.insert(v.symbol, at);
             cur = at.saturating_add(v.size);
             align = align.max(v.align);
+        }
+        if let Some(&kernel) = k.reach.first() {
+            let user = |symbol: SymbolRef| pool.iter().find(|(p, _)| p.symbol == symbol).map_or(kernel, |(_, n)| *n);
+            let mut variables: Vec<(SymbolRef, Node, u64)> =
+                common.iter().filter(|(_, _, n)| k.reach.contains(n)).map(|(v, _, n)| (v.symbol, *n, v.size)).collect();
+            variables.extend(vars.iter().map(|v| (v.symbol, user(v.symbol), v.size)));
+            plan.windows.push(Window { kernel, end: cur, variables });
         }
         if k.uses_extern {
             cur = align_up(cur, EXTERN_ALIGN);

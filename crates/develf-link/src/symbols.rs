@@ -17,7 +17,7 @@ use develf_format::symbol::{
     STT_SECTION,
 };
 use develf_parse::elf::string_at;
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 /// `STT_CUDA_OBJECT`: executables turn it into `STT_OBJECT` (rule 5.3).
 const STT_CUDA_OBJECT: u8 = 13;
@@ -173,6 +173,26 @@ pub(crate) fn prototype_strings<'a>(inputs: &[InputObject<'a>]) -> Vec<&'a str> 
     out
 }
 
+/// Per global: `None` when no relocation names it, else whether a relocation
+/// in a surviving (placed) section does.
+fn live_references(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &Layout) -> Vec<Option<bool>> {
+    let mut refs: Vec<Option<bool>> = vec![None; resolution.globals.len()];
+    for input in inputs {
+        for rs in input.cubin.relocation_sections() {
+            let live = layout.placed(input.index, rs.target as usize).is_some();
+            for r in rs.entries() {
+                let Some(g) = resolution.global(SymbolRef { input: input.index, symbol: r.symbol as usize }) else {
+                    continue;
+                };
+                if let Some(slot) = refs.get_mut(g) {
+                    *slot = Some(slot.unwrap_or(false) || live);
+                }
+            }
+        }
+    }
+    refs
+}
+
 pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &Layout) -> SymbolTable {
     let executable = layout.executable;
     // Locals in the order nvlink met them (layout's log, rules 4.2 and 5.1);
@@ -201,9 +221,10 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             }
         }
     }
-    // Executables carry no locals of a kernel's bank 0 (ptxas's `_param`,
-    // sm_75..sm_89) nor of `.nv.shared.<k>` (the per-kernel shared window is
-    // laid out anew, rule 1.2); `-r` keeps both.
+    // Executables carry no locals of a constant bank (ptxas's `_param` in
+    // bank 0, sm_75..sm_89; `<fn>.const_opt.*` in `.nv.constant2.<fn>`, ptx:
+    // 11/11 exec links) nor of `.nv.shared.<k>` (the per-kernel shared window
+    // is laid out anew, rule 1.2); `-r` keeps them (rule 5.3).
     let keep_local = |r: &SymbolRef| {
         let placed = inputs
             .get(r.input)
@@ -213,7 +234,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             .and_then(|(id, _)| layout.section(id));
         placed.is_some_and(|o| {
             !executable
-                || !(o.name.starts_with(".nv.constant0")
+                || !(o.name.starts_with(".nv.constant")
                     || matches!(o.class, SectionClass::Shared | SectionClass::DebugShared))
         })
     };
@@ -325,7 +346,14 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     let first_global = index_of(&symbols);
 
     let mut global_index: Vec<Option<u32>> = vec![None; resolution.globals.len()];
+    let live_refs = if executable { live_references(inputs, resolution, layout) } else { Vec::new() };
     for (g, global) in resolution.globals.iter().enumerate() {
+        if executable && global.definition.is_none() && live_refs.get(g) == Some(&Some(false)) {
+            // Rule 12.4: an undefined name only dead code refers to is never
+            // created (dynpar: libcudadevrt's unused wrappers name ~40 `cnp*`
+            // and `__cuda_syscall_*` that nvlink's `.symtab`/`.strtab` lack).
+            continue;
+        }
         let source = global.definition.unwrap_or(global.first);
         let Some(sym) = inputs.get(source.input).and_then(|i| i.symbol(source.symbol)) else { continue };
         let placed = sym.section_index().map(|x| layout.placed(source.input, x));

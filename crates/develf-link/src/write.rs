@@ -76,14 +76,86 @@ fn symtab_bytes(symbols: &[OutSymbol], index_of: &[Option<u32>]) -> Vec<u8> {
     out
 }
 
+/// The linked file as the pieces written at their offsets: the ELF header,
+/// the section contents (moved out of the earlier phases, not copied), the
+/// section and program header tables. [`Image::write_to`] streams it;
+/// [`Image::into_bytes`] makes the one buffer.
+#[derive(Debug)]
+pub struct Image {
+    /// (file offset, bytes), in the order the writer placed them: a later
+    /// piece overwrites an earlier one where they overlap.
+    pieces: Vec<(u64, Vec<u8>)>,
+    total: u64,
+}
+
+impl Image {
+    /// The size of the file in bytes.
+    pub fn len(&self) -> u64 {
+        self.total
+    }
+
+    /// Whether the file is empty (it never is: there is an ELF header).
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Whether the pieces follow each other without overlapping and fit: then
+    /// writing them in order, with zeros between, gives the same bytes as
+    /// placing them one by one (only merc aliases share bytes, rule 3.2).
+    fn sequential(&self) -> bool {
+        let mut end = 0u64;
+        for (at, bytes) in &self.pieces {
+            let Some(stop) = at.checked_add(bytes.len() as u64) else { return false };
+            if *at < end || stop > self.total {
+                return false;
+            }
+            end = stop;
+        }
+        true
+    }
+
+    /// The whole file in one buffer.
+    pub fn into_bytes(self) -> Vec<u8> {
+        let mut out = vec![0u8; usize::try_from(self.total).unwrap_or(0)];
+        for (at, bytes) in &self.pieces {
+            put(&mut out, *at, bytes);
+        }
+        out
+    }
+
+    /// Writes the file to `sink` front to back, without first assembling it in
+    /// memory (unless pieces overlap, as merc aliases do).
+    pub fn write_to(self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+        if !self.sequential() {
+            return sink.write_all(&self.into_bytes());
+        }
+        const ZEROS: [u8; 4096] = [0; 4096];
+        let mut written = 0u64;
+        let pad = |sink: &mut dyn std::io::Write, written: &mut u64, to: u64| -> std::io::Result<()> {
+            while *written < to {
+                let n = (to - *written).min(ZEROS.len() as u64);
+                sink.write_all(&ZEROS[..n as usize])?;
+                *written += n;
+            }
+            Ok(())
+        };
+        for (at, bytes) in &self.pieces {
+            pad(sink, &mut written, *at)?;
+            sink.write_all(bytes)?;
+            written += bytes.len() as u64;
+        }
+        pad(sink, &mut written, self.total)
+    }
+}
+
 pub(crate) fn write(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     layout: &Layout,
     symbols: &SymbolTable,
-    contents: &Contents,
-    generated: &[Option<Vec<u8>>],
-) -> Result<Vec<u8>, LinkError> {
+    mut contents: Contents,
+    mut generated: Vec<Option<Vec<u8>>>,
+) -> Result<Image, LinkError> {
     // Which sections get a header, in rank order (rule 1.1; stable: creation order).
     let mut kept: Vec<OutId> = (0..layout.sections.len())
         .filter(|&id| {
@@ -140,9 +212,10 @@ pub(crate) fn write(
                 contents.relocations.get(id).map(Vec::as_slice).unwrap_or_default(),
                 s.sh_type != develf_format::section::SHT_REL,
             ),
-            _ => match generated.get(id).cloned().flatten() {
+            // Moved out: each output section is written once.
+            _ => match generated.get_mut(id).and_then(Option::take) {
                 Some(bytes) => bytes,
-                None => contents.data.get(id).cloned().unwrap_or_default(),
+                None => contents.data.get_mut(id).map(std::mem::take).unwrap_or_default(),
             },
         };
         if let Some(text) = crate::mercury::capsule_text(s) {
@@ -278,8 +351,8 @@ pub(crate) fn write(
     let e_flags = (cuinfo_index << 24) | low;
 
     let total = if layout.executable { phoff + table_size } else { phoff };
-    let total = usize::try_from(total).map_err(|_| LinkError::TooLarge(format!("{total} bytes")))?;
-    let mut out = vec![0u8; total];
+    usize::try_from(total).map_err(|_| LinkError::TooLarge(format!("{total} bytes")))?;
+    let mut pieces: Vec<(u64, Vec<u8>)> = Vec::with_capacity(headers.len() + 3);
     let shnum16 = u16::try_from(shnum).map_err(|_| LinkError::TooLarge(format!("{shnum} sections")))?;
     let phnum16 = u16::try_from(phnum).map_err(|_| LinkError::TooLarge(format!("{phnum} program headers")))?;
     let mut head = Vec::with_capacity(64);
@@ -299,15 +372,17 @@ pub(crate) fn write(
     head.extend_from_slice(&64u16.to_le_bytes());
     head.extend_from_slice(&shnum16.to_le_bytes());
     head.extend_from_slice(&1u16.to_le_bytes());
-    put(&mut out, 0, &head);
-    for (h, body) in headers.iter().zip(&bodies) {
+    pieces.push((0, head));
+    for (h, body) in headers.iter().zip(bodies) {
         if occupies_file(h.sh_type) {
-            put(&mut out, h.offset, body);
+            pieces.push((h.offset, body));
         }
     }
-    let mut at = shoff + SECTION_HEADER_SIZE;
+    // The section header table (its null entry stays zero), then the program headers.
+    let mut table = Vec::with_capacity((SECTION_HEADER_SIZE * shnum + table_size) as usize);
+    table.resize(SECTION_HEADER_SIZE as usize, 0);
     for h in &headers {
-        let mut b = Vec::with_capacity(64);
+        let b = &mut table;
         b.extend_from_slice(&h.name.to_le_bytes());
         b.extend_from_slice(&h.sh_type.to_le_bytes());
         b.extend_from_slice(&h.flags.to_le_bytes());
@@ -318,12 +393,9 @@ pub(crate) fn write(
         b.extend_from_slice(&h.info.to_le_bytes());
         b.extend_from_slice(&h.align.to_le_bytes());
         b.extend_from_slice(&h.entsize.to_le_bytes());
-        put(&mut out, at, &b);
-        at += SECTION_HEADER_SIZE;
     }
-    let mut at = phoff;
     for (p_type, flags, offset, filesz, memsz) in phdrs {
-        let mut b = Vec::with_capacity(56);
+        let b = &mut table;
         b.extend_from_slice(&p_type.to_le_bytes());
         b.extend_from_slice(&flags.to_le_bytes());
         b.extend_from_slice(&offset.to_le_bytes());
@@ -332,10 +404,9 @@ pub(crate) fn write(
         b.extend_from_slice(&filesz.to_le_bytes());
         b.extend_from_slice(&memsz.to_le_bytes());
         b.extend_from_slice(&8u64.to_le_bytes());
-        put(&mut out, at, &b);
-        at += PROGRAM_HEADER_SIZE;
     }
-    Ok(out)
+    pieces.push((shoff, table));
+    Ok(Image { pieces, total })
 }
 
 fn put(out: &mut [u8], at: u64, bytes: &[u8]) {

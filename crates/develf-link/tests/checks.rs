@@ -1,0 +1,101 @@
+//! The link-time checks nvlink makes on executables, on hand-made inputs
+//! (tests/fixtures/checks/, nvlink's own messages beside them): each fires
+//! where nvlink's does, and the message names the file, the functions and the
+//! numbers (rules 12.6, 12.7, 3.3).
+
+use develf_format::header::Arch;
+use develf_link::{Input, LinkError, LinkOptions, OutputKind, link};
+use std::path::PathBuf;
+
+fn fixture(path: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(path);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+fn sm(name: &str) -> Arch {
+    Arch::parse(name).unwrap_or_else(|| panic!("{name}: unknown arch"))
+}
+
+fn link_files(options: &LinkOptions, files: &[&str]) -> Result<Vec<u8>, LinkError> {
+    let bytes: Vec<Vec<u8>> = files.iter().map(|f| fixture(f)).collect();
+    let inputs: Vec<Input<'_>> = files.iter().zip(&bytes).map(|(name, bytes)| Input { name, bytes }).collect();
+    link(options, &inputs)
+}
+
+#[test]
+fn shared_memory_over_the_limit_names_kernel_variables_and_sizes() {
+    let options = LinkOptions::new(sm("sm_90"));
+    let files = ["checks/shared_kernel.cubin", "checks/shared_helper_9156.cubin"];
+    let error = link_files(&options, &files).expect_err("nvlink: uses too much shared data (0xc004 bytes, 0xc000 max)");
+    let LinkError::SharedMemoryOverLimit(over) = &error else { panic!("wrong error: {error}") };
+    assert_eq!(over.len(), 1);
+    assert_eq!((over[0].total, over[0].limit), (0xc004, 0xc000), "nvlink's numbers");
+    let text = error.to_string();
+    println!("{text}");
+    for needle in [
+        "`kbig`",
+        "checks/shared_kernel.cubin",
+        "0xc004",
+        "0xc000",
+        "`own_tile` ($__own_tile__9) (0x9c40 = 40000 bytes)",
+        "`helper_buf` ($__helper_buf__8) (0x23c4 = 9156 bytes) from checks/shared_helper_9156.cubin (.nv_debug.shared) in `helper`",
+    ] {
+        assert!(text.contains(needle), "message lacks {needle:?}: {text}");
+    }
+    // `-r` links are not checked (nvlink links them).
+    let mut relocatable = LinkOptions::new(sm("sm_90"));
+    relocatable.output = OutputKind::Relocatable;
+    link_files(&relocatable, &files).expect("-r: no shared-memory check");
+}
+
+#[test]
+fn shared_memory_at_the_limit_links_like_nvlink() {
+    let options = LinkOptions::new(sm("sm_90"));
+    let ours = link_files(&options, &["checks/shared_kernel.cubin", "checks/shared_helper_9152.cubin"])
+        .expect("0xc000 bytes: nvlink links");
+    let theirs = fixture("checks/shared_at_limit.nvlink.cubin");
+    let comparison = develf_link::compare(&ours, &theirs);
+    assert!(comparison.semantic_differences.is_empty(), "{:?}", comparison.semantic_differences);
+}
+
+#[test]
+fn register_limit_below_a_callee_names_the_call_path() {
+    let options = LinkOptions::new(sm("sm_90"));
+    let files = ["checks/regs_kernels.cubin", "checks/regs_heavy.cubin"];
+    let error = link_files(&options, &files).expect_err("nvlink: max regcount of 32 calls ... regcount of 108");
+    let LinkError::RegisterLimit(over) = &error else { panic!("wrong error: {error}") };
+    let text = error.to_string();
+    println!("{text}");
+    // nvlink reports the same two kernels: kl (launch bounds: 32) and km (__maxnreg__(24)).
+    let mut got: Vec<(String, u32, String, u32)> =
+        over.iter().map(|o| (o.kernel.mangled.clone(), o.limit, o.callee.mangled.clone(), o.needed)).collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("_Z2klPfPKf".to_string(), 32, "_Z5heavyPKf".to_string(), 108),
+            ("_Z2kmPfPKf".to_string(), 24, "_Z5heavyPKf".to_string(), 108)
+        ]
+    );
+    for needle in [
+        "`kl(float*, float const*)` (_Z2klPfPKf) (checks/regs_kernels.cubin) is limited to 32 registers",
+        "calls `heavy(float const*)` (_Z5heavyPKf) (checks/regs_heavy.cubin), compiled to use 108",
+        "call path: kl(float*, float const*) -> mid(float const*)$1 -> heavy(float const*)",
+        "-maxrregcount=24",
+    ] {
+        assert!(text.contains(needle), "message lacks {needle:?}: {text}");
+    }
+    assert!(!text.contains("kfree"), "kfree has no limit: {text}");
+}
+
+#[test]
+fn arch_mismatch_names_the_file_and_both_targets() {
+    let options = LinkOptions::new(sm("sm_75"));
+    let error = link_files(&options, &["obj/sm_90/calls_main.cubin", "obj/sm_75/calls_lib.cubin"])
+        .expect_err("sm_90 code does not link into sm_75");
+    let text = error.to_string();
+    assert!(matches!(error, LinkError::ArchMismatch { .. }), "{text}");
+    for needle in ["obj/sm_90/calls_main.cubin", "sm_90", "sm_75"] {
+        assert!(text.contains(needle), "message lacks {needle:?}: {text}");
+    }
+}

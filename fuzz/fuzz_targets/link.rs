@@ -1,0 +1,73 @@
+//! Links mutated cubins with `develf_link::link`: must never panic, hang or
+//! allocate without bound, whatever the inputs (DESIGN.md, "Conventions").
+//!
+//! The first byte picks the mode:
+//! * even: a pair of fixture objects from the embedded corpus (the second
+//!   byte picks the pair), patched by the rest of the input as
+//!   `(offset: u16 LE, xor byte)` triples, so the mutations land inside real
+//!   cubins and reach the later phases (resolution, layout, relocation);
+//! * odd: the rest of the input split into 2 or 3 cubins at the offsets in
+//!   the next bytes, for libFuzzer's own structure-free mutations.
+//!
+//! The output kind and target follow bits of the first byte, so executables,
+//! `-r` links and Mercury (sm_100) targets are all exercised.
+#![no_main]
+
+use develf_format::header::Arch;
+use develf_link::{Input, LinkOptions, OutputKind, link};
+use libfuzzer_sys::fuzz_target;
+
+/// Small fixture objects whose pairs link (or fail cleanly) unmutated.
+const CORPUS: &[(&str, &[u8])] = &[
+    ("calls_main.cubin", include_bytes!("../../tests/fixtures/obj/sm_90/calls_main.cubin")),
+    ("calls_lib.cubin", include_bytes!("../../tests/fixtures/obj/sm_90/calls_lib.cubin")),
+    ("shared_a.cubin", include_bytes!("../../tests/fixtures/obj/sm_90/shared_a.cubin")),
+    ("shared_b.cubin", include_bytes!("../../tests/fixtures/obj/sm_90/shared_b.cubin")),
+    ("weak_a.cubin", include_bytes!("../../tests/fixtures/obj/sm_90/weak_a.cubin")),
+    ("weak_b.cubin", include_bytes!("../../tests/fixtures/obj/sm_90/weak_b.cubin")),
+    ("tex_b.cubin", include_bytes!("../../tests/fixtures/obj/sm_90/tex_b.cubin")),
+    ("managed_b.cubin", include_bytes!("../../tests/fixtures/obj/sm_90/managed_b.cubin")),
+];
+
+fn options(selector: u8) -> Option<LinkOptions> {
+    let arch = if selector & 0x04 != 0 { "sm_100" } else { "sm_90" };
+    let mut options = LinkOptions::new(Arch::parse(arch)?);
+    options.output = if selector & 0x02 != 0 { OutputKind::Relocatable } else { OutputKind::Executable };
+    options.preserve_relocs = selector & 0x08 != 0;
+    options.threads = 1;
+    Some(options)
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, rest)) = data.split_first() else { return };
+    let Some(options) = options(selector) else { return };
+    if selector & 1 == 0 {
+        let Some((&pair, patches)) = rest.split_first() else { return };
+        let first = usize::from(pair) % CORPUS.len();
+        let second = usize::from(pair / 8) % CORPUS.len();
+        let mut a = CORPUS[first].1.to_vec();
+        let mut b = CORPUS[second].1.to_vec();
+        for (n, triple) in patches.chunks_exact(3).enumerate() {
+            let target = if n % 2 == 0 { &mut a } else { &mut b };
+            let offset = usize::from(u16::from_le_bytes([triple[0], triple[1]]));
+            let at = offset % target.len().max(1);
+            if let Some(byte) = target.get_mut(at) {
+                *byte ^= triple[2];
+            }
+        }
+        let inputs = [Input { name: CORPUS[first].0, bytes: &a }, Input { name: CORPUS[second].0, bytes: &b }];
+        let _ = link(&options, &inputs);
+    } else {
+        let Some((&cuts, rest)) = rest.split_first() else { return };
+        let three = cuts & 0x80 != 0;
+        let len = rest.len();
+        let first_cut = len * usize::from(cuts & 0x3f) / 64;
+        let second_cut = if three { first_cut + (len - first_cut) / 2 } else { len };
+        let pieces = [&rest[..first_cut], &rest[first_cut..second_cut], &rest[second_cut..]];
+        let names = ["a.cubin", "b.cubin", "c.cubin"];
+        let count = if three { 3 } else { 2 };
+        let inputs: Vec<Input<'_>> =
+            pieces.iter().zip(names).take(count).map(|(bytes, name)| Input { name, bytes }).collect();
+        let _ = link(&options, &inputs);
+    }
+});
