@@ -1,7 +1,7 @@
 //! Phase 3: dead-code elimination (rule 9). Executables keep only the
 //! functions a kernel can reach (the kernels named by `-kernels-used`, when
 //! given) through relocations, plus functions whose address is stored in data.
-//! `-r` keeps everything. One pass over the relocations builds the edges; one
+//! `-r` and `-preserve-relocs` keep everything. One pass over the relocations builds the edges; one
 //! breadth-first walk marks the live code: linear in the size of the call graph.
 
 use crate::input::InputObject;
@@ -43,7 +43,10 @@ pub(crate) fn is_debug_section(name: &str) -> bool {
 
 pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Liveness {
     let mut dead: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.sections().len()]).collect();
-    if options.output == OutputKind::Relocatable {
+    // Rule 8.2: `-preserve-relocs` keeps every function too, `-kernels-used`
+    // or not (reloc: `reloc_unused` on sm_75/sm_90/sm_100; calls with
+    // `-kernels-used=calls_fib` keeps all four functions).
+    if options.output == OutputKind::Relocatable || options.preserve_relocs {
         return Liveness { dead, host_pruned: Vec::new() };
     }
     // Dense numbering of all input sections: base[input] + section.

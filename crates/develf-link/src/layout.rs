@@ -12,8 +12,9 @@ use crate::resolve::{GlobalId, Resolution, SymbolRef, is_kernel};
 use develf_format::reloc::{R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX};
 use develf_format::section::SHT_RELA;
 use develf_format::section::{
-    SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO, SHT_CUDA_SHARED,
-    SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL, SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX, is_relocation_type,
+    SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO,
+    SHT_CUDA_RESOLVED_RELA, SHT_CUDA_SHARED, SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL, SHT_STRTAB, SHT_SYMTAB,
+    SHT_SYMTAB_SHNDX, is_relocation_type,
 };
 use develf_format::symbol::{
     STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
@@ -218,6 +219,11 @@ pub(crate) struct Layout {
     pub shared: crate::shared::SharedPlan,
     /// Rule 11.6: texture/surface header slots nvlink adds to kernels' banks.
     pub texture_banks: Vec<TextureBank>,
+    /// Rule 8.2 (`-preserve-relocs`, sm_75..sm_90a): per patched section, its
+    /// `.nv.resolvedrela.<target>` (the relocations nvlink resolved).
+    pub resolved_relocations: HashMap<OutId, OutId>,
+    /// `-preserve-relocs` (rule 8.2), on every target.
+    pub preserve_relocs: bool,
 }
 
 /// Rule 11.6: one texture/surface header slot in a kernel's `.nv.constant0`.
@@ -358,8 +364,12 @@ pub(crate) fn build(
         mercury,
         shared: crate::shared::SharedPlan::default(),
         texture_banks: Vec::new(),
+        resolved_relocations: HashMap::new(),
+        preserve_relocs: options.preserve_relocs,
     };
     let mut b = Builder { inputs, resolution, liveness, layout };
+    // Rule 8.2: Mercury outputs get no `.nv.resolvedrela.*` (15/15 links).
+    let preserve_relocs = options.preserve_relocs && !mercury;
     let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
 
     // Rule 1.3.1: the fixed start.
@@ -504,6 +514,9 @@ pub(crate) fn build(
                         out.keep = Keep::Always;
                     }
                 }
+                if preserve_relocs {
+                    create_resolved_relocations(&mut b, target);
+                }
             }
         }
         // Rule 11: Mercury sections, carried in input order when what they
@@ -568,6 +581,25 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
             }
         }
     }
+}
+
+/// Rule 8.2 (`-preserve-relocs`): the first relocation section created for
+/// `target` (`.rela` or `.rel`, whichever an input has first) is followed in
+/// the creation log by `.nv.resolvedrela.<target>` (sm_75: `.rela.text.X`,
+/// `.nv.resolvedrela.text.X`, `.rel.text.X`, but `.rel.debug_frame`,
+/// `.nv.resolvedrela.debug_frame`, `.rela.debug_frame`), kept only when some
+/// relocation was resolved.
+fn create_resolved_relocations(b: &mut Builder<'_, '_>, target: OutId) {
+    if b.layout.resolved_relocations.contains_key(&target) {
+        return;
+    }
+    let Some(target_name) = b.layout.section(target).map(|s| s.name.clone()) else { return };
+    let name = format!(".nv.resolvedrela{target_name}");
+    let id = b.create(&name, C::Relocation, SHT_CUDA_RESOLVED_RELA, 0x40, 8);
+    if let Some(out) = b.layout.sections.get_mut(id) {
+        out.target = Some(target);
+    }
+    b.layout.resolved_relocations.insert(target, id);
 }
 
 /// `.nv_debug.shared`: the extern `__shared__` window (rule 1.1 class 17).

@@ -375,8 +375,13 @@ pub(crate) fn finish_symbols(
     // (rule 9) use (sys exec drops `sys_alloc_ints`'s `#li`; 3/3 links).
     let dead_signatures = dead_signatures(inputs, resolution, layout);
     let mut strtab = StringTable::new();
-    for (s, name) in symbols.iter_mut().zip(&names) {
-        s.name = strtab.add(name);
+    for (k, (s, &name)) in symbols.iter_mut().zip(&names).enumerate() {
+        // The `.symtab` section symbol of `.nv.constant2.<fn>` is named like
+        // its merc copy, `.nv.constant.optimizer.<fn>` (ptx: exec and `-r` on
+        // sm_100/sm_100a/sm_120, where `.nv.constant3` keeps its own name).
+        let merc_name = merc_out.get(k).map(|(_, n)| n.as_str()).unwrap_or_default();
+        let renamed = name.starts_with(".nv.constant2.") && merc_name.starts_with(".nv.constant.optimizer.");
+        s.name = strtab.add(if renamed { merc_name } else { name });
     }
     for (s, name) in &mut merc_out {
         s.name = strtab.add(name);

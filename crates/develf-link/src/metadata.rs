@@ -54,6 +54,9 @@ struct CallFacts {
     regcount: HashMap<u32, u32>,
     /// NUM_BARRIERS of each function's input `.nv.info.<fn>` (rule 7.2).
     barriers: HashMap<u32, u16>,
+    /// EXTERNS of each function's input `.nv.info.<fn>`, as output symbol
+    /// indices in input order (rule 7.2).
+    externs: HashMap<u32, Vec<u32>>,
     /// Per output symbol: whether a cycle is reachable from it (set by
     /// [`CallFacts::find_recursion`], linear in the call graph).
     recursive: Vec<bool>,
@@ -280,8 +283,15 @@ impl Context<'_, '_> {
                     continue;
                 };
                 for record in NvInfo::decode(s.bytes()).records {
-                    if let Attribute::NumBarriers(ByteValue(n)) = record.attribute {
-                        facts.barriers.insert(function, n);
+                    match record.attribute {
+                        Attribute::NumBarriers(ByteValue(n)) => {
+                            facts.barriers.insert(function, n);
+                        }
+                        Attribute::Externs(list) => {
+                            let out = list.0.iter().filter_map(|&e| self.out_index(input.index, e)).collect();
+                            facts.externs.entry(function).or_insert(out);
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -299,6 +309,15 @@ impl Context<'_, '_> {
         }
         facts.find_recursion();
         facts
+    }
+
+    /// Rule 7.2: an EXTERNS entry stays when the output leaves it undefined
+    /// or when it is a kernel (an address-taken kernel: dynpar's `child` in
+    /// `parent`'s list, libcudadevrt's 32 `memset`/`memcpy_3d_device`
+    /// kernels in `cnprtCnpv2TranslateError`'s; a defined device function
+    /// goes, fptr's address-taken `fptr_times3` included).
+    fn extern_kept(&self, index: u32) -> bool {
+        !self.is_defined_output(index) || self.is_kernel(index)
     }
 
     fn is_kernel(&self, index: u32) -> bool {
@@ -386,20 +405,40 @@ impl Context<'_, '_> {
         let recursive = function.is_some_and(|f| facts.is_recursive(f));
         let kernel =
             function.and_then(|f| self.symbols.symbols.get(f as usize)).is_some_and(|s| s.other & STO_CUDA_ENTRY != 0);
+        // Rule 7.2, exec EXTERNS of a kernel: its own list (filtered), then
+        // the lists of the functions it reaches. It stays in its reversed
+        // place, except in an output with one kernel whose list the callees
+        // extended: then it goes last (sys: sys_kernel gains `__assertfail`;
+        // without the assert, or with a second kernel, it stays).
+        let (kernel_externs, extended) = match function {
+            Some(f) if self.layout.executable && kernel => {
+                let (list, own) = self.kernel_externs(f, facts);
+                let extended = list.len() > own;
+                (Some(list), extended)
+            }
+            _ => (None, false),
+        };
+        let externs_last = extended && self.kernels().len() < 2;
+        let mut had_externs = false;
         for record in decoded.records {
             let mut attr = record.attribute;
-            if attr.code() == EIATTR_EXTERNS && self.layout.executable && kernel {
-                // Executables re-append a kernel's at the end (below).
-                continue;
+            if attr.code() == EIATTR_EXTERNS {
+                if let Some(list) = &kernel_externs {
+                    had_externs = true;
+                    if !externs_last && !list.is_empty() {
+                        reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list.clone())));
+                    }
+                    continue;
+                }
             }
             if attr.code() == EIATTR_EXTERNS {
-                // Kept only for what is still undefined (rule 7.2, EXTERNS).
+                // Kept only for what is still undefined, or a kernel (rule 7.2, EXTERNS).
                 let Attribute::Externs(list) = &attr else { continue };
                 let still: Vec<u32> = list
                     .0
                     .iter()
                     .filter_map(|&s| self.out_index(input.index, s))
-                    .filter(|&o| !self.is_defined_output(o))
+                    .filter(|&o| self.extern_kept(o))
                     .collect();
                 if still.is_empty() {
                     continue;
@@ -433,21 +472,13 @@ impl Context<'_, '_> {
                 payload: vec![3, 0, 0, 0],
             }));
         }
-        // Rule 7.2, exec EXTERNS of a kernel: every still-undefined function
-        // it reaches through the call graph (callees' too), by output symbol
-        // index, appended last (sys: sys_kernel gets `__assertfail` from
-        // sys_checked; 184/184 non-merc links). Device functions keep their
-        // own list in place.
-        if self.layout.executable && kernel {
-            if let Some(f) = function {
-                let (reach, _) = facts.reach(f);
-                let mut undefined: Vec<u32> =
-                    reach.into_iter().filter(|&g| g != f && !self.is_defined_output(g)).collect();
-                undefined.sort_unstable();
-                undefined.dedup();
-                if !undefined.is_empty() {
-                    reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(undefined)));
-                }
+        // Rule 7.2, exec EXTERNS of a kernel without a list of its own, or
+        // of the output's only kernel: appended last (sys: sys_kernel gets
+        // `__assertfail` from sys_checked). Device functions keep their own
+        // list in place.
+        if let Some(list) = kernel_externs {
+            if (externs_last || !had_externs) && !list.is_empty() {
+                reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
             }
         }
         // Rule 7.2, exec NUM_BARRIERS: a kernel without its own record whose
@@ -522,6 +553,47 @@ impl Context<'_, '_> {
             .find_map(|i| i.sections().iter().find(|s| s.name == ".note.nv.cuinfo"))
             .map(|s| s.bytes().to_vec())
             .unwrap_or_default()
+    }
+
+    /// Rule 7.2, an executable kernel's EXTERNS: its input list less the
+    /// defined device functions, then the lists of the defined functions it
+    /// reaches through the call graph in output `.text` order, each name
+    /// once (dynpar `parent`: `child`, then `cnprtCnpv2TranslateError`'s 32
+    /// kernels, `__cudaCDP2LaunchDeviceV2`'s, `...GetParameterBufferV2`'s,
+    /// `...GetLastError`'s syscalls; sys `sm3` run: `malloc free` then
+    /// sys_checked's `__assertfail`, sys_report's `vprintf`); any other
+    /// undefined function reached last, by symbol index.
+    /// Returns the list and how many of its names the kernel's own list gave.
+    fn kernel_externs(&self, f: u32, facts: &CallFacts) -> (Vec<u32>, usize) {
+        let mut out: Vec<u32> = Vec::new();
+        let add = |out: &mut Vec<u32>, e: u32| {
+            if self.extern_kept(e) && !out.contains(&e) {
+                out.push(e);
+            }
+        };
+        for &e in facts.externs.get(&f).map(Vec::as_slice).unwrap_or_default() {
+            add(&mut out, e);
+        }
+        let own = out.len();
+        let (reach, _) = facts.reach(f);
+        let text_of = |g: u32| match self.symbols.symbols.get(g as usize).map(|s| &s.section) {
+            Some(crate::symbols::SymbolSection::Section(id)) => Some(*id),
+            _ => None,
+        };
+        let mut defined: Vec<(crate::layout::OutId, u32)> =
+            reach.iter().filter(|&&g| g != f).filter_map(|&g| text_of(g).map(|t| (t, g))).collect();
+        defined.sort_unstable();
+        for (_, g) in defined {
+            for &e in facts.externs.get(&g).map(Vec::as_slice).unwrap_or_default() {
+                add(&mut out, e);
+            }
+        }
+        let mut undefined: Vec<u32> = reach.into_iter().filter(|&g| g != f && !self.is_defined_output(g)).collect();
+        undefined.sort_unstable();
+        for e in undefined {
+            add(&mut out, e);
+        }
+        (out, own)
     }
 
     /// Rule 7.3: the first input's records, each byte-valued record of

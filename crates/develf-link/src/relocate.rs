@@ -11,6 +11,8 @@ use crate::input::InputObject;
 use crate::layout::{Layout, OutId, SectionClass, occupies_file};
 use crate::resolve::{Resolution, STT_CUDA_SAMPLER, SymbolRef, TABLE_SYMBOLS};
 use crate::symbols::SymbolTable;
+use develf_format::reloc_desc::Action;
+use develf_format::section::SHT_CUDA_RESOLVED_RELA;
 use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_SECTION};
 use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
 use develf_reloc::{ValuePart, descriptor};
@@ -159,6 +161,35 @@ impl Context<'_, '_> {
         bank.slots.iter().find(|s| s.global == global).map(|s| (s.offset, 0))
     }
 
+    /// Rule 8.2 (`-preserve-relocs`): the `.nv.resolvedrela` entry of a
+    /// relocation nvlink applied: value-writing types only (not
+    /// `R_CUDA_UNUSED_CLEAR*`, the YIELD rewrites, texture/surface operands
+    /// an executable resolves to header slots (`-r`'s bank-0x1c ones are
+    /// listed), or `__UFT_OFFSET`-style table offsets: fptr and reloc
+    /// `R_CUDA_ABS56_16_34`), the offset in the output section, the
+    /// output symbol, the addend (0 for REL) plus, against a section symbol,
+    /// where that input's section went (the `.debug_frame` CIE pointers).
+    fn resolved_entry(
+        &self,
+        input: usize,
+        r: &develf_parse::elf::Relocation,
+        offset: u64,
+        resolved: &Resolved,
+    ) -> Option<OutRelocation> {
+        let writes = descriptor(r.r_type).is_some_and(|d| d.action == Action::Write);
+        let slot = resolved.home == SymbolHome::TextureSlot && self.layout.executable;
+        let slot_or_table = slot || resolved.home == SymbolHome::TableOffset;
+        if !writes || slot_or_table || resolved.state != SymbolState::Live {
+            return None;
+        }
+        let symbol = resolved.index?;
+        let section_symbol =
+            self.inputs.get(input).and_then(|i| i.symbol(r.symbol as usize)).is_some_and(|s| s.st_type == STT_SECTION);
+        let base = if section_symbol { resolved.value as i64 } else { 0 };
+        let addend = r.addend.unwrap_or(0).wrapping_add(base);
+        Some(OutRelocation { offset, r_type: r.r_type, symbol, addend: Some(addend) })
+    }
+
     /// Bytes and kept relocations of one output section.
     fn section(&self, id: OutId) -> Result<SectionOutput, LinkError> {
         let Some(out) = self.layout.section(id) else { return Ok((Vec::new(), Vec::new())) };
@@ -179,6 +210,10 @@ impl Context<'_, '_> {
         }
         let patched_home = SymbolHome::of_section(&out.name);
         let mut kept_lists = Vec::new();
+        // Rule 8.2: what `-preserve-relocs` lists in `.nv.resolvedrela.<target>`,
+        // keyed by (input, input relocation section, entry) for its order.
+        let resolved_into = self.layout.resolved_relocations.get(&id).copied();
+        let mut resolved_list: Vec<((usize, usize, usize), OutRelocation)> = Vec::new();
         let executable = self.layout.executable;
         let output = if executable { keep::OutputKind::Executable } else { keep::OutputKind::Relocatable };
         for &rel_id in self.patched_by.get(id).map(Vec::as_slice).unwrap_or_default() {
@@ -189,7 +224,7 @@ impl Context<'_, '_> {
                 let Some(rs) = input.cubin.relocation_sections().find(|r| r.section == piece.section) else { continue };
                 let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
                 let entries: Vec<_> = rs.entries().collect();
-                for r in entries.iter().rev() {
+                for (position, r) in entries.iter().enumerate().rev() {
                     let mut resolved = self.resolve(piece.input, r.symbol as usize, patched_home);
                     let shared_value = (resolved.home == SymbolHome::SharedMemory)
                         .then(|| self.shared_value(piece.input, r.symbol as usize, id, &mut resolved));
@@ -243,7 +278,14 @@ impl Context<'_, '_> {
                         .map_err(|e| fail(e.to_string()))
                     };
                     match keep::disposition(&query) {
-                        Disposition::Apply => apply(&mut data)?,
+                        Disposition::Apply => {
+                            apply(&mut data)?;
+                            if resolved_into.is_some() {
+                                if let Some(entry) = self.resolved_entry(piece.input, r, offset, &resolved) {
+                                    resolved_list.push(((piece.input, rs.section, position), entry));
+                                }
+                            }
+                        }
                         Disposition::ApplyDead => {
                             if let Some(site) = data.get_mut(at..) {
                                 develf_reloc::apply_dead(r.r_type, site).map_err(|e| fail(e.to_string()))?;
@@ -260,6 +302,12 @@ impl Context<'_, '_> {
             }
             kept_lists.push((rel_id, kept));
         }
+        if let Some(resolved_id) = resolved_into {
+            // Rule 8.2: rule 8.1's order over every input relocation section
+            // of the target, `.rel` and `.rela` together, in section order.
+            resolved_list.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
+            kept_lists.push((resolved_id, resolved_list.into_iter().map(|(_, r)| r).collect()));
+        }
         Ok((data, kept_lists))
     }
 }
@@ -272,6 +320,9 @@ pub(crate) fn build(
 ) -> Result<Contents, LinkError> {
     let mut patched_by = vec![Vec::new(); layout.sections.len()];
     for (id, s) in layout.sections.iter().enumerate() {
+        if s.sh_type == SHT_CUDA_RESOLVED_RELA {
+            continue;
+        }
         if let (SectionClass::Relocation, Some(list)) = (s.class, s.target.and_then(|t| patched_by.get_mut(t))) {
             list.push(id);
         }

@@ -13,8 +13,8 @@ use crate::resolve::{GlobalId, Resolution, SymbolRef, TABLE_SYMBOLS};
 use develf_eiattr::CallGraph;
 use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_PROTOTYPE};
 use develf_format::symbol::{
-    STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_MANAGED, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_FUNC, STT_OBJECT,
-    STT_SECTION,
+    STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_MANAGED, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STO_VISIBILITY_MASK,
+    STT_FUNC, STT_OBJECT, STT_SECTION,
 };
 use develf_parse::elf::string_at;
 use hashbrown::{HashMap, HashSet};
@@ -67,6 +67,17 @@ impl StringTable {
         self.bytes.push(0);
         self.offsets.insert(s.to_string(), o);
         o
+    }
+
+    /// A `.nv.prototype`/`.nv.callgraph` signature string. Unlike a symbol
+    /// name, the empty signature (`""`, what ptxas writes for an
+    /// address-taken kernel in `.nv.callgraph`) gets an entry of its own
+    /// (rule 4.2: dynpar's `.strtab` starts `\0\0#i\0`).
+    pub(crate) fn add_signature(&mut self, s: &str) -> u32 {
+        if let Some(&o) = self.offsets.get(s) {
+            return o;
+        }
+        self.push(s)
     }
 
     /// Appends without sharing (the creation log may never repeat a name, rule 4.1).
@@ -150,17 +161,18 @@ pub(crate) fn prototype_strings<'a>(inputs: &[InputObject<'a>]) -> Vec<&'a str> 
             continue;
         };
         let Some(strings) = input.section(strtab).and_then(|s| s.data) else { continue };
-        // Then the signatures of the `.nv.callgraph` blocks of address-taken
-        // functions and indirect call sites (fptr: `#ii`, rule 7.6). Only
-        // `#ii` occurs in the fixtures, so the interleaving is unverified.
+        // The signatures of the `.nv.callgraph` blocks of address-taken
+        // functions and indirect call sites (fptr: `#ii`, rule 7.6) come
+        // before the input's `.nv.prototype` ones: dynpar's main.o gives
+        // `""` (its address-taken kernel `child`) before `#i` (rule 4.2).
         let mut offsets: Vec<u32> = Vec::new();
-        for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE) {
-            offsets.extend(s.bytes().chunks_exact(8).map(|p| u32::from_le_bytes([p[4], p[5], p[6], p[7]])));
-        }
         for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_CALLGRAPH) {
             if let Ok(graph) = CallGraph::decode(s.bytes()) {
                 offsets.extend(graph.address_taken.iter().chain(&graph.indirect_calls).map(|p| p.1));
             }
+        }
+        for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE) {
+            offsets.extend(s.bytes().chunks_exact(8).map(|p| u32::from_le_bytes([p[4], p[5], p[6], p[7]])));
         }
         for offset in offsets {
             if let Some(text) = string_at(strings, offset) {
@@ -224,7 +236,9 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     // Executables carry no locals of a constant bank (ptxas's `_param` in
     // bank 0, sm_75..sm_89; `<fn>.const_opt.*` in `.nv.constant2.<fn>`, ptx:
     // 11/11 exec links) nor of `.nv.shared.<k>` (the per-kernel shared window
-    // is laid out anew, rule 1.2); `-r` keeps them (rule 5.3).
+    // is laid out anew, rule 1.2); `-r` keeps them (rule 5.3), and so does
+    // `-preserve-relocs` the constant-bank ones, whose relocations it lists
+    // (rule 8.2: calls sm_75 `_param`, ptx sm_90/sm_100 `.const_opt.0.16`).
     let keep_local = |r: &SymbolRef| {
         let placed = inputs
             .get(r.input)
@@ -234,7 +248,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             .and_then(|(id, _)| layout.section(id));
         placed.is_some_and(|o| {
             !executable
-                || !(o.name.starts_with(".nv.constant")
+                || !((o.name.starts_with(".nv.constant") && !layout.preserve_relocs)
                     || matches!(o.class, SectionClass::Shared | SectionClass::DebugShared))
         })
     };
@@ -263,7 +277,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     // .strtab: prototypes, the log (relocations of constant banks first), locals, globals.
     let mut strtab = StringTable::new();
     for p in prototype_strings(inputs) {
-        strtab.add(p);
+        strtab.add_signature(p);
     }
     let local_name = |r: &SymbolRef| inputs.get(r.input).and_then(|i| i.symbol(r.symbol)).map_or("", |s| s.name);
     for e in &sequence {
@@ -435,7 +449,13 @@ fn set(list: &mut [Option<u32>], g: GlobalId, value: u32) {
 }
 
 /// Rule 5.3: executables turn CUDA objects into plain objects with no space
-/// bits; the `__managed__` bit (0x04) stays (managed: 12/12 symbols).
+/// bits; the `__managed__` bit (0x04) stays (managed: 12/12 symbols), and so
+/// does the visibility (`-preserve-relocs` keeps ptxas's STV_INTERNAL
+/// constant-bank locals: `_param`, `.const_opt.*` 0x81 → 0x01, rule 8.2).
 fn rewrite_type(executable: bool, st_type: u8, other: u8) -> (u8, u8) {
-    if executable && st_type == STT_CUDA_OBJECT { (STT_OBJECT, other & STO_CUDA_MANAGED) } else { (st_type, other) }
+    if executable && st_type == STT_CUDA_OBJECT {
+        (STT_OBJECT, other & (STO_CUDA_MANAGED | STO_VISIBILITY_MASK))
+    } else {
+        (st_type, other)
+    }
 }
