@@ -24,19 +24,16 @@
 use crate::error::LinkError;
 use crate::input::InputObject;
 use crate::layout::{InfoField, Keep, Layout, OutId, OutSection, SectionClass};
-use crate::relocate::{Contents, OutRelocation};
-use crate::resolve::{Resolution, STT_CUDA_SAMPLER, SymbolRef, TABLE_SYMBOLS, is_kernel};
+use crate::relocate::{Contents, OutRelocation, Resolved, SymbolResolver};
+use crate::resolve::{Resolution, SymbolRef, is_kernel};
 use crate::symbols::{OutSymbol, StringTable, SymbolSection, SymbolTable};
 use develf_format::section::{
     SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_CALLGRAPH, SHT_CUDA_MERCURY_INFO, SHT_CUDA_MERCURY_PROTOTYPE,
     SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_SYMTAB, SHT_CUDA_PROTOTYPE,
 };
-use develf_format::symbol::{
-    STB_GLOBAL, STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_OBJECT,
-    STT_SECTION,
-};
+use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_OBJECT, STT_SECTION};
 use develf_parse::elf::{Section, Symbol, string_at};
-use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
+use develf_reloc::keep::{self, Disposition, Query, SymbolHome};
 use std::collections::HashMap;
 
 /// Sections whose relocations keep input order on merc (rule 8.1).
@@ -439,14 +436,6 @@ fn dead_signatures<'a>(
     dead
 }
 
-/// What one merc relocation's symbol is in the output.
-struct Resolved {
-    state: SymbolState,
-    home: SymbolHome,
-    value: u64,
-    index: Option<u32>,
-}
-
 struct Relocator<'l, 'a> {
     inputs: &'l [InputObject<'a>],
     resolution: &'l Resolution<'a>,
@@ -457,55 +446,21 @@ struct Relocator<'l, 'a> {
 
 impl Relocator<'_, '_> {
     fn resolve(&self, input: usize, symbol: usize, patched: SymbolHome) -> Resolved {
-        let here = SymbolRef { input, symbol };
-        // `.nv.merc.symtab` mirrors `.symtab` entry for entry, in the inputs and
-        // in the output, so the normal index is the merc index.
-        let index = self.symbols.output_index(self.inputs, self.resolution, self.layout, here);
-        let unresolved = |home| Resolved { state: SymbolState::Live, home, value: 0, index };
-        let Some(sym) = self.merc.get(input).and_then(|l| l.get(symbol)) else {
-            return unresolved(SymbolHome::Undefined);
+        let resolver = SymbolResolver {
+            inputs: self.inputs,
+            resolution: self.resolution,
+            layout: self.layout,
+            symbols: self.symbols,
         };
-        if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER) {
-            return unresolved(SymbolHome::TextureSlot);
+        let merc = &self.merc;
+        let mut resolved =
+            resolver.resolve(&|i, s| merc.get(i).and_then(|l| l.get(s)).copied(), input, symbol, patched);
+        let undefined = self.resolution.definition_of(SymbolRef { input, symbol }).is_none();
+        if undefined && resolved.home == SymbolHome::SharedMemory && !self.layout.executable {
+            // Rule 12.3: `-r` points extern shared memory at `externsharedinstance`.
+            resolved.index = self.symbols.extern_instances.first().copied().or(resolved.index);
         }
-        if TABLE_SYMBOLS.contains(&sym.name) {
-            return unresolved(SymbolHome::TableOffset);
-        }
-        let Some(def) = self.resolution.definition_of(here) else {
-            if sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
-                // Rule 12.3: `-r` points extern shared memory at `externsharedinstance`.
-                let instance = self.symbols.extern_instances.first().copied();
-                let index = if self.layout.executable { index } else { instance.or(index) };
-                return Resolved { state: SymbolState::Live, home: SymbolHome::SharedMemory, value: 0, index };
-            }
-            return unresolved(SymbolHome::Undefined);
-        };
-        let Some(def_sym) = self.merc.get(def.input).and_then(|l| l.get(def.symbol)) else {
-            return unresolved(SymbolHome::Undefined);
-        };
-        let Some(section) = def_sym.section_index() else { return unresolved(SymbolHome::Undefined) };
-        let Some(def_input) = self.inputs.get(def.input) else { return unresolved(SymbolHome::Undefined) };
-        let Some((id, base)) = self.layout.placed(def.input, section) else {
-            let name = def_input.section(section).map_or("", |s| s.name);
-            let main_section = def_input.symbol(def.symbol).and_then(|s| s.section_index());
-            let state = if main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x)) {
-                SymbolState::DiscardedDuplicate
-            } else {
-                SymbolState::Dead
-            };
-            return Resolved { state, home: SymbolHome::of_section(name), value: 0, index };
-        };
-        let out_name = self.layout.section(id).map_or("", |s| s.name.as_str());
-        let describes_loser = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
-            && sym.st_type != STT_SECTION
-            && sym.section_index().is_some()
-            && def.input != input;
-        Resolved {
-            state: if describes_loser { SymbolState::DiscardedDuplicate } else { SymbolState::Live },
-            home: SymbolHome::of_section(out_name),
-            value: base.saturating_add(def_sym.value),
-            index,
-        }
+        resolved
     }
 
     /// One `.nv.merc.rela.*` output section: its kept entries (reverse input

@@ -14,6 +14,7 @@ use crate::symbols::SymbolTable;
 use develf_format::reloc_desc::Action;
 use develf_format::section::SHT_CUDA_RESOLVED_RELA;
 use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_SECTION};
+use develf_parse::elf::Symbol;
 use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
 use develf_reloc::{ValuePart, descriptor};
 use rayon::prelude::*;
@@ -52,15 +53,15 @@ struct Context<'l, 'a> {
 type SectionOutput = (Vec<u8>, Vec<(OutId, Vec<OutRelocation>)>);
 
 /// What an input symbol is in the output, for one relocation.
-struct Resolved {
-    state: SymbolState,
-    home: SymbolHome,
+pub(crate) struct Resolved {
+    pub(crate) state: SymbolState,
+    pub(crate) home: SymbolHome,
     /// Offset in its output section (sections have no addresses, rule 6).
-    value: u64,
+    pub(crate) value: u64,
     /// The constant bank number, for `bank << 16 | offset` values.
-    bank: u64,
+    pub(crate) bank: u64,
     /// Its output symbol index.
-    index: Option<u32>,
+    pub(crate) index: Option<u32>,
 }
 
 fn bank_number(section: &str) -> u64 {
@@ -69,12 +70,29 @@ fn bank_number(section: &str) -> u64 {
     digits.parse().unwrap_or(0)
 }
 
-impl Context<'_, '_> {
-    fn resolve(&self, input: usize, symbol: usize, patched: SymbolHome) -> Resolved {
+/// Resolves a relocation's symbol to its place in the output. One resolver
+/// serves `.rela*` (symbols of `.symtab`) and `.nv.merc.rela*` (symbols of
+/// `.nv.merc.symtab`, which mirrors `.symtab` entry for entry, rule 11.1): the
+/// caller passes the table its relocations index.
+pub(crate) struct SymbolResolver<'l, 'a> {
+    pub(crate) inputs: &'l [InputObject<'a>],
+    pub(crate) resolution: &'l Resolution<'a>,
+    pub(crate) layout: &'l Layout,
+    pub(crate) symbols: &'l SymbolTable,
+}
+
+impl<'a> SymbolResolver<'_, 'a> {
+    pub(crate) fn resolve(
+        &self,
+        table: &dyn Fn(usize, usize) -> Option<Symbol<'a>>,
+        input: usize,
+        symbol: usize,
+        patched: SymbolHome,
+    ) -> Resolved {
         let here = SymbolRef { input, symbol };
         let index = self.symbols.output_index(self.inputs, self.resolution, self.layout, here);
         let unresolved = |home| Resolved { state: SymbolState::Live, home, value: 0, bank: 0, index };
-        let Some(sym) = self.inputs.get(input).and_then(|i| i.symbol(symbol)) else {
+        let Some(sym) = table(input, symbol) else {
             return unresolved(SymbolHome::Undefined);
         };
         if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER) {
@@ -90,14 +108,17 @@ impl Context<'_, '_> {
             return unresolved(SymbolHome::Undefined);
         };
         let Some(def_input) = self.inputs.get(def.input) else { return unresolved(SymbolHome::Undefined) };
-        let Some(def_sym) = def_input.symbol(def.symbol) else { return unresolved(SymbolHome::Undefined) };
+        let Some(def_sym) = table(def.input, def.symbol) else { return unresolved(SymbolHome::Undefined) };
         let Some(section) = def_sym.section_index() else {
             return unresolved(SymbolHome::Undefined);
         };
         let home_of = |name: &str| SymbolHome::of_section(name);
         let Some((id, base)) = self.layout.placed(def.input, section) else {
             let name = def_input.section(section).map_or("", |s| s.name);
-            let state = if self.resolution.is_discarded(def.input, section) {
+            // Duplicates are recorded against `.symtab`'s sections (the merc
+            // table's point at the `.nv.merc.*` copies).
+            let main_section = def_input.symbol(def.symbol).and_then(|s| s.section_index());
+            let state = if main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x)) {
                 SymbolState::DiscardedDuplicate
             } else {
                 SymbolState::Dead
@@ -118,6 +139,19 @@ impl Context<'_, '_> {
             bank: bank_number(out_name),
             index,
         }
+    }
+}
+
+impl Context<'_, '_> {
+    fn resolve(&self, input: usize, symbol: usize, patched: SymbolHome) -> Resolved {
+        let resolver = SymbolResolver {
+            inputs: self.inputs,
+            resolution: self.resolution,
+            layout: self.layout,
+            symbols: self.symbols,
+        };
+        let inputs = self.inputs;
+        resolver.resolve(&|i, s| inputs.get(i).and_then(|x| x.symbol(s)).copied(), input, symbol, patched)
     }
 
     /// Rule 12: the offset of a shared variable in its kernel's window
