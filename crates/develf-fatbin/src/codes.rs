@@ -32,11 +32,10 @@ diagnostic_codes!(FATBIN_CODES {
 mod tests {
     #[test]
     fn ids_are_unique_and_prefixed() {
-        let mut ids: Vec<_> = super::FATBIN_CODES.iter().map(|c| c.id).collect();
-        assert!(ids.iter().all(|id| id.starts_with('F') && id.len() == 5));
-        ids.sort_unstable();
-        let before = ids.len();
-        ids.dedup();
-        assert_eq!(before, ids.len());
+        use develf_parse::codes::CUBIN_CODES;
+        use develf_parse::{ar::AR_CODES, diag::duplicate_ids, zebin::codes::ZEBIN_CODES};
+        assert!(super::FATBIN_CODES.iter().all(|c| c.id.starts_with('F') && c.id.len() == 5));
+        let families = [super::FATBIN_CODES, CUBIN_CODES, ZEBIN_CODES, AR_CODES];
+        assert_eq!(duplicate_ids(&families), Vec::<&str>::new());
     }
 }

@@ -60,12 +60,12 @@ diagnostic_codes!(CUBIN_CODES {
 
 #[cfg(test)]
 mod tests {
+    use crate::diag::duplicate_ids;
+
+    // Every family develf-parse defines: cubin, zebin and archive codes.
     #[test]
-    fn ids_are_unique() {
-        let mut ids: Vec<_> = super::CUBIN_CODES.iter().map(|c| c.id).collect();
-        ids.sort_unstable();
-        let n = ids.len();
-        ids.dedup();
-        assert_eq!(ids.len(), n);
+    fn ids_are_unique_across_families() {
+        let families = [super::CUBIN_CODES, crate::zebin::codes::ZEBIN_CODES, crate::ar::AR_CODES];
+        assert_eq!(duplicate_ids(&families), Vec::<&str>::new());
     }
 }

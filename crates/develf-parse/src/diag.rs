@@ -161,6 +161,17 @@ impl Diagnostics {
     }
 }
 
+/// The ids that appear more than once across code families; a test in each
+/// crate that defines codes calls this over every family it can see, so two
+/// readers can never hand out the same id.
+pub fn duplicate_ids(families: &[&[Code]]) -> Vec<&'static str> {
+    let mut ids: Vec<&'static str> = families.iter().flat_map(|f| f.iter().map(|c| c.id)).collect();
+    ids.sort_unstable();
+    let mut duplicates: Vec<&'static str> = ids.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+    duplicates.dedup();
+    duplicates
+}
+
 /// Declares the stable codes of one reader: `NAME = ("ID", Layer, Severity, "summary")`.
 #[macro_export]
 macro_rules! diagnostic_codes {

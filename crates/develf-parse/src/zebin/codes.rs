@@ -53,15 +53,3 @@ diagnostic_codes!(ZEBIN_CODES {
     BAD_ZEINFO_VALUE = ("Z0410", Metadata, Error, "a .ze_info value NEO rejects (enum, size, offset)"),
     VERSION_MISMATCH = ("Z0411", Metadata, Warning, "the version in the note and in .ze_info differ"),
 });
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn ids_are_unique() {
-        let mut ids: Vec<_> = super::ZEBIN_CODES.iter().map(|c| c.id).collect();
-        ids.sort_unstable();
-        let len = ids.len();
-        ids.dedup();
-        assert_eq!(ids.len(), len);
-    }
-}
