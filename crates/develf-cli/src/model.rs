@@ -420,7 +420,7 @@ fn record_dump(r: &nvinfo::RawRecord<'_>, decoded: &Metadata, symbols: &dyn Symb
         },
         Metadata::Compat(list) => match list.records.iter().find(|l| l.offset == r.offset) {
             Some(l) => {
-                let j = display::compat_json(l.offset, &l.attribute, symbols);
+                let j = display::record_json(l.offset, &l.attribute, symbols);
                 (j.value, j.typed, display::fields_text(&l.attribute.fields(), symbols))
             }
             None => (ResolvedFields(Vec::new()), false, String::new()),

@@ -66,7 +66,7 @@ fn write_raw(out: &mut Vec<u8>, raw: &RawAttribute) -> Result<(), EncodeError> {
 macro_rules! attribute_table {
     (
         $(#[$meta:meta])*
-        pub enum $name:ident, lookup $lookup:path {
+        pub enum $name:ident, lookup $lookup:path, unnamed $prefix:literal {
             $( $(#[$vdoc:meta])* $variant:ident($shape:ty) = $code:expr, $label:literal; )*
         }
     ) => {
@@ -170,7 +170,47 @@ macro_rules! attribute_table {
                 }
             }
         }
+
+        impl Record for $name {
+            const UNNAMED_PREFIX: &'static str = $prefix;
+            fn decode(raw: &RawRecord<'_>) -> $name {
+                $name::decode(raw)
+            }
+            fn code(&self) -> u8 {
+                $name::code(self)
+            }
+            fn format(&self) -> u8 {
+                $name::format(self)
+            }
+            fn name(&self) -> Option<&'static str> {
+                $name::name(self)
+            }
+            fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+                $name::encode(self, out)
+            }
+            fn fields(&self) -> Vec<Field> {
+                $name::fields(self)
+            }
+            fn is_raw(&self) -> bool {
+                matches!(self, $name::Raw(_))
+            }
+        }
     };
+}
+
+/// What `.nv.info` and `.nv.compat` records share, so the section codecs and
+/// the dumpers are written once for both kinds.
+pub trait Record: Sized {
+    /// How a dump names a code NVIDIA leaves unnamed (`EIATTR_0x5f`).
+    const UNNAMED_PREFIX: &'static str;
+    fn decode(raw: &RawRecord<'_>) -> Self;
+    fn code(&self) -> u8;
+    fn format(&self) -> u8;
+    fn name(&self) -> Option<&'static str>;
+    fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError>;
+    fn fields(&self) -> Vec<Field>;
+    /// Kept as stored: an unknown code or a payload the table's shape does not fit.
+    fn is_raw(&self) -> bool;
 }
 
 attribute_table! {
@@ -178,7 +218,7 @@ attribute_table! {
     ///
     /// Codes and formats are those NVIDIA's tools write (checked against cuobjdump
     /// 13.5 on the fixtures); shapes of SVAL payloads as cuobjdump decodes them.
-    pub enum Attribute, lookup nvinfo::attribute {
+    pub enum Attribute, lookup nvinfo::attribute, unnamed "EIATTR" {
         CtaidzUsed(Flag) = nvinfo::EIATTR_CTAIDZ_USED, "";
         MaxThreads(Dim3) = nvinfo::EIATTR_MAX_THREADS, "";
         ParamCbank(ParamCbank) = nvinfo::EIATTR_PARAM_CBANK, "";
@@ -238,7 +278,7 @@ attribute_table! {
 
 attribute_table! {
     /// One `.nv.compat` record, typed by its EICOMPAT code.
-    pub enum CompatAttribute, lookup nvinfo::compat_attribute {
+    pub enum CompatAttribute, lookup nvinfo::compat_attribute, unnamed "EICOMPAT_ATTR" {
         IsaClass(ByteValue) = nvinfo::EICOMPAT_ATTR_ISA_CLASS, "class";
         InstTensormapV1(ByteValue) = nvinfo::EICOMPAT_ATTR_INST_TENSORMAP_V1, "used";
         InstTcgen05Mma(ByteValue) = nvinfo::EICOMPAT_ATTR_INST_TCGEN05_MMA, "flags";
@@ -280,49 +320,28 @@ pub type NvInfo = RecordList<Attribute>;
 /// A decoded `.nv.compat` section.
 pub type Compat = RecordList<CompatAttribute>;
 
-fn decode_list<A>(bytes: &[u8], decode: fn(&RawRecord<'_>) -> A) -> RecordList<A> {
-    let mut records = Vec::new();
-    for item in nvinfo::records(bytes) {
-        match item {
-            Ok(raw) => records.push(Located { offset: raw.offset, attribute: decode(&raw) }),
-            Err(e) => {
-                let at = match e {
-                    RecordError::Truncated { offset, .. } | RecordError::UnknownFormat { offset, .. } => offset,
-                };
-                let trailing = bytes.get(at..).unwrap_or_default().to_vec();
-                return RecordList { records, trailing, error: Some(e) };
+impl<A: Record> RecordList<A> {
+    /// Decodes a `.nv.info*` or `.nv.compat` section. Never fails; see [`RecordList::error`].
+    pub fn decode(bytes: &[u8]) -> RecordList<A> {
+        let mut records = Vec::new();
+        for item in nvinfo::records(bytes) {
+            match item {
+                Ok(raw) => records.push(Located { offset: raw.offset, attribute: A::decode(&raw) }),
+                Err(e) => {
+                    let at = match e {
+                        RecordError::Truncated { offset, .. } | RecordError::UnknownFormat { offset, .. } => offset,
+                    };
+                    let trailing = bytes.get(at..).unwrap_or_default().to_vec();
+                    return RecordList { records, trailing, error: Some(e) };
+                }
             }
         }
-    }
-    RecordList { records, trailing: Vec::new(), error: None }
-}
-
-impl NvInfo {
-    /// Decodes a `.nv.info*` section. Never fails; see [`RecordList::error`].
-    pub fn decode(bytes: &[u8]) -> NvInfo {
-        decode_list(bytes, Attribute::decode)
+        RecordList { records, trailing: Vec::new(), error: None }
     }
 
     /// The section's bytes.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::with_capacity(self.records.len() * (RECORD_HEADER_SIZE + 8) + self.trailing.len());
-        for r in &self.records {
-            r.attribute.encode(&mut out)?;
-        }
-        out.extend_from_slice(&self.trailing);
-        Ok(out)
-    }
-}
-
-impl Compat {
-    /// Decodes a `.nv.compat` section. Never fails; see [`RecordList::error`].
-    pub fn decode(bytes: &[u8]) -> Compat {
-        decode_list(bytes, CompatAttribute::decode)
-    }
-
-    /// The section's bytes.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::with_capacity(self.records.len() * RECORD_HEADER_SIZE + self.trailing.len());
         for r in &self.records {
             r.attribute.encode(&mut out)?;
         }

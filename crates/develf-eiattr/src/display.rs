@@ -10,7 +10,7 @@
 //! assert_eq!(line, "EIATTR_REGCOUNT  function=_Z3fooi registers=24");
 //! ```
 
-use crate::attr::{Attribute, CompatAttribute};
+use crate::attr::Record;
 use crate::shape::SymbolIndex;
 use develf_format::nvinfo::Format;
 use develf_format::symbol::{STT_FUNC, STT_SECTION};
@@ -171,15 +171,11 @@ fn name_or_code(name: Option<&'static str>, prefix: &str, code: u8) -> String {
     name.map(str::to_string).unwrap_or_else(|| format!("{prefix}_{code:#04x}"))
 }
 
-/// One `.nv.info` record as a dump line: `EIATTR_REGCOUNT  function=_Z3fooi registers=24`.
-/// Unnamed codes print as `EIATTR_0x5f`.
-pub fn record_text(attr: &Attribute, names: &dyn SymbolLookup) -> String {
-    line(name_or_code(attr.name(), "EIATTR", attr.code()), &attr.fields(), names)
-}
-
-/// One `.nv.compat` record as a dump line: `EICOMPAT_ATTR_FINALIZER_VERSION  version=1.1.0`.
-pub fn compat_text(attr: &CompatAttribute, names: &dyn SymbolLookup) -> String {
-    line(name_or_code(attr.name(), "EICOMPAT_ATTR", attr.code()), &attr.fields(), names)
+/// One `.nv.info` or `.nv.compat` record as a dump line:
+/// `EIATTR_REGCOUNT  function=_Z3fooi registers=24`. Unnamed codes print as
+/// `EIATTR_0x5f` (`EICOMPAT_ATTR_0x07` for compat records).
+pub fn record_text<A: Record>(attr: &A, names: &dyn SymbolLookup) -> String {
+    line(name_or_code(attr.name(), A::UNNAMED_PREFIX, attr.code()), &attr.fields(), names)
 }
 
 fn line(name: String, fields: &[Field], names: &dyn SymbolLookup) -> String {
@@ -265,8 +261,8 @@ fn hex(bytes: &[u8]) -> String {
     value_text(&FieldValue::Bytes(bytes.to_vec()), &NoSymbols)
 }
 
-/// A `.nv.info` record for JSON.
-pub fn record_json(offset: usize, attr: &Attribute, names: &dyn SymbolLookup) -> RecordJson {
+/// A `.nv.info` or `.nv.compat` record for JSON.
+pub fn record_json<A: Record>(offset: usize, attr: &A, names: &dyn SymbolLookup) -> RecordJson {
     let mut raw = Vec::new();
     let _ = attr.encode(&mut raw);
     RecordJson {
@@ -274,22 +270,7 @@ pub fn record_json(offset: usize, attr: &Attribute, names: &dyn SymbolLookup) ->
         format: format_name(attr.format()),
         code: attr.code(),
         name: attr.name(),
-        typed: !matches!(attr, Attribute::Raw(_)),
-        value: resolve(&attr.fields(), names),
-        raw: hex(&raw),
-    }
-}
-
-/// A `.nv.compat` record for JSON.
-pub fn compat_json(offset: usize, attr: &CompatAttribute, names: &dyn SymbolLookup) -> RecordJson {
-    let mut raw = Vec::new();
-    let _ = attr.encode(&mut raw);
-    RecordJson {
-        offset,
-        format: format_name(attr.format()),
-        code: attr.code(),
-        name: attr.name(),
-        typed: !matches!(attr, CompatAttribute::Raw(_)),
+        typed: !attr.is_raw(),
         value: resolve(&attr.fields(), names),
         raw: hex(&raw),
     }

@@ -28,7 +28,7 @@ pub mod shape;
 pub mod uft;
 pub mod validate;
 
-pub use attr::{Attribute, Compat, CompatAttribute, EncodeError, Located, NvInfo, RawAttribute, RecordList};
+pub use attr::{Attribute, Compat, CompatAttribute, EncodeError, Located, NvInfo, RawAttribute, Record, RecordList};
 pub use callgraph::CallGraph;
 pub use notes::{CuInfo, NoteDesc, Notes, TkInfo};
 pub use prototype::Prototypes;
