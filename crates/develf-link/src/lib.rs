@@ -16,6 +16,7 @@
 //! [`input`] → [`resolve`] → [`gc`] → [`layout`] → [`symbols`] → [`relocate`]
 //! → [`metadata`] → [`write`].
 
+mod body;
 mod checks;
 pub mod compare;
 mod error;
@@ -47,7 +48,7 @@ pub fn link(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, Link
 
 /// [`link`], returning the output as an [`Image`] to stream to a file
 /// ([`Image::write_to`]) without first assembling it in memory.
-pub fn link_image(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Image, LinkError> {
+pub fn link_image<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image<'a>, LinkError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
         .build()
@@ -55,7 +56,7 @@ pub fn link_image(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Image, 
     pool.install(|| link_in_pool(options, inputs))
 }
 
-fn link_in_pool(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Image, LinkError> {
+fn link_in_pool<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image<'a>, LinkError> {
     let objects = input::read_inputs(options, inputs)?;
     let resolution = resolve::resolve(&objects)?;
     let liveness = gc::collect(options, &objects, &resolution);

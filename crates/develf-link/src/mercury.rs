@@ -21,6 +21,7 @@
 //! * writing: `.shstrtab` in header order plus 36 zero bytes (4.3, U1), the
 //!   capsule's leading `.text` section index.
 
+use crate::body::Body;
 use crate::error::LinkError;
 use crate::input::InputObject;
 use crate::layout::{InfoField, Keep, Layout, OutId, OutSection, SectionClass};
@@ -546,10 +547,10 @@ pub(crate) fn relocate(
         }
         let Some(target) = s.target else { continue };
         let capsule = layout.section(target).is_some_and(|t| t.sh_type == SHT_CUDA_CAPMERC);
-        let mut data = contents.data.get_mut(target).map(std::mem::take).unwrap_or_default();
+        let mut data = contents.data.get_mut(target).map(|b| std::mem::take(b.materialize())).unwrap_or_default();
         let kept = r.section(s, &mut data, capsule);
         if let Some(slot) = contents.data.get_mut(target) {
-            *slot = data;
+            *slot = Body::Owned(data);
         }
         if let Some(slot) = contents.relocations.get_mut(id) {
             *slot = kept?;
@@ -572,7 +573,7 @@ pub(crate) fn relocate(
     for (id, s) in layout.sections.iter().enumerate() {
         if s.name == ".debug_frame" || s.name == ".nv.merc.debug_frame" {
             if let Some(data) = contents.data.get_mut(id) {
-                fix_cie_pointers(data);
+                fix_cie_pointers(data.materialize());
             }
         }
     }
@@ -581,7 +582,7 @@ pub(crate) fn relocate(
         for (id, s) in layout.sections.iter().enumerate() {
             if s.class == SectionClass::Text && is_kernel_text(inputs, layout, id) {
                 if let Some(data) = contents.data.get_mut(id) {
-                    drop_stack_scoreboard(data);
+                    drop_stack_scoreboard(data.materialize());
                 }
             }
         }
@@ -693,7 +694,7 @@ fn cut_frame_entries(
         return;
     }
     cut.sort_unstable();
-    if let Some(data) = contents.data.get_mut(frame) {
+    if let Some(data) = contents.data.get_mut(frame).map(Body::materialize) {
         let mut kept = Vec::with_capacity(data.len());
         let mut at = 0usize;
         for &(start, end) in &cut {

@@ -1,11 +1,13 @@
 //! Phase 6: section contents and relocations. Each output section's bytes are
-//! its pieces copied at their offsets; then every input relocation patching
-//! it is applied, dropped or kept as `develf_reloc::keep::disposition` says
+//! its pieces at their offsets (borrowed, see crate::body); every input
+//! relocation patching it is applied (recorded as a patch over those bytes),
+//! dropped or kept as `develf_reloc::keep::disposition` says
 //! (rule 8.2). Kept relocations are listed in reverse input order, each
 //! input's list reversed (rule 8.1). Sections are processed in parallel and
 //! the results collected in section order, so the bytes do not depend on
 //! the thread count.
 
+use crate::body::{Body, Merged};
 use crate::error::LinkError;
 use crate::input::InputObject;
 use crate::layout::{Layout, OutId, SectionClass, occupies_file};
@@ -33,9 +35,9 @@ pub(crate) struct OutRelocation {
 }
 
 #[derive(Debug)]
-pub(crate) struct Contents {
+pub(crate) struct Contents<'a> {
     /// Per output section: bytes of merged sections (empty for generated ones).
-    pub data: Vec<Vec<u8>>,
+    pub data: Vec<Body<'a>>,
     /// Per output section: entries of relocation sections.
     pub relocations: Vec<Vec<OutRelocation>>,
 }
@@ -50,7 +52,7 @@ struct Context<'l, 'a> {
 }
 
 /// One section's bytes and the relocations kept per relocation section.
-type SectionOutput = (Vec<u8>, Vec<(OutId, Vec<OutRelocation>)>);
+type SectionOutput<'a> = (Body<'a>, Vec<(OutId, Vec<OutRelocation>)>);
 
 /// What an input symbol is in the output, for one relocation.
 pub(crate) struct Resolved {
@@ -142,7 +144,7 @@ impl<'a> SymbolResolver<'_, 'a> {
     }
 }
 
-impl Context<'_, '_> {
+impl<'a> Context<'_, 'a> {
     fn resolve(&self, input: usize, symbol: usize, patched: SymbolHome) -> Resolved {
         let resolver = SymbolResolver {
             inputs: self.inputs,
@@ -225,21 +227,29 @@ impl Context<'_, '_> {
     }
 
     /// Bytes and kept relocations of one output section.
-    fn section(&self, id: OutId) -> Result<SectionOutput, LinkError> {
-        let Some(out) = self.layout.section(id) else { return Ok((Vec::new(), Vec::new())) };
+    fn section(&self, id: OutId) -> Result<SectionOutput<'a>, LinkError> {
+        let Some(out) = self.layout.section(id) else { return Ok((Body::default(), Vec::new())) };
         if out.class == SectionClass::Relocation || out.pieces.is_empty() {
-            return Ok((Vec::new(), Vec::new()));
+            return Ok((Body::default(), Vec::new()));
         }
-        let mut data = Vec::new();
-        if occupies_file(out.sh_type) {
-            let size = usize::try_from(out.size).map_err(|_| LinkError::TooLarge(out.name.clone()))?;
-            data = vec![0u8; size];
-            for p in &out.pieces {
-                let bytes = self.inputs.get(p.input).and_then(|i| i.section(p.section)).map_or(&[][..], |s| s.bytes());
-                let start = usize::try_from(p.offset).unwrap_or(usize::MAX);
-                if let Some(dst) = data.get_mut(start..start.saturating_add(bytes.len())) {
-                    dst.copy_from_slice(bytes);
-                }
+        // The input pieces, borrowed: the relocations below record patches
+        // over them and the writer assembles the bytes (crate::body).
+        let mut data = Merged::new(0);
+        let in_file = occupies_file(out.sh_type);
+        if in_file {
+            usize::try_from(out.size).map_err(|_| LinkError::TooLarge(out.name.clone()))?;
+            data = Merged::new(out.size);
+            let mut pieces: Vec<(u64, &'a [u8])> = out
+                .pieces
+                .iter()
+                .map(|p| {
+                    let bytes = self.inputs.get(p.input).and_then(|i| i.section(p.section)).and_then(|s| s.data);
+                    (p.offset, bytes.unwrap_or_default())
+                })
+                .collect();
+            pieces.sort_by_key(|&(offset, _)| offset);
+            for (offset, bytes) in pieces {
+                data.piece(offset, bytes);
             }
         }
         let patched_home = SymbolHome::of_section(&out.name);
@@ -277,7 +287,6 @@ impl Context<'_, '_> {
                         mercury: self.layout.mercury,
                     };
                     let offset = base.saturating_add(r.offset);
-                    let at = usize::try_from(offset).unwrap_or(usize::MAX);
                     let fail = |message: String| LinkError::Relocation {
                         file: input.name.to_string(),
                         section: input.section_name(rs.section),
@@ -289,7 +298,7 @@ impl Context<'_, '_> {
                             kept.push(OutRelocation { offset, r_type: t, symbol, addend: r.addend });
                         }
                     };
-                    let apply = |data: &mut Vec<u8>| -> Result<(), LinkError> {
+                    let apply = |data: &mut Merged<'a>| -> Result<(), LinkError> {
                         if data.is_empty() {
                             return Ok(());
                         }
@@ -304,12 +313,15 @@ impl Context<'_, '_> {
                             (None, ValuePart::BankAddress(n)) => resolved.value.saturating_add(resolved.bank << n),
                             (None, _) => resolved.value,
                         };
-                        let site = data.get_mut(at..).unwrap_or_default();
+                        let (mut site, len) = data.site(offset);
+                        let site = &mut site[..len];
                         match r.addend {
                             Some(a) => develf_reloc::apply(r.r_type, site, value, a, offset),
                             None => develf_reloc::apply_rel(r.r_type, site, value, offset),
                         }
-                        .map_err(|e| fail(e.to_string()))
+                        .map_err(|e| fail(e.to_string()))?;
+                        data.patch(offset, site);
+                        Ok(())
                     };
                     match keep::disposition(&query) {
                         Disposition::Apply => {
@@ -321,8 +333,13 @@ impl Context<'_, '_> {
                             }
                         }
                         Disposition::ApplyDead => {
-                            if let Some(site) = data.get_mut(at..) {
+                            if offset <= data.len() {
+                                let (mut site, len) = data.site(offset);
+                                let site = &mut site[..len];
                                 develf_reloc::apply_dead(r.r_type, site).map_err(|e| fail(e.to_string()))?;
+                                if len > 0 {
+                                    data.patch(offset, site);
+                                }
                             }
                         }
                         Disposition::Drop => {}
@@ -342,16 +359,17 @@ impl Context<'_, '_> {
             resolved_list.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
             kept_lists.push((resolved_id, resolved_list.into_iter().map(|(_, r)| r).collect()));
         }
-        Ok((data, kept_lists))
+        let body = if in_file { Body::Merged(data) } else { Body::default() };
+        Ok((body, kept_lists))
     }
 }
 
-pub(crate) fn build(
-    inputs: &[InputObject<'_>],
-    resolution: &Resolution<'_>,
+pub(crate) fn build<'a>(
+    inputs: &[InputObject<'a>],
+    resolution: &Resolution<'a>,
     layout: &Layout,
     symbols: &SymbolTable,
-) -> Result<Contents, LinkError> {
+) -> Result<Contents<'a>, LinkError> {
     let mut patched_by = vec![Vec::new(); layout.sections.len()];
     for (id, s) in layout.sections.iter().enumerate() {
         if s.sh_type == SHT_CUDA_RESOLVED_RELA {

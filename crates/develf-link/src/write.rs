@@ -1,7 +1,9 @@
 //! Phase 8: the ELF writer. Orders the surviving sections by class rank
 //! (rule 1.1), lays out file offsets (3.1), fills the header (3.3, 3.4), the
-//! section headers (2) and the program headers (3.5), into one buffer.
+//! section headers (2) and the program headers (3.5), into an [`Image`] that
+//! is streamed to the file (merged sections are assembled one at a time).
 
+use crate::body::Body;
 use crate::error::LinkError;
 use crate::input::InputObject;
 use crate::layout::{InfoField, Keep, Layout, OutId, SectionClass, occupies_file};
@@ -81,14 +83,15 @@ fn symtab_bytes(symbols: &[OutSymbol], index_of: &[Option<u32>]) -> Vec<u8> {
 /// section and program header tables. [`Image::write_to`] streams it;
 /// [`Image::into_bytes`] makes the one buffer.
 #[derive(Debug)]
-pub struct Image {
+pub struct Image<'a> {
     /// (file offset, bytes), in the order the writer placed them: a later
-    /// piece overwrites an earlier one where they overlap.
-    pieces: Vec<(u64, Vec<u8>)>,
+    /// piece overwrites an earlier one where they overlap. Merged sections
+    /// still borrow the input bytes (crate::body).
+    pieces: Vec<(u64, Body<'a>)>,
     total: u64,
 }
 
-impl Image {
+impl Image<'_> {
     /// The size of the file in bytes.
     pub fn len(&self) -> u64 {
         self.total
@@ -104,8 +107,8 @@ impl Image {
     /// placing them one by one (only merc aliases share bytes, rule 3.2).
     fn sequential(&self) -> bool {
         let mut end = 0u64;
-        for (at, bytes) in &self.pieces {
-            let Some(stop) = at.checked_add(bytes.len() as u64) else { return false };
+        for (at, body) in &self.pieces {
+            let Some(stop) = at.checked_add(body.len()) else { return false };
             if *at < end || stop > self.total {
                 return false;
             }
@@ -117,8 +120,8 @@ impl Image {
     /// The whole file in one buffer.
     pub fn into_bytes(self) -> Vec<u8> {
         let mut out = vec![0u8; usize::try_from(self.total).unwrap_or(0)];
-        for (at, bytes) in &self.pieces {
-            put(&mut out, *at, bytes);
+        for (at, body) in &self.pieces {
+            body.put(&mut out, *at);
         }
         out
     }
@@ -139,23 +142,24 @@ impl Image {
             }
             Ok(())
         };
-        for (at, bytes) in &self.pieces {
+        let mut scratch = Vec::new();
+        for (at, body) in &self.pieces {
             pad(sink, &mut written, *at)?;
-            sink.write_all(bytes)?;
-            written += bytes.len() as u64;
+            body.write_to(sink, &mut scratch)?;
+            written += body.len();
         }
         pad(sink, &mut written, self.total)
     }
 }
 
-pub(crate) fn write(
-    inputs: &[InputObject<'_>],
-    resolution: &Resolution<'_>,
+pub(crate) fn write<'a>(
+    inputs: &[InputObject<'a>],
+    resolution: &Resolution<'a>,
     layout: &Layout,
     symbols: &SymbolTable,
-    mut contents: Contents,
+    mut contents: Contents<'a>,
     mut generated: Vec<Option<Vec<u8>>>,
-) -> Result<Image, LinkError> {
+) -> Result<Image<'a>, LinkError> {
     // Which sections get a header, in rank order (rule 1.1; stable: creation order).
     let mut kept: Vec<OutId> = (0..layout.sections.len())
         .filter(|&id| {
@@ -194,34 +198,35 @@ pub(crate) fn write(
     // Section contents.
     let symtab = symtab_bytes(&symbols.symbols, &index_of);
     let mut headers: Vec<Header> = Vec::with_capacity(kept.len());
-    let mut bodies: Vec<Vec<u8>> = Vec::with_capacity(kept.len());
+    let mut bodies: Vec<Body<'a>> = Vec::with_capacity(kept.len());
     for &id in &kept {
         let Some(s) = layout.section(id) else { continue };
-        let mut body: Vec<u8> = match s.class {
-            SectionClass::ShStrTab => match &merc_shstrtab {
+        let bytes: Option<Vec<u8>> = match s.class {
+            SectionClass::ShStrTab => Some(match &merc_shstrtab {
                 Some((bytes, _)) => bytes.clone(),
                 None => symbols.shstrtab.clone(),
-            },
-            SectionClass::Mercury if crate::mercury::is_merc_symtab(s) => merc_symtab.clone(),
+            }),
+            SectionClass::Mercury if crate::mercury::is_merc_symtab(s) => Some(merc_symtab.clone()),
             SectionClass::Mercury if crate::mercury::is_relocation(s) => {
-                relocation_bytes(contents.relocations.get(id).map(Vec::as_slice).unwrap_or_default(), true)
+                Some(relocation_bytes(contents.relocations.get(id).map(Vec::as_slice).unwrap_or_default(), true))
             }
-            SectionClass::StrTab => symbols.strtab.bytes.clone(),
-            SectionClass::SymTab => symtab.clone(),
-            SectionClass::Relocation => relocation_bytes(
+            SectionClass::StrTab => Some(symbols.strtab.bytes.clone()),
+            SectionClass::SymTab => Some(symtab.clone()),
+            SectionClass::Relocation => Some(relocation_bytes(
                 contents.relocations.get(id).map(Vec::as_slice).unwrap_or_default(),
                 s.sh_type != develf_format::section::SHT_REL,
-            ),
+            )),
             // Moved out: each output section is written once.
-            _ => match generated.get_mut(id).and_then(Option::take) {
-                Some(bytes) => bytes,
-                None => contents.data.get_mut(id).map(std::mem::take).unwrap_or_default(),
-            },
+            _ => generated.get_mut(id).and_then(Option::take),
+        };
+        let mut body = match bytes {
+            Some(bytes) => Body::Owned(bytes),
+            None => contents.data.get_mut(id).map(std::mem::take).unwrap_or_default(),
         };
         if let Some(text) = crate::mercury::capsule_text(s) {
-            crate::mercury::patch_capsule(s, &mut body, Some(idx(&text)));
+            crate::mercury::patch_capsule(s, body.materialize(), Some(idx(&text)));
         }
-        let size = if occupies_file(s.sh_type) { body.len() as u64 } else { s.size };
+        let size = if occupies_file(s.sh_type) { body.len() } else { s.size };
         let merc_link_info = crate::mercury::link_info(s, idx(".strtab"), merc_symtab_index, symbols);
         let link = match s.class {
             SectionClass::SymTab => idx(".strtab"),
@@ -352,7 +357,7 @@ pub(crate) fn write(
 
     let total = if layout.executable { phoff + table_size } else { phoff };
     usize::try_from(total).map_err(|_| LinkError::TooLarge(format!("{total} bytes")))?;
-    let mut pieces: Vec<(u64, Vec<u8>)> = Vec::with_capacity(headers.len() + 3);
+    let mut pieces: Vec<(u64, Body<'a>)> = Vec::with_capacity(headers.len() + 3);
     let shnum16 = u16::try_from(shnum).map_err(|_| LinkError::TooLarge(format!("{shnum} sections")))?;
     let phnum16 = u16::try_from(phnum).map_err(|_| LinkError::TooLarge(format!("{phnum} program headers")))?;
     let mut head = Vec::with_capacity(64);
@@ -372,7 +377,7 @@ pub(crate) fn write(
     head.extend_from_slice(&64u16.to_le_bytes());
     head.extend_from_slice(&shnum16.to_le_bytes());
     head.extend_from_slice(&1u16.to_le_bytes());
-    pieces.push((0, head));
+    pieces.push((0, Body::Owned(head)));
     for (h, body) in headers.iter().zip(bodies) {
         if occupies_file(h.sh_type) {
             pieces.push((h.offset, body));
@@ -405,13 +410,6 @@ pub(crate) fn write(
         b.extend_from_slice(&memsz.to_le_bytes());
         b.extend_from_slice(&8u64.to_le_bytes());
     }
-    pieces.push((shoff, table));
+    pieces.push((shoff, Body::Owned(table)));
     Ok(Image { pieces, total })
-}
-
-fn put(out: &mut [u8], at: u64, bytes: &[u8]) {
-    let start = usize::try_from(at).unwrap_or(usize::MAX);
-    if let Some(dst) = out.get_mut(start..start.saturating_add(bytes.len())) {
-        dst.copy_from_slice(bytes);
-    }
 }
