@@ -9,8 +9,7 @@ use crate::gc::{Liveness, is_code_section};
 use crate::input::InputObject;
 use crate::layout::{Layout, occupies_file};
 use crate::resolve::{Resolution, SymbolRef, is_kernel};
-use develf_eiattr::shape::{FunctionValue, HalfValue};
-use develf_eiattr::{Attribute, NvInfo};
+use develf_format::nvinfo::{self, EIATTR_MAXREG_COUNT, EIATTR_REGCOUNT, Format};
 use develf_format::symbol::STT_FUNC;
 use std::collections::{HashMap, VecDeque};
 
@@ -165,31 +164,49 @@ pub(crate) fn register_limits(
     resolution: &Resolution<'_>,
     liveness: &Liveness,
 ) -> Result<(), LinkError> {
-    // Per input function (input, symbol): its register count; per kernel
-    // `.text`: its limit.
-    let mut regcount: HashMap<SymbolRef, u32> = HashMap::new();
+    // Per kernel `.text`: its limit. Raw records: this runs on every link and
+    // most have no limit at all.
     let mut limits: Vec<(Node, u32)> = Vec::new();
     for input in inputs {
         for s in input.sections() {
-            if s.name == ".nv.info" {
-                for record in NvInfo::decode(s.bytes()).records {
-                    if let Attribute::Regcount(FunctionValue { function, value }) = record.attribute {
-                        regcount.insert(SymbolRef { input: input.index, symbol: function as usize }, value);
+            if !s.name.starts_with(".nv.info.") {
+                continue;
+            }
+            let text = s.info as usize;
+            for r in nvinfo::records(s.bytes()).flatten() {
+                if r.attribute == EIATTR_MAXREG_COUNT && r.format == Format::Hval as u8 {
+                    if liveness.is_dead(input.index, text) || resolution.is_discarded(input.index, text) {
+                        break;
                     }
-                }
-            } else if s.name.starts_with(".nv.info.") {
-                let text = s.info as usize;
-                if liveness.is_dead(input.index, text) || resolution.is_discarded(input.index, text) {
-                    continue;
-                }
-                for record in NvInfo::decode(s.bytes()).records {
-                    if let Attribute::MaxregCount(HalfValue(limit)) = record.attribute {
-                        limits.push(((input.index, text), u32::from(limit)));
-                    }
+                    limits.push(((input.index, text), u32::from(r.value)));
                 }
             }
         }
     }
+    if limits.is_empty() {
+        return Ok(());
+    }
+    // Per input function (input, symbol): its register count.
+    let mut regcount: HashMap<SymbolRef, u32> = HashMap::new();
+    for input in inputs {
+        for s in input.sections().iter().filter(|s| s.name == ".nv.info") {
+            for r in nvinfo::records(s.bytes()).flatten() {
+                if let (EIATTR_REGCOUNT, Some(Format::Sval), [f0, f1, f2, f3, v0, v1, v2, v3]) =
+                    (r.attribute, Format::from_u8(r.format), r.payload)
+                {
+                    let function = u32::from_le_bytes([*f0, *f1, *f2, *f3]) as usize;
+                    regcount.insert(
+                        SymbolRef { input: input.index, symbol: function },
+                        u32::from_le_bytes([*v0, *v1, *v2, *v3]),
+                    );
+                }
+            }
+        }
+    }
+    // A kernel whose limit no function of the link exceeds needs no walk
+    // (ptxas writes a MAXREG_COUNT for every kernel, usually 255).
+    let most = regcount.values().copied().max().unwrap_or(0);
+    limits.retain(|&(_, limit)| limit < most);
     if limits.is_empty() {
         return Ok(());
     }

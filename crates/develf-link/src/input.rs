@@ -4,8 +4,11 @@
 use crate::error::LinkError;
 use crate::options::{Input, LinkOptions};
 use develf_format::header::{ABI_VERSION_7, Arch, EM_CUDA};
+use develf_format::section::{SHT_CUDA_INFO, SHT_CUDA_MERCURY_INFO};
+use develf_format::symbol::STT_FUNC;
 use develf_parse::Cubin;
 use develf_parse::elf::{Class, Section, Symbol};
+use hashbrown::HashMap;
 use rayon::prelude::*;
 
 /// `ET_REL`: the only kind of object nvlink links.
@@ -20,6 +23,12 @@ pub(crate) struct InputObject<'a> {
     /// An ABI-7 object (ptxas 12.x layout): no tkinfo note, `.rel` relocations,
     /// its e_flags do not contribute to the output's (rules 3.4, 10).
     pub abi7: bool,
+    /// Per section: the first STT_FUNC symbol defined in it (the function a
+    /// `.text.<fn>` holds). Built once so later phases do not scan the symtab.
+    function_in: HashMap<usize, usize>,
+    /// Per (section described, merc copy): the first `.nv.info.<fn>` /
+    /// `.nv.merc.nv.info.<fn>` about it (sh_info = the `.text.<fn>`).
+    info_about: HashMap<(usize, bool), usize>,
 }
 
 impl<'a> InputObject<'a> {
@@ -37,6 +46,17 @@ impl<'a> InputObject<'a> {
 
     pub fn symbol(&self, index: usize) -> Option<&Symbol<'a>> {
         self.cubin.symbols().get(index)
+    }
+
+    /// The first function symbol defined in section `section`.
+    pub fn function_in(&self, section: usize) -> Option<usize> {
+        self.function_in.get(&section).copied()
+    }
+
+    /// The first `.nv.info.<fn>` (or, `merc`, `.nv.merc.nv.info.<fn>`)
+    /// section whose sh_info is `text`.
+    pub fn info_about(&self, text: usize, merc: bool) -> Option<usize> {
+        self.info_about.get(&(text, merc)).copied()
     }
 
     /// The name of section `index` for messages.
@@ -83,7 +103,29 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
             target: target.to_string(),
         });
     }
-    Ok(InputObject { index, name: input.name, abi7: header.abi_version == ABI_VERSION_7, cubin })
+    let mut function_in = HashMap::new();
+    for y in cubin.symbols().iter().filter(|y| y.st_type == STT_FUNC) {
+        if let Some(section) = y.section_index() {
+            function_in.entry(section).or_insert(y.index);
+        }
+    }
+    let mut info_about = HashMap::new();
+    for s in cubin.sections() {
+        let merc = s.sh_type == SHT_CUDA_MERCURY_INFO;
+        if (s.sh_type == SHT_CUDA_INFO || merc)
+            && s.name.starts_with(if merc { ".nv.merc.nv.info." } else { ".nv.info." })
+        {
+            info_about.entry((s.info as usize, merc)).or_insert(s.index);
+        }
+    }
+    Ok(InputObject {
+        index,
+        name: input.name,
+        abi7: header.abi_version == ABI_VERSION_7,
+        cubin,
+        function_in,
+        info_about,
+    })
 }
 
 /// Parses all inputs in parallel; the first failure in command-line order wins,

@@ -18,6 +18,7 @@ use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_
 use develf_format::symbol::STO_CUDA_ENTRY;
 use develf_parse::elf::string_at;
 use hashbrown::HashMap;
+use rayon::prelude::*;
 
 /// The tool strings of nvlink 13.5's tkinfo note (rule 7.5).
 const TOOL_NAME: &str = "nvlink";
@@ -272,13 +273,8 @@ impl Context<'_, '_> {
         }
         for input in self.inputs {
             for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_INFO && s.name.starts_with(".nv.info.")) {
-                let Some(function) = input
-                    .symbols()
-                    .iter()
-                    .find(|y| {
-                        y.st_type == develf_format::symbol::STT_FUNC && y.section_index() == Some(s.info as usize)
-                    })
-                    .and_then(|y| self.out_index(input.index, y.index as u32))
+                let Some(function) =
+                    input.function_in(s.info as usize).and_then(|y| self.out_index(input.index, y as u32))
                 else {
                     continue;
                 };
@@ -390,10 +386,14 @@ impl Context<'_, '_> {
             return Ok(Vec::new());
         };
         let Some(input) = self.inputs.get(piece.input) else { return Ok(Vec::new()) };
-        let source = input
-            .sections()
-            .iter()
-            .find(|s| is_info_type(s.sh_type) && s.name == name && s.info as usize == piece.section);
+        let merc = name.starts_with(".nv.merc.");
+        let indexed = input.info_about(piece.section, merc).and_then(|i| input.section(i)).filter(|s| s.name == name);
+        let source = indexed.or_else(|| {
+            input
+                .sections()
+                .iter()
+                .find(|s| is_info_type(s.sh_type) && s.name == name && s.info as usize == piece.section)
+        });
         let Some(source) = source else { return Ok(Vec::new()) };
         let decoded = NvInfo::decode(source.bytes());
         let mut reversed: Vec<Attribute> = Vec::new();
@@ -714,37 +714,39 @@ pub(crate) fn build(
 ) -> Result<Vec<Option<Vec<u8>>>, LinkError> {
     let cx = Context { options, inputs, resolution, layout, symbols };
     let (nv_info, facts) = cx.nv_info()?;
-    let mut out = vec![None; layout.sections.len()];
-    for (id, s) in layout.sections.iter().enumerate() {
-        let bytes = match s.class {
-            SectionClass::NvInfo => nv_info.clone(),
-            SectionClass::FunctionInfo => match s.info {
-                InfoField::Section(text) => cx.function_info(&s.name, text, &facts)?,
-                _ => Vec::new(),
-            },
-            SectionClass::TkInfo => cx.tkinfo(),
-            SectionClass::CuInfo => cx.cuinfo(),
-            SectionClass::Compat => cx.compat(),
-            SectionClass::CallGraph => cx.callgraph(),
-            SectionClass::Prototype => cx.prototype(),
-            SectionClass::RelAction => REL_ACTION.to_vec(),
-            // Rule 11: the merc copies (crate::mercury::Generated).
-            SectionClass::Mercury => match (crate::mercury::generated(s), s.info) {
-                (Some(MercGenerated::NvInfo), _) => nv_info.clone(),
-                (Some(MercGenerated::CallGraph), _) => cx.callgraph(),
-                (Some(MercGenerated::Prototype), _) => cx.prototype(),
-                (Some(MercGenerated::FunctionInfo), InfoField::Section(text)) => {
-                    cx.function_info(&s.name, text, &facts)?
-                }
-                _ => continue,
-            },
-            _ => continue,
-        };
-        if let Some(slot) = out.get_mut(id) {
-            *slot = Some(bytes);
-        }
-    }
-    Ok(out)
+    // Sections are independent; collected in section order, so the bytes do
+    // not depend on the thread count.
+    layout
+        .sections
+        .par_iter()
+        .map(|s| {
+            let bytes = match s.class {
+                SectionClass::NvInfo => nv_info.clone(),
+                SectionClass::FunctionInfo => match s.info {
+                    InfoField::Section(text) => cx.function_info(&s.name, text, &facts)?,
+                    _ => Vec::new(),
+                },
+                SectionClass::TkInfo => cx.tkinfo(),
+                SectionClass::CuInfo => cx.cuinfo(),
+                SectionClass::Compat => cx.compat(),
+                SectionClass::CallGraph => cx.callgraph(),
+                SectionClass::Prototype => cx.prototype(),
+                SectionClass::RelAction => REL_ACTION.to_vec(),
+                // Rule 11: the merc copies (crate::mercury::Generated).
+                SectionClass::Mercury => match (crate::mercury::generated(s), s.info) {
+                    (Some(MercGenerated::NvInfo), _) => nv_info.clone(),
+                    (Some(MercGenerated::CallGraph), _) => cx.callgraph(),
+                    (Some(MercGenerated::Prototype), _) => cx.prototype(),
+                    (Some(MercGenerated::FunctionInfo), InfoField::Section(text)) => {
+                        cx.function_info(&s.name, text, &facts)?
+                    }
+                    _ => return Ok(None),
+                },
+                _ => return Ok(None),
+            };
+            Ok(Some(bytes))
+        })
+        .collect()
 }
 
 /// The `.nv.compat` TLV walk: (format, code, offset of the value byte or payload).
