@@ -28,6 +28,7 @@ use crate::layout::{InfoField, Keep, Layout, OutId, OutSection, SectionClass};
 use crate::relocate::{Contents, OutRelocation, Resolved, SymbolResolver};
 use crate::resolve::{Resolution, SymbolRef, is_kernel};
 use crate::symbols::{OutSymbol, StringTable, SymbolSection, SymbolTable};
+use develf_format::reloc::{R_MERCURY_ABS16, R_MERCURY_ABS32};
 use develf_format::section::{
     SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_CALLGRAPH, SHT_CUDA_MERCURY_INFO, SHT_CUDA_MERCURY_PROTOTYPE,
     SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_SYMTAB, SHT_CUDA_PROTOTYPE,
@@ -480,6 +481,12 @@ impl Relocator<'_, '_> {
             let Some(rs) = input.cubin.relocation_sections().find(|r| r.section == piece.section) else { continue };
             let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
             let entries: Vec<_> = rs.entries().collect();
+            // Rule 11.7: the capsule fields these relocations resolve into.
+            let fields = if capsule {
+                capsule_fields(input, self.merc.get(piece.input).map_or(&[], Vec::as_slice), rs.target as usize)
+            } else {
+                HashMap::new()
+            };
             for r in entries.iter().rev() {
                 let resolved = self.resolve(piece.input, r.symbol as usize, patched_home);
                 let query =
@@ -493,7 +500,11 @@ impl Relocator<'_, '_> {
                     message,
                 };
                 let apply = |data: &mut [u8]| -> Result<(), LinkError> {
-                    if capsule || matches!(resolved.home, SymbolHome::TextureSlot | SymbolHome::SharedMemory) {
+                    if capsule {
+                        let at = fields.get(&r.offset).map(|&f| base.saturating_add(f as u64));
+                        return self.apply_capsule(rela, piece.input, r, &resolved, at, data);
+                    }
+                    if matches!(resolved.home, SymbolHome::TextureSlot | SymbolHome::SharedMemory) {
                         return Ok(());
                     }
                     let Some(site) = data.get_mut(at..) else { return Ok(()) };
@@ -528,6 +539,58 @@ impl Relocator<'_, '_> {
             }
         }
         Ok(kept)
+    }
+
+    /// Rule 11.7: a resolved relocation of a capsule's expanded code that
+    /// falls on an `LDC` record (its field at output offset `at`, from
+    /// [`capsule_fields`]) writes its value into the record: `R_MERCURY_ABS16`
+    /// 2 bytes, `R_MERCURY_ABS32` 4 bytes (the field widths seen: ptx_branch_kernel's `-0x8000` becomes
+    /// `00 80 00 00`). A constant's value is its bank offset; a texture or
+    /// surface's (executables) its offset in the kernel's
+    /// `.nv.merc.nv.constant.entry_image_header_indices.<k>` (rule 11.5).
+    fn apply_capsule(
+        &self,
+        rela: &OutSection,
+        input: usize,
+        r: &develf_parse::elf::Relocation,
+        resolved: &Resolved,
+        at: Option<u64>,
+        data: &mut [u8],
+    ) -> Result<(), LinkError> {
+        let Some(at) = at else { return Ok(()) };
+        if !matches!(r.r_type, R_MERCURY_ABS16 | R_MERCURY_ABS32) {
+            return Ok(());
+        }
+        let value = match resolved.home {
+            SymbolHome::TextureSlot => match self.header_index_offset(rela, input, r.symbol as usize) {
+                Some(v) => v,
+                None => return Ok(()),
+            },
+            SymbolHome::SharedMemory => return Ok(()),
+            _ => resolved.value,
+        };
+        let Some(site) = usize::try_from(at).ok().and_then(|a| data.get_mut(a..)) else { return Ok(()) };
+        match r.addend {
+            Some(a) => develf_reloc::apply(r.r_type, site, value, a, at),
+            None => develf_reloc::apply_rel(r.r_type, site, value, at),
+        }
+        .map_err(|e| LinkError::Relocation {
+            file: self.inputs.get(input).map_or_else(String::new, |i| i.name.to_string()),
+            section: rela.name.clone(),
+            offset: r.offset,
+            message: e.to_string(),
+        })
+    }
+
+    /// Rule 11.5: a texture/surface reference's offset in the header-index
+    /// table of the kernel whose capsule `rela` patches (4 per slot).
+    fn header_index_offset(&self, rela: &OutSection, input: usize, symbol: usize) -> Option<u64> {
+        let capsule = self.layout.section(rela.target?)?;
+        let text = self.layout.find(&capsule_text(capsule)?)?;
+        let bank = self.layout.texture_banks.iter().find(|t| t.text == text)?;
+        let first = bank.slots.first()?.offset;
+        let global = self.resolution.global(SymbolRef { input, symbol })?;
+        bank.slots.iter().find(|s| s.global == global).map(|s| s.offset.saturating_sub(first))
     }
 }
 
@@ -893,4 +956,111 @@ fn drop_stack_scoreboard(text: &mut [u8]) {
         chunk[..8].copy_from_slice(&lo.to_le_bytes());
         chunk[8..].copy_from_slice(&hi.to_le_bytes());
     }
+}
+
+/// Rule 11.7: the items of a capsule's record stream. The capsule starts
+/// with a header: u32 `.text` index, u32 `0xc000_0001`, u32 count of the
+/// function's `.text` instructions (NOP padding excluded), then one bit per
+/// instruction in u32 words. A set bit is an instruction the capsule does
+/// not carry (the finaliser takes it from `.text`); every clear bit has one
+/// item, in `.text` order: a record of `16 * n` bytes (first byte `n`,
+/// 1..=0x3f; the second byte its opcode), or a 4-byte item (first byte
+/// 0x40..=0x4f: calls, returns); a 2-byte item 0x50/0xd0 (the closing
+/// branch) ends the stream.
+struct CapsuleItems {
+    count: usize,
+    /// The instruction bits, lowest instruction first.
+    copied: Vec<bool>,
+    /// Per item: (capsule offset, first byte, second byte).
+    items: Vec<(usize, u8, u8)>,
+}
+
+fn capsule_items(bytes: &[u8]) -> Option<CapsuleItems> {
+    let word = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let count = usize::try_from(word(8)?).ok()?;
+    let words = count.div_ceil(32);
+    let mut copied = Vec::with_capacity(count);
+    for i in 0..count {
+        let w = word(12 + 4 * (i / 32))?;
+        copied.push(w >> (i % 32) & 1 != 0);
+    }
+    let mut items = Vec::new();
+    let mut at = 12 + 4 * words;
+    while let Some(&first) = bytes.get(at) {
+        let second = bytes.get(at + 1).copied().unwrap_or(0);
+        let size = match first {
+            1..=0x3f => 16 * usize::from(first),
+            0x40..=0x4f => 4,
+            0x50 | 0xd0 => {
+                items.push((at, first, second));
+                break;
+            }
+            // An item this reader does not know: the stream after it cannot be followed.
+            _ => break,
+        };
+        items.push((at, first, second));
+        at += size;
+    }
+    Some(CapsuleItems { count, copied, items })
+}
+
+/// Rule 11.7: a 32-byte capsule record with this opcode is a constant load
+/// (`LDC`); its constant offset is the field at record + 0x1c (ptxas leaves
+/// 0 there for a relocated operand).
+const LDC_OPCODE: u8 = 0x22;
+const LDC_UNITS: u8 = 2;
+const LDC_FIELD: usize = 0x1c;
+
+/// Rule 11.7: for the capsule (input section `capsule` of `input`), the
+/// capsule offset of the field each `.nv.merc.rela.text.<fn>` entry patches,
+/// keyed by the entry's offset in the expanded code. The merc relocations
+/// and the `.rela.text.<fn>` ones are the same list (same symbols, each
+/// sorted by offset); a `.text` relocation's offset / 16 is its instruction,
+/// whose capsule item is the number of carried instructions before it. Only
+/// `LDC` records are mapped; relocations of copied instructions (e.g. `MOV R,
+/// sym`) and of other records patch nothing in the file. When the two lists
+/// do not pair up, nothing is mapped (no byte is guessed).
+fn capsule_fields(input: &InputObject<'_>, merc: &[Symbol<'_>], capsule: usize) -> HashMap<u64, usize> {
+    let mut out = HashMap::new();
+    let Some(cap) = input.section(capsule) else { return out };
+    let Some(text) = input.symbol((cap.info & 0x00ff_ffff) as usize).and_then(|f| f.section_index()) else {
+        return out;
+    };
+    let Some(stream) = capsule_items(cap.bytes()) else { return out };
+    let is_merc = |section: usize| input.section(section).is_some_and(|s| s.sh_type == SHT_CUDA_MERCURY_RELA);
+    let collect = |target: usize, want_merc: bool| {
+        let mut list: Vec<develf_parse::elf::Relocation> = input
+            .cubin
+            .relocation_sections()
+            .filter(|r| r.target as usize == target && is_merc(r.section) == want_merc)
+            .flat_map(|r| r.entries().collect::<Vec<_>>())
+            .collect();
+        list.sort_by_key(|r| r.offset);
+        list
+    };
+    let (expanded, normal) = (collect(capsule, true), collect(text, false));
+    if expanded.len() != normal.len() {
+        return out;
+    }
+    let mut pairs = Vec::with_capacity(expanded.len());
+    for (m, n) in expanded.iter().zip(&normal) {
+        let (Some(ms), Some(ns)) = (merc.get(m.symbol as usize), input.symbol(n.symbol as usize)) else { return out };
+        if ms.st_type != STT_SECTION && ms.name != ns.name {
+            return out;
+        }
+        pairs.push((m.offset, n.offset));
+    }
+    for (expanded_offset, text_offset) in pairs {
+        let Ok(i) = usize::try_from(text_offset / 16) else { continue };
+        if i >= stream.count || stream.copied.get(i).copied().unwrap_or(true) {
+            continue;
+        }
+        let k = i - stream.copied.iter().take(i).filter(|&&c| c).count();
+        if let Some(&(at, units, opcode)) = stream.items.get(k) {
+            if units == LDC_UNITS && opcode == LDC_OPCODE {
+                out.insert(expanded_offset, at + LDC_FIELD);
+            }
+        }
+    }
+    out
 }
