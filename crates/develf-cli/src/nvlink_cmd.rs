@@ -21,6 +21,7 @@
 use develf_format::header::Arch;
 use develf_link::{Input, LinkError, LinkOptions, OutputKind};
 use develf_parse::ar::Archive;
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
@@ -963,11 +964,14 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<Load
         let system = archive && path.file_name().is_some_and(|n| n == SYSTEM_LIBRARY);
         files.push(LoadedFile { name, data, system });
     };
-    for input in &request.inputs {
-        if let InputArg::File(name) = input {
-            let data = std::fs::read(name).map_err(|e| format!("Could not open input file '{name}': {e}"))?;
-            add(&mut files, name.clone(), Path::new(name), data);
-        }
+    // Read in parallel (a big link reads tens of MB), used in command-line
+    // order: the first unreadable file is the one reported.
+    let names: Vec<&String> =
+        request.inputs.iter().filter_map(|i| if let InputArg::File(name) = i { Some(name) } else { None }).collect();
+    let contents: Vec<std::io::Result<Vec<u8>>> = names.par_iter().map(std::fs::read).collect();
+    for (name, data) in names.into_iter().zip(contents) {
+        let data = data.map_err(|e| format!("Could not open input file '{name}': {e}"))?;
+        add(&mut files, name.clone(), Path::new(name), data);
     }
     for input in &request.inputs {
         if let InputArg::Library(lib) = input {
@@ -1332,6 +1336,8 @@ pub fn link_bytes(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<
 
 /// Reads the inputs, links, writes the output. The output appears only when
 /// everything succeeded. Returns the exit status.
+/// For a command about to exit: a successful link's working state is not
+/// freed (see `develf_link::Image`).
 pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     let start = Instant::now();
     let report = |failure: LinkFailure, reporter: &Reporter| {
@@ -1372,6 +1378,9 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
             return reporter.fatal(&format!("Could not write file '{}': {e}", path.display()));
         }
     }
+    // The process ends after this: freeing the link's state would only cost
+    // time (Image's `state`).
+    std::mem::forget(image);
     if let Some(demangle) = request.dump_callgraph {
         // nvlink prints no call graph for a relocatable link.
         if !request.relocatable {

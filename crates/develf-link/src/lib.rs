@@ -79,5 +79,7 @@ fn link_in_pool<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         mercury::relocate(&objects, &resolution, &layout, &symbols, &mut contents)?;
     }
     let generated = metadata::build(options, &objects, &resolution, &layout, &symbols)?;
-    write::write(&objects, &resolution, &layout, &symbols, contents, generated)
+    let mut image = write::write(&objects, &resolution, &layout, &symbols, contents, generated)?;
+    image.keep((objects, resolution, liveness, layout, symbols));
+    Ok(image)
 }

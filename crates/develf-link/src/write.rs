@@ -82,16 +82,35 @@ fn symtab_bytes(symbols: &[OutSymbol], index_of: &[Option<u32>]) -> Vec<u8> {
 /// the section contents (moved out of the earlier phases, not copied), the
 /// section and program header tables. [`Image::write_to`] streams it;
 /// [`Image::into_bytes`] makes the one buffer.
-#[derive(Debug)]
 pub struct Image<'a> {
     /// (file offset, bytes), in the order the writer placed them: a later
     /// piece overwrites an earlier one where they overlap. Merged sections
     /// still borrow the input bytes (crate::body).
     pieces: Vec<(u64, Body<'a>)>,
     total: u64,
+    /// The link's working state (parsed inputs, layout, symbols), freed with
+    /// the image rather than before it is written: a program that exits
+    /// right after writing may `std::mem::forget` the image and skip freeing
+    /// some hundred thousand allocations (as lld and mold do).
+    state: Option<Box<dyn State + Send + 'a>>,
 }
 
-impl Image<'_> {
+/// Anything kept alive by an [`Image`].
+trait State {}
+impl<T> State for T {}
+
+impl std::fmt::Debug for Image<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Image").field("pieces", &self.pieces).field("total", &self.total).finish_non_exhaustive()
+    }
+}
+
+impl<'a> Image<'a> {
+    /// Keeps `state` alive as long as the image (see the `state` field).
+    pub(crate) fn keep(&mut self, state: impl Send + 'a) {
+        self.state = Some(Box::new(state));
+    }
+
     /// The size of the file in bytes.
     pub fn len(&self) -> u64 {
         self.total
@@ -119,6 +138,10 @@ impl Image<'_> {
 
     /// The whole file in one buffer.
     pub fn into_bytes(self) -> Vec<u8> {
+        self.to_bytes()
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
         let mut out = vec![0u8; usize::try_from(self.total).unwrap_or(0)];
         for (at, body) in &self.pieces {
             body.put(&mut out, *at);
@@ -128,9 +151,9 @@ impl Image<'_> {
 
     /// Writes the file to `sink` front to back, without first assembling it in
     /// memory (unless pieces overlap, as merc aliases do).
-    pub fn write_to(self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+    pub fn write_to(&self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
         if !self.sequential() {
-            return sink.write_all(&self.into_bytes());
+            return sink.write_all(&self.to_bytes());
         }
         const ZEROS: [u8; 4096] = [0; 4096];
         let mut written = 0u64;
@@ -411,5 +434,5 @@ pub(crate) fn write<'a>(
         b.extend_from_slice(&8u64.to_le_bytes());
     }
     pieces.push((shoff, Body::Owned(table)));
-    Ok(Image { pieces, total })
+    Ok(Image { pieces, total, state: None })
 }
