@@ -244,6 +244,10 @@ pub(crate) struct TextureBank {
     pub bank: OutId,
     pub relocations: OutId,
     pub slots: Vec<TextureSlot>,
+    /// Mercury (rule 11.5): the kernel's
+    /// `.nv.merc.nv.constant.entry_image_header_indices.<k>` and its
+    /// `.nv.merc.rela...` (crate::mercury::header_index_tables).
+    pub header_indices: Option<(OutId, OutId)>,
 }
 
 impl Layout {
@@ -257,6 +261,19 @@ impl Layout {
 
     pub fn find(&self, name: &str) -> Option<OutId> {
         self.by_name.get(name).copied()
+    }
+
+    /// Adds a section the linker makes itself (no input has it) at the end
+    /// of the creation log; an existing section of that name is returned.
+    pub(crate) fn push_section(&mut self, section: OutSection) -> OutId {
+        if let Some(&id) = self.by_name.get(&section.name) {
+            return id;
+        }
+        let id = self.sections.len();
+        self.by_name.insert(section.name.clone(), id);
+        self.log.push(LogEntry::Section(id));
+        self.sections.push(section);
+        id
     }
 }
 
@@ -546,6 +563,8 @@ pub(crate) fn build(
     }
     if executable {
         assign_texture_slots(&mut b);
+        // Rule 11.5: the merc header-index tables of the slotted banks.
+        crate::mercury::header_index_tables(&mut b.layout);
     }
     finish_classes(&mut b.layout);
     // Rule 12: sizes, alignment and survival of every `.nv.shared.<k>`.
@@ -746,6 +765,6 @@ fn assign_texture_slots(b: &mut Builder<'_, '_>) {
             rel.target = Some(bank);
             rel.flags = 0;
         }
-        b.layout.texture_banks.push(TextureBank { text, bank, relocations, slots });
+        b.layout.texture_banks.push(TextureBank { text, bank, relocations, slots, header_indices: None });
     }
 }

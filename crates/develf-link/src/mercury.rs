@@ -24,14 +24,20 @@
 use crate::body::Body;
 use crate::error::LinkError;
 use crate::input::InputObject;
-use crate::layout::{InfoField, Keep, Layout, OutId, OutSection, SectionClass};
+use crate::layout::{InfoField, Keep, Layout, LogEntry, OutId, OutSection, SectionClass};
 use crate::relocate::{Contents, OutRelocation, Resolved, SymbolResolver};
 use crate::resolve::{Resolution, SymbolRef, is_kernel};
 use crate::symbols::{OutSymbol, StringTable, SymbolSection, SymbolTable};
-use develf_format::reloc::{R_MERCURY_ABS16, R_MERCURY_ABS32};
+use develf_eiattr::Attribute;
+use develf_eiattr::shape::ByteValue;
+use develf_format::reloc::{
+    R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX, R_MERCURY_ABS16, R_MERCURY_ABS32, R_MERCURY_SURF_HEADER_INDEX,
+    R_MERCURY_TEX_HEADER_INDEX,
+};
 use develf_format::section::{
-    SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_CALLGRAPH, SHT_CUDA_MERCURY_INFO, SHT_CUDA_MERCURY_PROTOTYPE,
-    SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_SYMTAB, SHT_CUDA_PROTOTYPE,
+    SHF_ALLOC, SHF_CUDA_MERCURY, SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_CALLGRAPH, SHT_CUDA_MERCURY_CONSTANT_IMGHDR,
+    SHT_CUDA_MERCURY_INFO, SHT_CUDA_MERCURY_PROTOTYPE, SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_SYMTAB,
+    SHT_CUDA_PROTOTYPE,
 };
 use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_OBJECT, STT_SECTION};
 use develf_parse::elf::{Section, Symbol, string_at};
@@ -100,6 +106,11 @@ pub(crate) fn subrank(s: &OutSection) -> u8 {
 /// copies (rule 11.1: the two lists are in the same order, 90/90 links);
 /// 0 otherwise (creation order).
 pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
+    // Rule 11.5: a slotted `.nv.constant0.<k>` acts as if created last: after
+    // every other section of its class (ptx: after `.nv.constant3`, 3/3 links).
+    if slotted_bank(layout, s).is_some() {
+        return (0, usize::MAX);
+    }
     let rank = subrank(s);
     let normal = s
         .name
@@ -327,6 +338,11 @@ pub(crate) fn finish_symbols(
                 // have no input symbol to follow: their copy is `.nv.merc<name>`.
                 let by_name = || {
                     let main = layout.section(id)?;
+                    // Rule 11.5: a slotted bank's counterpart is its header-index table.
+                    if let Some(table) = slotted_bank(layout, main).and_then(|t| t.header_indices).map(|(t, _)| t) {
+                        let name = layout.section(table)?.name.strip_prefix(".nv.merc")?.to_string();
+                        return Some((table, name));
+                    }
                     let b = layout.find(&format!(".nv.merc{}", main.name))?;
                     Some((b, main.name.clone()))
                 };
@@ -619,6 +635,8 @@ pub(crate) fn relocate(
             *slot = kept?;
         }
     }
+    // Rule 11.5: the header-index tables' relocations, made by the linker.
+    header_index_relocations(layout, symbols, contents);
     // Rule 8.1 (merc): the line-table relocations keep input order.
     for (id, s) in layout.sections.iter().enumerate() {
         let target = s.target.and_then(|t| layout.section(t)).map_or("", |t| t.name.as_str());
@@ -835,6 +853,9 @@ pub(crate) enum Generated {
     FunctionInfo,
     CallGraph,
     Prototype,
+    /// `.nv.merc.nv.constant.entry_image_header_indices.<k>`: one zero u32
+    /// per texture/surface slot (rule 11.5).
+    HeaderIndices,
 }
 
 pub(crate) fn generated(s: &OutSection) -> Option<Generated> {
@@ -842,6 +863,7 @@ pub(crate) fn generated(s: &OutSection) -> Option<Generated> {
         return None;
     }
     match s.sh_type {
+        SHT_CUDA_MERCURY_CONSTANT_IMGHDR if s.pieces.is_empty() => Some(Generated::HeaderIndices),
         SHT_CUDA_MERCURY_INFO if s.flags & SHF_INFO_LINK != 0 => Some(Generated::FunctionInfo),
         SHT_CUDA_MERCURY_INFO => Some(Generated::NvInfo),
         SHT_CUDA_MERCURY_CALLGRAPH => Some(Generated::CallGraph),
@@ -1063,4 +1085,124 @@ fn capsule_fields(input: &InputObject<'_>, merc: &[Symbol<'_>], capsule: usize) 
         }
     }
     out
+}
+
+/// The name prefix of a kernel's texture/surface header-index table (rule 11.5).
+const HEADER_INDICES: &str = ".nv.merc.nv.constant.entry_image_header_indices.";
+
+/// The texture bank (rule 11.6) whose `.nv.constant0.<k>` is `s`, on a Mercury executable.
+fn slotted_bank<'l>(layout: &'l Layout, s: &OutSection) -> Option<&'l crate::layout::TextureBank> {
+    if !layout.mercury || s.class != SectionClass::ConstantBank {
+        return None;
+    }
+    let id = layout.find(&s.name)?;
+    layout.texture_banks.iter().find(|t| t.bank == id)
+}
+
+/// Rule 11.5 (Mercury executables): for each kernel bank that got texture/
+/// surface slots (rule 11.6) nvlink's finaliser
+/// * re-creates the bank last: its header follows the rest of class 14
+///   ([`order_key`]), its `.symtab` section symbol and `.strtab` name come
+///   after `.nv.prototype`'s (the creation log; ptx exec 3/3, runs t1, s1,
+///   ts2, tsn, ts120);
+/// * marks its `.rela.nv.constant0.<k>` `SHF_INFO_LINK` (non-merc `.rel`: 0);
+/// * adds `.nv.merc.nv.constant.entry_image_header_indices.<k>` (one zero u32
+///   per slot, in slot order; `sh_info` = the kernel's capsule) and its
+///   `.nv.merc.rela...` (one `R_MERCURY_TEX/SURF_HEADER_INDEX` per slot,
+///   [`header_index_relocations`]); in class 20 they sort with the other
+///   merc relocations and constants, created after every input's.
+pub(crate) fn header_index_tables(layout: &mut Layout) {
+    if !layout.mercury || !layout.executable {
+        return;
+    }
+    for k in 0..layout.texture_banks.len() {
+        let Some((text, bank, relocations, slots)) =
+            layout.texture_banks.get(k).map(|t| (t.text, t.bank, t.relocations, t.slots.len()))
+        else {
+            continue;
+        };
+        if let Some(at) = layout.log.iter().position(|e| *e == LogEntry::Section(bank)) {
+            let entry = layout.log.remove(at);
+            layout.log.push(entry);
+        }
+        if let Some(rel) = layout.sections.get_mut(relocations) {
+            rel.flags = SHF_INFO_LINK;
+        }
+        let Some(text_name) = layout.section(text).map(|s| s.name.clone()) else { continue };
+        let Some(function) = text_name.strip_prefix(".text.") else { continue };
+        let capsule = layout.find(&format!(".nv.capmerc{text_name}"));
+        let table_name = format!("{HEADER_INDICES}{function}");
+        let rela_name = format!(".nv.merc.rela{}", table_name.strip_prefix(".nv.merc").unwrap_or(&table_name));
+        let table = layout.push_section(OutSection {
+            name: table_name,
+            class: SectionClass::Mercury,
+            sh_type: SHT_CUDA_MERCURY_CONSTANT_IMGHDR,
+            flags: SHF_CUDA_MERCURY | SHF_INFO_LINK | SHF_ALLOC,
+            align: 4,
+            entsize: 0,
+            size: 4 * slots as u64,
+            pieces: Vec::new(),
+            info: capsule.map_or(InfoField::Zero, InfoField::Section),
+            keep: Keep::Always,
+            target: None,
+        });
+        let rela = layout.push_section(OutSection {
+            name: rela_name,
+            class: SectionClass::Mercury,
+            sh_type: SHT_CUDA_MERCURY_RELA,
+            flags: SHF_CUDA_MERCURY | SHF_INFO_LINK,
+            align: 8,
+            entsize: 24,
+            size: 0,
+            pieces: Vec::new(),
+            info: InfoField::Section(table),
+            keep: Keep::IfNotEmpty,
+            target: Some(table),
+        });
+        if let Some(t) = layout.texture_banks.get_mut(k) {
+            t.header_indices = Some((table, rela));
+        }
+    }
+}
+
+/// Rule 11.5: `.nv.merc.rela.nv.constant.entry_image_header_indices.<k>` =
+/// (4·i, `R_MERCURY_TEX_HEADER_INDEX` / `R_MERCURY_SURF_HEADER_INDEX`, the
+/// reference) per slot i, highest first like the bank's own
+/// `.rela.nv.constant0.<k>` (rule 8.1). The merc symtab mirrors `.symtab`
+/// up to the trailing banks, so the reference's index is its `.symtab` one.
+fn header_index_relocations(layout: &Layout, symbols: &SymbolTable, contents: &mut Contents) {
+    for t in &layout.texture_banks {
+        let Some((_, rela)) = t.header_indices else { continue };
+        let first = t.slots.first().map_or(0, |s| s.offset);
+        let mut list: Vec<OutRelocation> = t
+            .slots
+            .iter()
+            .filter_map(|s| {
+                let symbol = symbols.global_index.get(s.global).copied().flatten()?;
+                let r_type = match s.r_type {
+                    R_CUDA_TEX_HEADER_INDEX => R_MERCURY_TEX_HEADER_INDEX,
+                    R_CUDA_SURF_HEADER_INDEX => R_MERCURY_SURF_HEADER_INDEX,
+                    _ => return None,
+                };
+                Some(OutRelocation { offset: s.offset.saturating_sub(first), r_type, symbol, addend: Some(0) })
+            })
+            .collect();
+        list.sort_by_key(|r| std::cmp::Reverse(r.offset));
+        if let Some(slot) = contents.relocations.get_mut(rela) {
+            *slot = list;
+        }
+    }
+}
+
+/// Rule 11.5: a Mercury executable's kernel with texture/surface slots gets
+/// `EIATTR_BINDLESS_TEXTURE_BANK` and `EIATTR_BINDLESS_SURFACE_BANK` (bank
+/// 0) at the end of its `.nv.info.<k>`, after group F; both records also
+/// when it has slots of one kind only (runs t1, s1), none on a kernel
+/// without slots (tsn `k2`), none in `.nv.merc.nv.info.<k>`.
+pub(crate) fn bindless_records(layout: &Layout, info_name: &str, text: OutId) -> Vec<Attribute> {
+    let slotted = layout.texture_banks.iter().any(|t| t.text == text && t.header_indices.is_some());
+    if !slotted || info_name.starts_with(".nv.merc.") {
+        return Vec::new();
+    }
+    vec![Attribute::BindlessTextureBank(ByteValue(0)), Attribute::BindlessSurfaceBank(ByteValue(0))]
 }

@@ -496,6 +496,8 @@ impl Context<'_, '_> {
         // Rule 7.2 (merc): group F follows the exec additions above (sys:
         // EXTERNS, cluster: NUM_BARRIERS come before CBANK_PARAM_SIZE).
         reversed.extend(group);
+        // Rule 11.5 (merc exec): the bindless bank records of a slotted kernel.
+        reversed.extend(crate::mercury::bindless_records(self.layout, name, text));
         encode(&reversed, name)
     }
 
@@ -737,6 +739,7 @@ pub(crate) fn build(
                     (Some(MercGenerated::NvInfo), _) => nv_info.clone(),
                     (Some(MercGenerated::CallGraph), _) => cx.callgraph(),
                     (Some(MercGenerated::Prototype), _) => cx.prototype(),
+                    (Some(MercGenerated::HeaderIndices), _) => vec![0; usize::try_from(s.size).unwrap_or(0)],
                     (Some(MercGenerated::FunctionInfo), InfoField::Section(text)) => {
                         cx.function_info(&s.name, text, &facts)?
                     }
