@@ -17,7 +17,8 @@ use develf_format::symbol::{
     STT_FUNC, STT_OBJECT, STT_SECTION,
 };
 use develf_parse::elf::string_at;
-use hashbrown::{HashMap, HashSet};
+use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
+use std::hash::BuildHasher as _;
 
 /// `STT_CUDA_OBJECT`: executables turn it into `STT_OBJECT` (rule 5.3).
 const STT_CUDA_OBJECT: u8 = 13;
@@ -47,26 +48,32 @@ pub(crate) struct OutSymbol {
 #[derive(Debug, Default)]
 pub(crate) struct StringTable {
     pub bytes: Vec<u8>,
-    offsets: HashMap<String, u32>,
+    /// Offsets into `bytes` of the strings, hashed by their text: a big link
+    /// has some hundred thousand names, and keys that are offsets need no
+    /// allocation of their own.
+    offsets: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+}
+
+/// The NUL-terminated string at `offset` of `bytes`.
+fn string_in(bytes: &[u8], offset: u32) -> &[u8] {
+    let rest = bytes.get(offset as usize..).unwrap_or_default();
+    rest.split(|&b| b == 0).next().unwrap_or_default()
 }
 
 impl StringTable {
     pub(crate) fn new() -> StringTable {
-        StringTable { bytes: vec![0], offsets: HashMap::new() }
+        StringTable { bytes: vec![0], ..StringTable::default() }
     }
 
     pub(crate) fn add(&mut self, s: &str) -> u32 {
         if s.is_empty() {
             return 0;
         }
-        if let Some(&o) = self.offsets.get(s) {
+        if let Some(o) = self.offset(s) {
             return o;
         }
-        let o = u32::try_from(self.bytes.len()).unwrap_or(u32::MAX);
-        self.bytes.extend_from_slice(s.as_bytes());
-        self.bytes.push(0);
-        self.offsets.insert(s.to_string(), o);
-        o
+        self.push(s)
     }
 
     /// A `.nv.prototype`/`.nv.callgraph` signature string. Unlike a symbol
@@ -74,23 +81,29 @@ impl StringTable {
     /// address-taken kernel in `.nv.callgraph`) gets an entry of its own
     /// (rule 4.2: dynpar's `.strtab` starts `\0\0#i\0`).
     pub(crate) fn add_signature(&mut self, s: &str) -> u32 {
-        if let Some(&o) = self.offsets.get(s) {
+        if let Some(o) = self.offset(s) {
             return o;
         }
         self.push(s)
     }
 
-    /// Appends without sharing (the creation log may never repeat a name, rule 4.1).
+    /// Appends without sharing (the creation log may never repeat a name,
+    /// rule 4.1); lookups keep finding the first copy.
     fn push(&mut self, s: &str) -> u32 {
         let o = u32::try_from(self.bytes.len()).unwrap_or(u32::MAX);
+        let known = self.offset(s).is_some();
         self.bytes.extend_from_slice(s.as_bytes());
         self.bytes.push(0);
-        self.offsets.entry(s.to_string()).or_insert(o);
+        if !known {
+            let (bytes, hasher) = (&self.bytes, &self.hasher);
+            self.offsets.insert_unique(hasher.hash_one(s.as_bytes()), o, |&k| hasher.hash_one(string_in(bytes, k)));
+        }
         o
     }
 
     pub fn offset(&self, s: &str) -> Option<u32> {
-        self.offsets.get(s).copied()
+        let bytes = &self.bytes;
+        self.offsets.find(self.hasher.hash_one(s.as_bytes()), |&k| string_in(bytes, k) == s.as_bytes()).copied()
     }
 }
 
