@@ -216,10 +216,10 @@ pub(crate) fn write<'a>(
         .position(crate::mercury::is_merc_symtab)
         .and_then(|id| index_of.get(id).copied().flatten())
         .unwrap_or(0);
-    let merc_symtab = symbols.merc.as_ref().map(|m| symtab_bytes(&m.symbols, &index_of)).unwrap_or_default();
+    let mut merc_symtab = symbols.merc.as_ref().map(|m| symtab_bytes(&m.symbols, &index_of)).unwrap_or_default();
 
     // Section contents.
-    let symtab = symtab_bytes(&symbols.symbols, &index_of);
+    let mut symtab = symtab_bytes(&symbols.symbols, &index_of);
     let mut headers: Vec<Header> = Vec::with_capacity(kept.len());
     let mut bodies: Vec<Body<'a>> = Vec::with_capacity(kept.len());
     for &id in &kept {
@@ -229,12 +229,13 @@ pub(crate) fn write<'a>(
                 Some((bytes, _)) => bytes.clone(),
                 None => symbols.shstrtab.clone(),
             }),
-            SectionClass::Mercury if crate::mercury::is_merc_symtab(s) => Some(merc_symtab.clone()),
+            SectionClass::Mercury if crate::mercury::is_merc_symtab(s) => Some(std::mem::take(&mut merc_symtab)),
             SectionClass::Mercury if crate::mercury::is_relocation(s) => {
                 Some(relocation_bytes(contents.relocations.get(id).map(Vec::as_slice).unwrap_or_default(), true))
             }
             SectionClass::StrTab => Some(symbols.strtab.bytes.clone()),
-            SectionClass::SymTab => Some(symtab.clone()),
+            // One section each: moved, not copied.
+            SectionClass::SymTab => Some(std::mem::take(&mut symtab)),
             SectionClass::Relocation => Some(relocation_bytes(
                 contents.relocations.get(id).map(Vec::as_slice).unwrap_or_default(),
                 s.sh_type != develf_format::section::SHT_REL,
