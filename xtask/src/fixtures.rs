@@ -98,6 +98,9 @@ const ABI7_SM75_UP: &[&str] = &["sm_75", "sm_90"];
 const ABI7_NONE: &[&str] = &[];
 /// `-G` objects are large; only a few architectures get them.
 const DEBUG_ARCHS: &[&str] = &["sm_75", "sm_90"];
+/// Local `.const` symbols (rule 5.5): one architecture per ABI-8 family
+/// (sm_75 with `_param` locals, sm_90, Mercury sm_100) keeps the bytes small.
+const CONST_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// What nvcc passes to ptxas for -G.
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
 
@@ -178,6 +181,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("mma_wmma", "mma_wmma.cu", Archs::All, ABI7_SM75_UP),
     ptx("ptx_lib", "ptx_lib.ptx"),
     ptx("ptx_main", "ptx_main.ptx"),
+    ObjectSpec { archs: Archs::Only(CONST_ARCHS), abi7: ABI7_NONE, ..ptx("ptx_const_a", "ptx_const_a.ptx") },
+    ObjectSpec { archs: Archs::Only(CONST_ARCHS), abi7: ABI7_NONE, ..ptx("ptx_const_b", "ptx_const_b.ptx") },
     cu("reloc_bytes", "reloc_bytes.cu", Archs::All, ABI7_ALL),
     cu("reloc_dead", "reloc_dead.cu", Archs::All, ABI7_ALL),
     cu("shared_a", "shared_a.cu", Archs::All, ABI7_ALL),
@@ -253,6 +258,12 @@ const GROUPS: &[GroupSpec] = &[
     group("managed", &[Abi8("managed_a"), Abi8("managed_b")]),
     group("mma", &[Abi8("mma_wmma"), Abi8("mma_arch")]),
     group("ptx", &[Abi8("ptx_main"), Abi8("ptx_lib")]),
+    GroupSpec {
+        name: "ptx-const",
+        inputs: &[Abi8("ptx_const_a"), Abi8("ptx_const_b")],
+        flags: &[],
+        archs: Archs::Only(CONST_ARCHS),
+    },
     GroupSpec {
         name: "ptx-mixed-abi",
         inputs: &[Abi8("ptx_main"), Abi7("ptx_lib")],

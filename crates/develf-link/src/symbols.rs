@@ -246,12 +246,15 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             }
         }
     }
-    // Executables carry no locals of a constant bank (ptxas's `_param` in
-    // bank 0, sm_75..sm_89; `<fn>.const_opt.*` in `.nv.constant2.<fn>`, ptx:
-    // 11/11 exec links) nor of `.nv.shared.<k>` (the per-kernel shared window
-    // is laid out anew, rule 1.2); `-r` keeps them (rule 5.3), and so does
-    // `-preserve-relocs` the constant-bank ones, whose relocations it lists
-    // (rule 8.2: calls sm_75 `_param`, ptx sm_90/sm_100 `.const_opt.0.16`).
+    // Executables carry no locals of a per-function constant bank (ptxas's
+    // `_param` in `.nv.constant0.<k>`, sm_75..sm_89; `<fn>.const_opt.*` in
+    // `.nv.constant2.<fn>`, ptx: 11/11 exec links) nor of `.nv.shared.<k>`
+    // (the per-kernel shared window is laid out anew, rule 1.2); `-r` keeps
+    // them (rule 5.3), and so does `-preserve-relocs` the constant-bank ones,
+    // whose relocations it lists (rule 8.2: calls sm_75 `_param`, ptx
+    // sm_90/sm_100 `.const_opt.0.16`). Locals of the shared user bank
+    // `.nv.constant3` (a non-`.visible` `.const`, `static __constant__`)
+    // stay, used or not (rule 5.5).
     let keep_local = |r: &SymbolRef| {
         let placed = inputs
             .get(r.input)
@@ -261,7 +264,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             .and_then(|(id, _)| layout.section(id));
         placed.is_some_and(|o| {
             !executable
-                || !((o.name.starts_with(".nv.constant") && !layout.preserve_relocs)
+                || !((per_function_bank(&o.name) && !layout.preserve_relocs)
                     || matches!(o.class, SectionClass::Shared | SectionClass::DebugShared))
         })
     };
@@ -453,6 +456,15 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         crate::mercury::finish_symbols(inputs, resolution, layout, &mut table);
     }
     table
+}
+
+/// Whether a section is a constant bank of one function, `.nv.constant<N>.<fn>`
+/// (bank 0's parameters, bank 2's `const_opt` values), rather than a bank the
+/// whole program shares (`.nv.constant3`). Rule 5.5.
+fn per_function_bank(name: &str) -> bool {
+    name.strip_prefix(".nv.constant").and_then(|rest| rest.split_once('.')).is_some_and(|(bank, function)| {
+        !bank.is_empty() && bank.bytes().all(|b| b.is_ascii_digit()) && !function.is_empty()
+    })
 }
 
 fn set(list: &mut [Option<u32>], g: GlobalId, value: u32) {
