@@ -125,11 +125,12 @@ fn copy_overlap(dst: &mut [u8], dst_at: u64, src_at: u64, src: &[u8]) {
     }
 }
 
-/// One output section's contents.
+/// One output section's contents. Small (16 bytes): a big link has tens of
+/// thousands of sections, most of them merged.
 #[derive(Debug)]
 pub(crate) enum Body<'a> {
     Owned(Vec<u8>),
-    Merged(Merged<'a>),
+    Merged(Box<Merged<'a>>),
 }
 
 impl Default for Body<'_> {
@@ -206,7 +207,7 @@ mod tests {
         assert_eq!(&site[..8], &[2, 2, 2, 2, 1, 1, 1, 1]);
         site[4..8].copy_from_slice(&[3; 4]);
         m.patch(12, &site[..len]);
-        let mut body = Body::Merged(m);
+        let mut body = Body::Merged(Box::new(m));
         let bytes = body.materialize().clone();
         let mut expect = vec![0u8; 40];
         expect[4..36].fill(1);

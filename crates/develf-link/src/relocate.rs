@@ -359,7 +359,7 @@ impl<'a> Context<'_, 'a> {
             resolved_list.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
             kept_lists.push((resolved_id, resolved_list.into_iter().map(|(_, r)| r).collect()));
         }
-        let body = if in_file { Body::Merged(data) } else { Body::default() };
+        let body = if in_file { Body::Merged(Box::new(data)) } else { Body::default() };
         Ok((body, kept_lists))
     }
 }
@@ -380,12 +380,13 @@ pub(crate) fn build<'a>(
         }
     }
     let cx = Context { inputs, resolution, layout, symbols, patched_by };
-    let results: Vec<Result<_, LinkError>> =
-        (0..layout.sections.len()).into_par_iter().map(|id| cx.section(id)).collect();
+    // The error boxed: one result per output section is held at once.
+    let results: Vec<Result<_, Box<LinkError>>> =
+        (0..layout.sections.len()).into_par_iter().map(|id| cx.section(id).map_err(Box::new)).collect();
     let mut data = Vec::with_capacity(layout.sections.len());
     let mut relocations = vec![Vec::new(); layout.sections.len()];
     for result in results {
-        let (bytes, kept) = result?;
+        let (bytes, kept) = result.map_err(|e| *e)?;
         data.push(bytes);
         for (rel_id, list) in kept {
             if let Some(slot) = relocations.get_mut(rel_id) {
