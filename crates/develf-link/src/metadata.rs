@@ -13,7 +13,7 @@ use crate::symbols::SymbolTable;
 use develf_eiattr::callgraph::Pair;
 use develf_eiattr::shape::{ByteValue, FunctionValue, Word};
 use develf_eiattr::{Attribute, CallGraph, NvInfo, Prototypes, RawAttribute};
-use develf_format::nvinfo::{EIATTR_EXTERNS, EIATTR_MAX_STACK_SIZE};
+use develf_format::nvinfo::{self, EIATTR_EXTERNS, EIATTR_MAX_STACK_SIZE, EIATTR_NUM_BARRIERS, RawRecord};
 use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE};
 use develf_format::symbol::STO_CUDA_ENTRY;
 use develf_parse::elf::string_at;
@@ -61,6 +61,9 @@ struct CallFacts {
     /// Per output symbol: whether a cycle is reachable from it (set by
     /// [`CallFacts::find_recursion`], linear in the call graph).
     recursive: Vec<bool>,
+    /// Per output symbol: the largest REGCOUNT of the functions reachable
+    /// from it, itself included (set with `recursive`).
+    most_registers: Vec<u32>,
 }
 
 impl CallFacts {
@@ -109,6 +112,13 @@ impl CallFacts {
         self.recursive.get(f as usize).copied().unwrap_or(false)
     }
 
+    /// The largest register count over `reach(f)` (what rule 7.1 raises a
+    /// kernel's REGCOUNT to), from the table `find_recursion` filled.
+    fn most_registers(&self, f: u32) -> u32 {
+        let own = self.regcount.get(&f).copied().unwrap_or(0);
+        self.most_registers.get(f as usize).copied().unwrap_or(own)
+    }
+
     /// Fills `recursive` for every function at once: Tarjan's strongly
     /// connected components (iterative), which completes every component
     /// after all the components it reaches, so one pass over the call graph
@@ -129,6 +139,7 @@ impl CallFacts {
         let mut low = vec![NONE; n];
         let mut on_stack = vec![false; n];
         let mut recursive = vec![false; n];
+        let mut most = vec![0u32; n];
         let mut stack: Vec<u32> = Vec::new();
         let mut counter = 0u32;
         let mut roots: Vec<u32> = self.callees.keys().copied().collect();
@@ -179,12 +190,30 @@ impl CallFacts {
                 // still read false, which the cyclic test covers.
                 let cyclic = members.len() > 1 || callees(v).contains(&v);
                 let rec = cyclic || members.iter().any(|&m| callees(m).iter().any(|&c| recursive[c as usize]));
+                // Members' own counts, and the finished components they call
+                // (a callee inside this component still reads 0).
+                let registers = members
+                    .iter()
+                    .flat_map(|&m| {
+                        std::iter::once(self.regcount.get(&m).copied().unwrap_or(0))
+                            .chain(callees(m).iter().map(|&c| most[c as usize]))
+                    })
+                    .max()
+                    .unwrap_or(0);
                 for m in members {
                     recursive[m as usize] = rec;
+                    most[m as usize] = registers;
                 }
             }
         }
+        // Functions in no call edge reach only themselves.
+        for (v, slot) in most.iter_mut().enumerate() {
+            if index[v] == NONE {
+                *slot = self.regcount.get(&(v as u32)).copied().unwrap_or(0);
+            }
+        }
         self.recursive = recursive;
+        self.most_registers = most;
     }
 
     /// Frame of `f` plus the deepest callee chain, `None` under recursion.
@@ -278,8 +307,10 @@ impl Context<'_, '_> {
                 else {
                     continue;
                 };
-                for record in NvInfo::decode(s.bytes()).records {
-                    match record.attribute {
+                // Only two codes matter here: decode just those records.
+                let wanted = |r: &RawRecord<'_>| r.attribute == EIATTR_NUM_BARRIERS || r.attribute == EIATTR_EXTERNS;
+                for raw in nvinfo::records(s.bytes()).flatten().filter(wanted) {
+                    match Attribute::decode(&raw) {
                         Attribute::NumBarriers(ByteValue(n)) => {
                             facts.barriers.insert(function, n);
                         }
@@ -367,8 +398,7 @@ impl Context<'_, '_> {
                     if !self.is_kernel(*function) {
                         continue;
                     }
-                    let (reach, _) = facts.reach(*function);
-                    *value = reach.iter().filter_map(|f| facts.regcount.get(f)).copied().fold(*value, u32::max);
+                    *value = (*value).max(facts.most_registers(*function));
                 }
             }
             let mut memo = HashMap::new();
@@ -791,7 +821,7 @@ mod tests {
     /// `find_recursion` agrees with the per-function DFS on random graphs
     /// (self-calls, cycles, chains into cycles, nodes without callees).
     #[test]
-    fn recursion_table_matches_reach() {
+    fn recursion_and_register_tables_match_reach() {
         let mut seed = 0x5eed_u64;
         let mut next = |n: u64| {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
@@ -809,9 +839,17 @@ mod tests {
                     list.push(b);
                 }
             }
+            for f in 0..=nodes + 1 {
+                if next(3) != 0 {
+                    facts.regcount.insert(f, next(256) as u32);
+                }
+            }
             facts.find_recursion();
             for f in 0..=nodes + 1 {
-                assert_eq!(facts.is_recursive(f), facts.reach(f).1, "function {f} of {:?}", facts.callees);
+                let (reach, recursive) = facts.reach(f);
+                assert_eq!(facts.is_recursive(f), recursive, "function {f} of {:?}", facts.callees);
+                let most = reach.iter().filter_map(|g| facts.regcount.get(g)).copied().max().unwrap_or(0);
+                assert_eq!(facts.most_registers(f), most, "function {f} of {:?}", facts.callees);
             }
         }
     }
