@@ -197,7 +197,7 @@ pub(crate) fn write<'a>(
         })
         .collect();
     // Class 20 (Mercury) has an order of its own inside (crate::mercury::subrank).
-    kept.sort_by_key(|&id| {
+    kept.sort_by_cached_key(|&id| {
         layout.section(id).map_or((u8::MAX, (0, 0)), |s| (s.class.rule().rank, crate::mercury::order_key(layout, s)))
     });
     let mut index_of: Vec<Option<u32>> = vec![None; layout.sections.len()];
@@ -208,6 +208,7 @@ pub(crate) fn write<'a>(
     }
     let idx = |name: &str| layout.find(name).and_then(|id| index_of.get(id).copied().flatten()).unwrap_or(0);
     let symtab_index = idx(".symtab");
+    let strtab_index = idx(".strtab");
     // Rules 4.3 and 11: the merc `.shstrtab` (header order) and `.nv.merc.symtab`.
     let merc_shstrtab = layout.mercury.then(|| crate::mercury::shstrtab(layout, &kept));
     let merc_symtab_index = layout
@@ -251,9 +252,9 @@ pub(crate) fn write<'a>(
             crate::mercury::patch_capsule(s, body.materialize(), Some(idx(&text)));
         }
         let size = if occupies_file(s.sh_type) { body.len() } else { s.size };
-        let merc_link_info = crate::mercury::link_info(s, idx(".strtab"), merc_symtab_index, symbols);
+        let merc_link_info = crate::mercury::link_info(s, strtab_index, merc_symtab_index, symbols);
         let link = match s.class {
-            SectionClass::SymTab => idx(".strtab"),
+            SectionClass::SymTab => strtab_index,
             SectionClass::CuInfo => idx(".note.nv.tkinfo"),
             SectionClass::NvInfo
             | SectionClass::FunctionInfo
