@@ -224,6 +224,12 @@ pub(crate) struct Layout {
     pub resolved_relocations: HashMap<OutId, OutId>,
     /// `-preserve-relocs` (rule 8.2), on every target.
     pub preserve_relocs: bool,
+    /// Discarded input sections (a weak duplicate's `.nv.constant0.<k>`)
+    /// whose name an output section has: their locals live on there (rule 5.5).
+    pub aliases: HashMap<(usize, usize), OutId>,
+    /// The target's SM number: e_flags bits 8..15 name it, not the inputs'
+    /// (rule 3.4: sm_80 objects in an sm_86 link give 0x5604).
+    pub target_sm: u32,
 }
 
 /// Rule 11.6: one texture/surface header slot in a kernel's `.nv.constant0`.
@@ -249,6 +255,13 @@ pub(crate) struct TextureBank {
 impl Layout {
     pub fn placed(&self, input: usize, section: usize) -> Option<(OutId, u64)> {
         self.placement.get(input).and_then(|p| p.get(section)).copied().flatten()
+    }
+
+    /// Where a local symbol of input section `section` goes: [`Layout::placed`],
+    /// or, for a discarded weak duplicate, the kept section of the same name
+    /// at offset 0 (rule 5.5: the duplicate kernel's `_param`).
+    pub fn local_home(&self, input: usize, section: usize) -> Option<(OutId, u64)> {
+        self.placed(input, section).or_else(|| self.aliases.get(&(input, section)).map(|&id| (id, 0)))
     }
 
     pub fn section(&self, id: OutId) -> Option<&OutSection> {
@@ -366,6 +379,8 @@ pub(crate) fn build(
         texture_banks: Vec::new(),
         resolved_relocations: HashMap::new(),
         preserve_relocs: options.preserve_relocs,
+        target_sm: options.arch.sm,
+        aliases: HashMap::new(),
     };
     let mut b = Builder { inputs, resolution, liveness, layout };
     // Rule 8.2: Mercury outputs get no `.nv.resolvedrela.*` (15/15 links).
@@ -380,7 +395,12 @@ pub(crate) fn build(
     b.create(".note.nv.tkinfo", C::TkInfo, SHT_NOTE, 0x200_0000, 4);
     let cuinfo_flags = if has_compat { 0x100_0040 } else { 0x100_0000 };
     b.create(".note.nv.cuinfo", C::CuInfo, SHT_NOTE, cuinfo_flags, 4);
-    b.create(".nv.info", C::NvInfo, SHT_CUDA_INFO, 0, 4);
+    let nv_info = b.create(".nv.info", C::NvInfo, SHT_CUDA_INFO, 0, 4);
+    // Rule 7.1: an `.nv.info` left without records (every function removed,
+    // `-variables-used` on vars sm_90) has no header; its name stays.
+    if let Some(out) = b.layout.sections.get_mut(nv_info) {
+        out.keep = Keep::IfNotEmpty;
+    }
     if has_compat {
         b.create(".nv.compat", C::Compat, SHT_CUDA_COMPAT_INFO, 0, 4);
     }
@@ -418,7 +438,14 @@ pub(crate) fn build(
             if let Some(out) = b.layout.sections.get_mut(id) {
                 out.info = InfoField::Function { symbol: me, high_bits };
             }
-            if is_kernel(s) {
+            // Rule 9.2: `-r` with `-kernels-used`/`-variables-used` creates a
+            // kernel the list does not select like a device function: its
+            // `.nv.info.<k>` comes with the input's other function infos and it
+            // gets no `.nv.shared.<k>` (tpl, vars on sm_90).
+            let selected = executable
+                || (options.kernels_used.is_none() && options.variables_used.is_none())
+                || crate::host_info::is_root_kernel(options, s.name);
+            if is_kernel(s) && selected {
                 let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
                 let info = b.create(&companion(".nv.info.", text_name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
                 if let Some(out) = b.layout.sections.get_mut(info) {
@@ -465,7 +492,16 @@ pub(crate) fn build(
             };
             create_for_symbol(&mut b, i, index, executable && !mercury);
             if let Some(symbol) = local {
-                if b.layout.placed(i, index).is_some() {
+                // Rule 5.5: the local of a weak duplicate's discarded bank
+                // (sm_75..sm_89 `_param` of a template kernel instantiated in
+                // two files) is met here and kept, in the surviving bank.
+                if b.layout.placed(i, index).is_none() && b.resolution.is_discarded(i, index) {
+                    let name = input.section(index).map(|s| s.name).unwrap_or_default();
+                    if let Some(&id) = b.layout.by_name.get(name) {
+                        b.layout.aliases.insert((i, index), id);
+                    }
+                }
+                if b.layout.local_home(i, index).is_some() {
                     b.layout.log.push(LogEntry::Local(SymbolRef { input: i, symbol }));
                 }
             }

@@ -117,6 +117,14 @@ pub(crate) fn alias_target(s: &OutSection) -> Option<String> {
     if s.class != SectionClass::Mercury {
         return None;
     }
+    // An empty merc debug copy points at its (equally empty) normal section
+    // (data-only object on sm_100: `.nv.merc.debug_frame` at `.debug_frame`'s
+    // offset, exec and `-r`).
+    if s.size == 0 {
+        if let Some(rest) = s.name.strip_prefix(".nv.merc.debug_") {
+            return Some(format!(".debug_{rest}"));
+        }
+    }
     ALIASES.iter().find_map(|(merc, normal)| s.name.strip_prefix(merc).map(|rest| format!("{normal}{rest}")))
 }
 
@@ -195,6 +203,10 @@ pub(crate) fn attach(layout: &mut Layout, input: usize, s: &Section<'_>, id: Out
         };
     } else if s.sh_type == SHT_CUDA_MERCURY_PROTOTYPE {
         // Like `.nv.prototype`: only when some entry survives.
+        out.keep = Keep::IfNotEmpty;
+    } else if s.sh_type == SHT_CUDA_MERCURY_INFO && s.flags & SHF_INFO_LINK == 0 {
+        // Like `.nv.info` (rule 7.1): dropped when no record is left
+        // (`-variables-used` on vars sm_100).
         out.keep = Keep::IfNotEmpty;
     } else if s.sh_type == SHT_CUDA_MERCURY_RELA {
         out.target = target;

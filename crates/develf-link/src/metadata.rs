@@ -33,6 +33,8 @@ const ATTR_ABI7_MARK: u8 = 0x66;
 /// largest of the inputs' (rule 7.3, U5): code 0x02 (ptx: 2 over 1; mma: 4
 /// over 1 in either input order; 12/12 fixture links, 2 swapped runs).
 const COMPAT_MAX_CODES: &[u8] = &[0x02];
+/// `.nv.compat` record naming an architecture-specific ('a') target.
+const EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET: u8 = 0x09;
 /// Stack size nvlink writes when recursion makes it unknown (rule 7.1).
 const UNKNOWN_STACK: u32 = u32::MAX;
 /// The Mercury finaliser's group, re-appended in input order (rule 7.2).
@@ -544,15 +546,40 @@ impl Context<'_, '_> {
         out
     }
 
-    /// Rule 7.4: the first ABI-8 input's note.
+    /// Rule 7.4: the first ABI-8 input's note, its virtual SM lowered to the
+    /// smallest any ABI-8 input has (sm_86 + sm_80 objects: 80; a `.target
+    /// sm_75` PTX object among sm_90 ones: 75).
     fn cuinfo(&self) -> Vec<u8> {
-        self.inputs
+        fn note<'i>(i: &'i InputObject<'_>) -> Option<&'i [u8]> {
+            i.sections().iter().find(|s| s.name == ".note.nv.cuinfo").map(|s| s.bytes())
+        }
+        let mut bytes = self
+            .inputs
             .iter()
             .filter(|i| !i.abi7)
             .chain(self.inputs.iter())
-            .find_map(|i| i.sections().iter().find(|s| s.name == ".note.nv.cuinfo"))
-            .map(|s| s.bytes().to_vec())
-            .unwrap_or_default()
+            .find_map(note)
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        // The descriptor ends the note: u16 version, u16 virtual SM, u32 toolkit.
+        let virtual_sm = |b: &[u8]| {
+            let at = b.len().checked_sub(6)?;
+            Some(u16::from_le_bytes([*b.get(at)?, *b.get(at + 1)?]))
+        };
+        let lowest = self
+            .inputs
+            .iter()
+            .filter(|i| !i.abi7)
+            .filter_map(note)
+            .filter(|b| b.len() == bytes.len())
+            .filter_map(virtual_sm)
+            .min();
+        if let (Some(lowest), Some(at)) = (lowest, bytes.len().checked_sub(6)) {
+            if let Some(slot) = bytes.get_mut(at..at + 2) {
+                slot.copy_from_slice(&lowest.to_le_bytes());
+            }
+        }
+        bytes
     }
 
     /// Rule 7.2, an executable kernel's EXTERNS: its input list less the
@@ -614,6 +641,12 @@ impl Context<'_, '_> {
                     *slot = (*slot).max(value);
                 }
             }
+        }
+        // Rule 7.3: the accelerator record names the target, not the inputs
+        // (sm_90 objects linked for sm_90a: 1, 2/2 links).
+        let at = compat_byte_records(&out).into_iter().position(|(c, _)| c == EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET);
+        if let Some(slot) = at.and_then(|k| compat_byte_offsets(&out).get(k).copied()).and_then(|o| out.get_mut(o)) {
+            *slot = u8::from(self.options.arch.accelerator);
         }
         out
     }
