@@ -91,7 +91,9 @@ pub(crate) static CLASS_TABLE: &[ClassRule] = &[
     ClassRule { class: C::Text, rank: 15, section_symbol: true, executable_type: None },
     ClassRule { class: C::GlobalInit, rank: 16, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
     ClassRule { class: C::Shared, rank: 17, section_symbol: true, executable_type: Some(SHT_NOBITS) },
-    ClassRule { class: C::DebugShared, rank: 18, section_symbol: false, executable_type: Some(SHT_NOBITS) },
+    // Rule 1.1: `.nv_debug.shared` shares class 17 with the kernel windows, in
+    // creation order (shm: after shm_a's windows, before shm_b's).
+    ClassRule { class: C::DebugShared, rank: 17, section_symbol: false, executable_type: Some(SHT_NOBITS) },
     ClassRule { class: C::Global, rank: 19, section_symbol: true, executable_type: Some(SHT_NOBITS) },
     ClassRule { class: C::OtherData, rank: 20, section_symbol: true, executable_type: None },
     ClassRule { class: C::MercuryConstant0, rank: 21, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
@@ -546,7 +548,12 @@ pub(crate) fn build(
                 if let Some(out) = b.layout.sections.get_mut(id) {
                     out.target = Some(target);
                     out.flags = 0x40;
-                    if empty && out.size == 0 && out.class == C::Relocation {
+                    // Merc outputs keep an input relocation section even when
+                    // nothing of it is left: empty in the input (ptx), or every
+                    // entry resolved, as shared-memory ones are in an
+                    // executable (shm, clus: `.rela.text.<k>` stays, 0 bytes;
+                    // sm_100 and sm_120, 4/4 links).
+                    if (empty || mercury) && out.class == C::Relocation {
                         out.keep = Keep::Always;
                     }
                 }

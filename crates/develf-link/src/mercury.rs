@@ -99,11 +99,20 @@ pub(crate) fn subrank(s: &OutSection) -> u8 {
 /// 0 otherwise (creation order).
 pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
     let rank = subrank(s);
+    // A capsule follows its `.text.<fn>`, whose creation order is the
+    // function symbols' (shm sm_100/sm_120: shm_b's helper
+    // `__cuda_sm20_rem_u16` before `ksb_only_dyn`, unlike their input sections).
     let normal = s
         .name
         .strip_prefix(".nv.merc.nv.info.")
         .filter(|_| s.class == SectionClass::Mercury)
-        .and_then(|f| layout.find(&format!(".nv.info.{f}")));
+        .and_then(|f| layout.find(&format!(".nv.info.{f}")))
+        .or_else(|| {
+            s.name
+                .strip_prefix(".nv.capmerc.text.")
+                .filter(|_| s.class == SectionClass::Mercury)
+                .and_then(|f| layout.find(&format!(".text.{f}")))
+        });
     (rank, normal.unwrap_or(0))
 }
 
