@@ -499,8 +499,21 @@ impl Relocator<'_, '_> {
             let Some(input) = self.inputs.get(piece.input) else { continue };
             let Some(rs) = input.cubin.relocation_sections().find(|r| r.section == piece.section) else { continue };
             let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
+            // Rule 9: nothing inside a losing weak data copy, as in `.rela.*`;
+            // the merc data section mirrors its normal one byte for byte.
+            let normal = input
+                .section_name(rs.target as usize)
+                .strip_prefix(".nv.merc")
+                .and_then(|name| input.sections().iter().find(|x| x.name == name))
+                .map(|x| x.index);
+            let losing = normal
+                .map(|x| crate::relocate::losing_data(self.inputs, self.resolution, piece.input, x))
+                .unwrap_or_default();
             let entries: Vec<_> = rs.entries().collect();
             for r in entries.iter().rev() {
+                if losing.iter().any(|&(from, to)| (from..to).contains(&r.offset)) {
+                    continue;
+                }
                 let resolved = self.resolve(piece.input, r.symbol as usize, patched_home);
                 let query =
                     Query { r_type: r.r_type, output, symbol: resolved.home, state: resolved.state, mercury: true };

@@ -402,7 +402,13 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             (None, _) => SymbolSection::Raw(sym.raw_shndx),
         };
         let base = placed.flatten().map_or(0, |(_, o)| o);
-        let bind = if sym.bind == STB_WEAK && sym.st_type != STT_FUNC { STB_GLOBAL } else { sym.bind };
+        // Rule 5.3: undefined weak objects (`__UFT_OFFSET`, ...) become
+        // global; defined weak data (vtables) stays weak (poly, exec and `-r`).
+        let bind = if sym.bind == STB_WEAK && sym.st_type != STT_FUNC && sym.section_index().is_none() {
+            STB_GLOBAL
+        } else {
+            sym.bind
+        };
         let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
         set(&mut global_index, g, index_of(&symbols));
         symbols.push(OutSymbol {
