@@ -549,11 +549,12 @@ pub(crate) fn build(
                     out.target = Some(target);
                     out.flags = 0x40;
                     // Merc outputs keep an input relocation section even when
-                    // nothing of it is left: empty in the input (ptx), or every
-                    // entry resolved, as shared-memory ones are in an
-                    // executable (shm, clus: `.rela.text.<k>` stays, 0 bytes;
-                    // sm_100 and sm_120, 4/4 links).
-                    if (empty || mercury) && out.class == C::Relocation {
+                    // nothing of it is left: empty in the input (ptx), or, in
+                    // an executable, every entry resolved, as shared-memory
+                    // ones are (shm, clus: `.rela.text.<k>` stays, 0 bytes;
+                    // sm_100 and sm_120, 4/4 links; `-r` ptx drops its emptied
+                    // `.rela.text.ptx_lib_affine`, 3/3).
+                    if (empty || (mercury && executable)) && out.class == C::Relocation {
                         out.keep = Keep::Always;
                     }
                 }
