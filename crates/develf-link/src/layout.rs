@@ -544,17 +544,22 @@ pub(crate) fn build(
                 continue;
             }
             let Some((target, _)) = b.layout.placed(i, s.info as usize) else { continue };
+            let target_is_code = b.layout.section(target).is_some_and(|t| t.class == C::Text);
             if let Some(id) = b.place(i, s.index) {
                 if let Some(out) = b.layout.sections.get_mut(id) {
                     out.target = Some(target);
                     out.flags = 0x40;
                     // Merc outputs keep an input relocation section even when
                     // nothing of it is left: empty in the input (ptx), or, in
-                    // an executable, every entry resolved, as shared-memory
-                    // ones are (shm, clus: `.rela.text.<k>` stays, 0 bytes;
-                    // sm_100 and sm_120, 4/4 links; `-r` ptx drops its emptied
-                    // `.rela.text.ptx_lib_affine`, 3/3).
-                    if (empty || (mercury && executable)) && out.class == C::Relocation {
+                    // an executable, a code section's whose entries were all
+                    // resolved, as shared-memory ones are (shm, clus:
+                    // `.rela.text.<k>` stays, 0 bytes; sm_100 and sm_120, 4/4
+                    // links). `-r` ptx drops its emptied
+                    // `.rela.text.ptx_lib_affine` (3/3), and an executable its
+                    // `.rela.debug_frame` emptied by dead functions
+                    // (`-variables-used`, vars sm_100).
+                    let code = target_is_code;
+                    if (empty || (mercury && executable && code)) && out.class == C::Relocation {
                         out.keep = Keep::Always;
                     }
                 }
