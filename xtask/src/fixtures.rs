@@ -197,6 +197,16 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("tmpl_b", "tmpl_b.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
     cu("virt_a", "virt_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("virt_b", "virt_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
+    cu("wreg_a", "wreg_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
+    ObjectSpec {
+        name: "wreg_b",
+        source: "wreg_b.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=32"],
+        ptxas_flags: &[],
+        archs: Archs::Only(&["sm_90"]),
+        abi7: ABI7_NONE,
+    },
     cu("xshm_a", "xshm_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
 ];
@@ -277,6 +287,7 @@ const GROUPS: &[GroupSpec] = &[
     group("data-only", &[Abi8("data_only")]),
     group("tmpl", &[Abi8("tmpl_a"), Abi8("tmpl_b")]),
     group("virt", &[Abi8("virt_a"), Abi8("virt_b")]),
+    group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),
 ];
 

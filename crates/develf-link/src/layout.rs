@@ -416,7 +416,18 @@ pub(crate) fn build(
             }
             let Some(text) = s.section_index() else { continue };
             let me = SymbolRef { input: i, symbol: s.index };
-            if resolution.definition_of(me) != Some(me) || b.layout.placed(i, text).is_some() {
+            let def = resolution.definition_of(me);
+            // U9: a weak device function that loses to a later input's copy
+            // (fewer registers) still has its `.text` created here, and the
+            // winner's code goes into it (wreg `-r`: `wsum` before `kwa`).
+            if let Some(d) = def.filter(|d| d.input > i && !is_kernel(s)) {
+                let later = inputs.get(d.input).and_then(|x| x.symbol(d.symbol)).and_then(|y| y.section_index());
+                let header = input.section(text).copied();
+                if let (Some(_), Some(h)) = (later, header) {
+                    b.create(h.name, C::Text, h.sh_type, h.flags, h.addralign.max(1));
+                }
+            }
+            if def != Some(me) || b.layout.placed(i, text).is_some() {
                 continue;
             }
             // A local (static) function's name comes just before its section's
@@ -510,7 +521,30 @@ pub(crate) fn build(
         }
         // 1.3.2.5: the remaining .nv.info.<fn> (device functions).
         for s in input.sections() {
-            if SectionClass::of_input(s.name, s.sh_type) != Some(C::FunctionInfo) || !b.usable(i, s.index) {
+            if SectionClass::of_input(s.name, s.sh_type) != Some(C::FunctionInfo) {
+                continue;
+            }
+            // U9: a losing copy met before its winner has its `.nv.info.<fn>`
+            // created here too (wreg `-r`: after `.nv.constant0._Z3kwaPfPKf`).
+            let replaced = !b.usable(i, s.index)
+                && input.symbols().iter().any(|y| {
+                    y.st_type == STT_FUNC
+                        && y.section_index() == Some(s.info as usize)
+                        && resolution
+                            .definition_of(SymbolRef { input: i, symbol: y.index })
+                            .is_some_and(|d| d.input > i && !is_kernel(y))
+                });
+            if replaced {
+                let text = input.section(s.info as usize).map(|t| t.name).unwrap_or_default();
+                if let Some(&owner) = b.layout.by_name.get(text) {
+                    let id = b.create(s.name, C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
+                    if let Some(out) = b.layout.sections.get_mut(id) {
+                        out.info = InfoField::Section(owner);
+                    }
+                }
+                continue;
+            }
+            if !b.usable(i, s.index) {
                 continue;
             }
             let Some((owner, _)) = b.layout.placed(i, s.info as usize) else { continue };
@@ -544,22 +578,29 @@ pub(crate) fn build(
                 continue;
             }
             let Some((target, _)) = b.layout.placed(i, s.info as usize) else { continue };
-            let target_is_code = b.layout.section(target).is_some_and(|t| t.class == C::Text);
+            // Rule 12.1: shared-memory relocations are resolved after nvlink
+            // drops emptied relocation sections, so on merc a section that
+            // had some stays (shm, clus), while one emptied by constant or
+            // global references goes (cm: `.rela.text._Z3kcmPf`).
+            let has_shared = input.cubin.relocation_sections().find(|r| r.section == s.index).is_some_and(|r| {
+                r.entries().any(|e| {
+                    input.symbol(e.symbol as usize).is_some_and(|y| y.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED)
+                })
+            });
             if let Some(id) = b.place(i, s.index) {
                 if let Some(out) = b.layout.sections.get_mut(id) {
                     out.target = Some(target);
                     out.flags = 0x40;
                     // Merc outputs keep an input relocation section even when
                     // nothing of it is left: empty in the input (ptx), or, in
-                    // an executable, a code section's whose entries were all
-                    // resolved, as shared-memory ones are (shm, clus:
-                    // `.rela.text.<k>` stays, 0 bytes; sm_100 and sm_120, 4/4
-                    // links). `-r` ptx drops its emptied
-                    // `.rela.text.ptx_lib_affine` (3/3), and an executable its
-                    // `.rela.debug_frame` emptied by dead functions
-                    // (`-variables-used`, vars sm_100).
-                    let code = target_is_code;
-                    if (empty || (mercury && executable && code)) && out.class == C::Relocation {
+                    // an executable, one with shared-memory relocations, all
+                    // resolved (shm, clus: `.rela.text.<k>` stays, 0 bytes;
+                    // sm_100 and sm_120, 4/4 links). `-r` ptx drops its
+                    // emptied `.rela.text.ptx_lib_affine` (3/3), an executable
+                    // its `.rela.debug_frame` emptied by dead functions
+                    // (`-variables-used`, vars sm_100) and the `.rela.text.<k>`
+                    // of constant references (cm, sm_100/sm_120).
+                    if (empty || (mercury && executable && has_shared)) && out.class == C::Relocation {
                         out.keep = Keep::Always;
                     }
                 }

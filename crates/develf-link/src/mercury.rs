@@ -700,7 +700,9 @@ fn cut_frame_entries(
             let here = SymbolRef { input: piece.input, symbol };
             let Some(def) = resolution.definition_of(here) else { return false };
             let defined_here = input.symbol(symbol).is_some_and(|s| s.section_index().is_some());
-            if defined_here && def != here {
+            // A copy met before its winner was replaced, not dropped (U9):
+            // its FDE stays (wreg sm_100/sm_120).
+            if defined_here && def != here && def.input < here.input {
                 return true;
             }
             let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());

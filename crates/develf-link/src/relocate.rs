@@ -121,10 +121,13 @@ impl<'a> SymbolResolver<'_, 'a> {
         // the loser's FDE range unclaimed (tpl: `tsum<int>`, sm_80 and sm_90).
         // Only code: debug records of losing weak *data* (a vtable) keep
         // pointing at the winner (polyG `-r`: `_ZTV5Shape` in `.debug_info`).
+        // A copy met *before* the winner was taken first and replaced (U9,
+        // fewer registers): its records stay and point at the winner (wreg:
+        // wreg_a's `wsum` FDE; wreg_b first drops wreg_a's as usual).
         let describes_loser = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
             && sym.st_type == STT_FUNC
             && sym.section_index().is_some()
-            && def.input != input;
+            && def.input < input;
         let Some((id, base)) = self.layout.placed(def.input, section) else {
             let name = def_input.section(section).map_or("", |s| s.name);
             // Duplicates are recorded against `.symtab`'s sections (the merc
