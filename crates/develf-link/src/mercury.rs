@@ -603,6 +603,11 @@ pub(crate) fn relocate(
     if let Some(frame) = layout.find(".debug_frame") {
         cut_frame_entries(inputs, resolution, layout, frame, contents);
     }
+    for name in LINE_TABLES {
+        if let Some(table) = layout.find(name) {
+            cut_line_sequences(inputs, resolution, layout, table, contents);
+        }
+    }
     for (id, s) in layout.sections.iter().enumerate() {
         if s.name == ".debug_frame" || s.name == ".nv.merc.debug_frame" {
             if let Some(data) = contents.data.get_mut(id) {
@@ -697,16 +702,7 @@ fn cut_frame_entries(
         }
         let gone = |e: &FrameEntry| {
             let Some(&symbol) = describes.get(&(e.location as u64)) else { return false };
-            let here = SymbolRef { input: piece.input, symbol };
-            let Some(def) = resolution.definition_of(here) else { return false };
-            let defined_here = input.symbol(symbol).is_some_and(|s| s.section_index().is_some());
-            // A copy met before its winner was replaced, not dropped (U9):
-            // its FDE stays (wreg sm_100/sm_120).
-            if defined_here && def != here && def.input < here.input {
-                return true;
-            }
-            let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());
-            section.is_some_and(|x| layout.placed(def.input, x).is_none())
+            describes_gone_code(inputs, resolution, layout, SymbolRef { input: piece.input, symbol })
         };
         // A CIE goes with its FDEs when every one of them goes.
         let mut k = 0;
@@ -725,6 +721,102 @@ fn cut_frame_entries(
             k += 1;
         }
     }
+    remove_ranges(layout, frame, cut, contents);
+}
+
+/// Whether debug records about function `here` describe code that is not in
+/// the output: a weak copy that lost to an earlier input's (a copy met
+/// before its winner was replaced, not dropped, U9: wreg sm_100/sm_120), or a
+/// dead function (rule 11.2).
+fn describes_gone_code(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    here: SymbolRef,
+) -> bool {
+    let Some(def) = resolution.definition_of(here) else { return false };
+    let defined_here =
+        inputs.get(here.input).and_then(|i| i.symbol(here.symbol)).is_some_and(|s| s.section_index().is_some());
+    if defined_here && def != here && def.input < here.input {
+        return true;
+    }
+    let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());
+    section.is_some_and(|x| layout.placed(def.input, x).is_none())
+}
+
+/// U12 resolved (rule 11.2 for line tables): the normal `.debug_line` and
+/// `.nv_debug_line_sass` lose the sequence of every losing or dead function:
+/// from its `DW_LNE_set_address` (3 bytes before the relocation naming the
+/// function) to the next sequence's or the unit's end, the unit's
+/// `unit_length` shrinking to match (tpl `-lineinfo`, sm_100 and sm_120,
+/// exec and `-r`: both sections byte for byte, 8/8; sm_75..sm_90a keep them).
+fn cut_line_sequences(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    table: OutId,
+    contents: &mut Contents,
+) {
+    const SET_ADDRESS_PREFIX: u64 = 3;
+    let Some(out) = layout.section(table) else { return };
+    let mut cut: Vec<(u64, u64)> = Vec::new();
+    let mut lengths: Vec<(u64, u32)> = Vec::new();
+    for piece in &out.pieces {
+        let Some(input) = inputs.get(piece.input) else { continue };
+        let Some(section) = input.section(piece.section) else { continue };
+        let bytes = section.bytes();
+        let mut sites: Vec<(u64, usize)> = Vec::new();
+        for rs in input.cubin.relocation_sections().filter(|r| r.target as usize == piece.section) {
+            for r in rs.entries() {
+                if input.symbol(r.symbol as usize).is_some_and(|s| s.st_type != STT_SECTION) {
+                    sites.push((r.offset, r.symbol as usize));
+                }
+            }
+        }
+        sites.sort_unstable();
+        // Units: 32-bit DWARF only (ptxas writes no other).
+        let mut unit = 0u64;
+        while let Some(word) = usize::try_from(unit).ok().and_then(|u| bytes.get(u..u + 4)) {
+            let length = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+            if length == u32::MAX || length == 0 {
+                break;
+            }
+            let end = unit + 4 + u64::from(length);
+            let inside: Vec<&(u64, usize)> = sites.iter().filter(|(o, _)| *o > unit && *o < end).collect();
+            let mut removed = 0u64;
+            for (k, &&(offset, symbol)) in inside.iter().enumerate() {
+                if !describes_gone_code(inputs, resolution, layout, SymbolRef { input: piece.input, symbol }) {
+                    continue;
+                }
+                let start = offset.saturating_sub(SET_ADDRESS_PREFIX);
+                let stop = inside.get(k + 1).map_or(end, |&&(next, _)| next.saturating_sub(SET_ADDRESS_PREFIX));
+                if start < stop {
+                    cut.push((piece.offset + start, piece.offset + stop));
+                    removed += stop - start;
+                }
+            }
+            if removed > 0 {
+                let shorter = u32::try_from(u64::from(length).saturating_sub(removed)).unwrap_or(length);
+                lengths.push((piece.offset + unit, shorter));
+            }
+            unit = end;
+        }
+    }
+    if let Some(data) = contents.data.get_mut(table) {
+        for (at, length) in lengths {
+            let at = usize::try_from(at).unwrap_or(usize::MAX);
+            if let Some(slot) = data.get_mut(at..at.saturating_add(4)) {
+                slot.copy_from_slice(&length.to_le_bytes());
+            }
+        }
+    }
+    remove_ranges(layout, table, cut, contents);
+}
+
+/// Removes output byte ranges of section `target` and moves (or drops) the
+/// relocations that patch it accordingly.
+fn remove_ranges(layout: &Layout, target: OutId, mut cut: Vec<(u64, u64)>, contents: &mut Contents) {
+    let frame = target;
     if cut.is_empty() {
         return;
     }
