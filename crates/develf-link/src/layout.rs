@@ -91,7 +91,9 @@ pub(crate) static CLASS_TABLE: &[ClassRule] = &[
     ClassRule { class: C::Text, rank: 15, section_symbol: true, executable_type: None },
     ClassRule { class: C::GlobalInit, rank: 16, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
     ClassRule { class: C::Shared, rank: 17, section_symbol: true, executable_type: Some(SHT_NOBITS) },
-    ClassRule { class: C::DebugShared, rank: 18, section_symbol: false, executable_type: Some(SHT_NOBITS) },
+    // Rule 1.1: `.nv_debug.shared` shares class 17 with the kernel windows, in
+    // creation order (shm: after shm_a's windows, before shm_b's).
+    ClassRule { class: C::DebugShared, rank: 17, section_symbol: false, executable_type: Some(SHT_NOBITS) },
     ClassRule { class: C::Global, rank: 19, section_symbol: true, executable_type: Some(SHT_NOBITS) },
     ClassRule { class: C::OtherData, rank: 20, section_symbol: true, executable_type: None },
     ClassRule { class: C::MercuryConstant0, rank: 21, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
@@ -224,6 +226,12 @@ pub(crate) struct Layout {
     pub resolved_relocations: HashMap<OutId, OutId>,
     /// `-preserve-relocs` (rule 8.2), on every target.
     pub preserve_relocs: bool,
+    /// Discarded input sections (a weak duplicate's `.nv.constant0.<k>`)
+    /// whose name an output section has: their locals live on there (rule 5.6).
+    pub aliases: HashMap<(usize, usize), OutId>,
+    /// The target's SM number: e_flags bits 8..15 name it, not the inputs'
+    /// (rule 3.4: sm_80 objects in an sm_86 link give 0x5604).
+    pub target_sm: u32,
 }
 
 /// Rule 11.6: one texture/surface header slot in a kernel's `.nv.constant0`.
@@ -253,6 +261,13 @@ pub(crate) struct TextureBank {
 impl Layout {
     pub fn placed(&self, input: usize, section: usize) -> Option<(OutId, u64)> {
         self.placement.get(input).and_then(|p| p.get(section)).copied().flatten()
+    }
+
+    /// Where a local symbol of input section `section` goes: [`Layout::placed`],
+    /// or, for a discarded weak duplicate, the kept section of the same name
+    /// at offset 0 (rule 5.6: the duplicate kernel's `_param`).
+    pub fn local_home(&self, input: usize, section: usize) -> Option<(OutId, u64)> {
+        self.placed(input, section).or_else(|| self.aliases.get(&(input, section)).map(|&id| (id, 0)))
     }
 
     pub fn section(&self, id: OutId) -> Option<&OutSection> {
@@ -383,6 +398,8 @@ pub(crate) fn build(
         texture_banks: Vec::new(),
         resolved_relocations: HashMap::new(),
         preserve_relocs: options.preserve_relocs,
+        target_sm: options.arch.sm,
+        aliases: HashMap::new(),
     };
     let mut b = Builder { inputs, resolution, liveness, layout };
     // Rule 8.2: Mercury outputs get no `.nv.resolvedrela.*` (15/15 links).
@@ -397,7 +414,12 @@ pub(crate) fn build(
     b.create(".note.nv.tkinfo", C::TkInfo, SHT_NOTE, 0x200_0000, 4);
     let cuinfo_flags = if has_compat { 0x100_0040 } else { 0x100_0000 };
     b.create(".note.nv.cuinfo", C::CuInfo, SHT_NOTE, cuinfo_flags, 4);
-    b.create(".nv.info", C::NvInfo, SHT_CUDA_INFO, 0, 4);
+    let nv_info = b.create(".nv.info", C::NvInfo, SHT_CUDA_INFO, 0, 4);
+    // Rule 7.1: an `.nv.info` left without records (every function removed,
+    // `-variables-used` on vars sm_90) has no header; its name stays.
+    if let Some(out) = b.layout.sections.get_mut(nv_info) {
+        out.keep = Keep::IfNotEmpty;
+    }
     if has_compat {
         b.create(".nv.compat", C::Compat, SHT_CUDA_COMPAT_INFO, 0, 4);
     }
@@ -411,7 +433,18 @@ pub(crate) fn build(
             }
             let Some(text) = s.section_index() else { continue };
             let me = SymbolRef { input: i, symbol: s.index };
-            if resolution.definition_of(me) != Some(me) || b.layout.placed(i, text).is_some() {
+            let def = resolution.definition_of(me);
+            // U9: a weak device function that loses to a later input's copy
+            // (fewer registers) still has its `.text` created here, and the
+            // winner's code goes into it (wreg `-r`: `wsum` before `kwa`).
+            if let Some(d) = def.filter(|d| d.input > i && !is_kernel(s)) {
+                let later = inputs.get(d.input).and_then(|x| x.symbol(d.symbol)).and_then(|y| y.section_index());
+                let header = input.section(text).copied();
+                if let (Some(_), Some(h)) = (later, header) {
+                    b.create(h.name, C::Text, h.sh_type, h.flags, h.addralign.max(1));
+                }
+            }
+            if def != Some(me) || b.layout.placed(i, text).is_some() {
                 continue;
             }
             // A local (static) function's name comes just before its section's
@@ -435,7 +468,14 @@ pub(crate) fn build(
             if let Some(out) = b.layout.sections.get_mut(id) {
                 out.info = InfoField::Function { symbol: me, high_bits };
             }
-            if is_kernel(s) {
+            // Rule 9.2: `-r` with `-kernels-used`/`-variables-used` creates a
+            // kernel the list does not select like a device function: its
+            // `.nv.info.<k>` comes with the input's other function infos and it
+            // gets no `.nv.shared.<k>` (tpl, vars on sm_90).
+            let selected = executable
+                || (options.kernels_used.is_none() && options.variables_used.is_none())
+                || crate::host_info::is_root_kernel(options, s.name);
+            if is_kernel(s) && selected {
                 let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
                 let info = b.create(&companion(".nv.info.", text_name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
                 if let Some(out) = b.layout.sections.get_mut(info) {
@@ -482,14 +522,46 @@ pub(crate) fn build(
             };
             create_for_symbol(&mut b, i, index, executable && !mercury);
             if let Some(symbol) = local {
-                if b.layout.placed(i, index).is_some() {
+                // Rule 5.6: the local of a weak duplicate's discarded bank
+                // (sm_75..sm_89 `_param` of a template kernel instantiated in
+                // two files) is met here and kept, in the surviving bank.
+                if b.layout.placed(i, index).is_none() && b.resolution.is_discarded(i, index) {
+                    let name = input.section(index).map(|s| s.name).unwrap_or_default();
+                    if let Some(&id) = b.layout.by_name.get(name) {
+                        b.layout.aliases.insert((i, index), id);
+                    }
+                }
+                if b.layout.local_home(i, index).is_some() {
                     b.layout.log.push(LogEntry::Local(SymbolRef { input: i, symbol }));
                 }
             }
         }
         // 1.3.2.5: the remaining .nv.info.<fn> (device functions).
         for s in input.sections() {
-            if SectionClass::of_input(s.name, s.sh_type) != Some(C::FunctionInfo) || !b.usable(i, s.index) {
+            if SectionClass::of_input(s.name, s.sh_type) != Some(C::FunctionInfo) {
+                continue;
+            }
+            // U9: a losing copy met before its winner has its `.nv.info.<fn>`
+            // created here too (wreg `-r`: after `.nv.constant0._Z3kwaPfPKf`).
+            let replaced = !b.usable(i, s.index)
+                && input.symbols().iter().any(|y| {
+                    y.st_type == STT_FUNC
+                        && y.section_index() == Some(s.info as usize)
+                        && resolution
+                            .definition_of(SymbolRef { input: i, symbol: y.index })
+                            .is_some_and(|d| d.input > i && !is_kernel(y))
+                });
+            if replaced {
+                let text = input.section(s.info as usize).map(|t| t.name).unwrap_or_default();
+                if let Some(&owner) = b.layout.by_name.get(text) {
+                    let id = b.create(s.name, C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
+                    if let Some(out) = b.layout.sections.get_mut(id) {
+                        out.info = InfoField::Section(owner);
+                    }
+                }
+                continue;
+            }
+            if !b.usable(i, s.index) {
                 continue;
             }
             let Some((owner, _)) = b.layout.placed(i, s.info as usize) else { continue };
@@ -523,11 +595,29 @@ pub(crate) fn build(
                 continue;
             }
             let Some((target, _)) = b.layout.placed(i, s.info as usize) else { continue };
+            // Rule 12.1: shared-memory relocations are resolved after nvlink
+            // drops emptied relocation sections, so on merc a section that
+            // had some stays (shm, clus), while one emptied by constant or
+            // global references goes (cm: `.rela.text._Z3kcmPf`).
+            let has_shared = input.cubin.relocation_sections().find(|r| r.section == s.index).is_some_and(|r| {
+                r.entries().any(|e| {
+                    input.symbol(e.symbol as usize).is_some_and(|y| y.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED)
+                })
+            });
             if let Some(id) = b.place(i, s.index) {
                 if let Some(out) = b.layout.sections.get_mut(id) {
                     out.target = Some(target);
                     out.flags = 0x40;
-                    if empty && out.size == 0 && out.class == C::Relocation {
+                    // Merc outputs keep an input relocation section even when
+                    // nothing of it is left: empty in the input (ptx), or, in
+                    // an executable, one with shared-memory relocations, all
+                    // resolved (shm, clus: `.rela.text.<k>` stays, 0 bytes;
+                    // sm_100 and sm_120, 4/4 links). `-r` ptx drops its
+                    // emptied `.rela.text.ptx_lib_affine` (3/3), an executable
+                    // its `.rela.debug_frame` emptied by dead functions
+                    // (`-variables-used`, vars sm_100) and the `.rela.text.<k>`
+                    // of constant references (cm, sm_100/sm_120).
+                    if (empty || (mercury && executable && has_shared)) && out.class == C::Relocation {
                         out.keep = Keep::Always;
                     }
                 }

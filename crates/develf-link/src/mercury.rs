@@ -112,11 +112,20 @@ pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
         return (0, usize::MAX);
     }
     let rank = subrank(s);
+    // A capsule follows its `.text.<fn>`, whose creation order is the
+    // function symbols' (shm sm_100/sm_120: shm_b's helper
+    // `__cuda_sm20_rem_u16` before `ksb_only_dyn`, unlike their input sections).
     let normal = s
         .name
         .strip_prefix(".nv.merc.nv.info.")
         .filter(|_| s.class == SectionClass::Mercury)
-        .and_then(|f| layout.find(&format!(".nv.info.{f}")));
+        .and_then(|f| layout.find(&format!(".nv.info.{f}")))
+        .or_else(|| {
+            s.name
+                .strip_prefix(".nv.capmerc.text.")
+                .filter(|_| s.class == SectionClass::Mercury)
+                .and_then(|f| layout.find(&format!(".text.{f}")))
+        });
     (rank, normal.unwrap_or(0))
 }
 
@@ -129,6 +138,14 @@ pub(crate) fn is_relocation(s: &OutSection) -> bool {
 pub(crate) fn alias_target(s: &OutSection) -> Option<String> {
     if s.class != SectionClass::Mercury {
         return None;
+    }
+    // An empty merc debug copy points at its (equally empty) normal section
+    // (data-only object on sm_100: `.nv.merc.debug_frame` at `.debug_frame`'s
+    // offset, exec and `-r`).
+    if s.size == 0 {
+        if let Some(rest) = s.name.strip_prefix(".nv.merc.debug_") {
+            return Some(format!(".debug_{rest}"));
+        }
     }
     ALIASES.iter().find_map(|(merc, normal)| s.name.strip_prefix(merc).map(|rest| format!("{normal}{rest}")))
 }
@@ -208,6 +225,10 @@ pub(crate) fn attach(layout: &mut Layout, input: usize, s: &Section<'_>, id: Out
         };
     } else if s.sh_type == SHT_CUDA_MERCURY_PROTOTYPE {
         // Like `.nv.prototype`: only when some entry survives.
+        out.keep = Keep::IfNotEmpty;
+    } else if s.sh_type == SHT_CUDA_MERCURY_INFO && s.flags & SHF_INFO_LINK == 0 {
+        // Like `.nv.info` (rule 7.1): dropped when no record is left
+        // (`-variables-used` on vars sm_100).
         out.keep = Keep::IfNotEmpty;
     } else if s.sh_type == SHT_CUDA_MERCURY_RELA {
         out.target = target;
@@ -496,6 +517,16 @@ impl Relocator<'_, '_> {
             let Some(input) = self.inputs.get(piece.input) else { continue };
             let Some(rs) = input.cubin.relocation_sections().find(|r| r.section == piece.section) else { continue };
             let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
+            // Rule 9: nothing inside a losing weak data copy, as in `.rela.*`;
+            // the merc data section mirrors its normal one byte for byte.
+            let normal = input
+                .section_name(rs.target as usize)
+                .strip_prefix(".nv.merc")
+                .and_then(|name| input.sections().iter().find(|x| x.name == name))
+                .map(|x| x.index);
+            let losing = normal
+                .map(|x| crate::relocate::losing_data(self.inputs, self.resolution, piece.input, x))
+                .unwrap_or_default();
             let entries: Vec<_> = rs.entries().collect();
             // Rule 11.7: the capsule fields these relocations resolve into.
             let fields = if capsule {
@@ -504,6 +535,9 @@ impl Relocator<'_, '_> {
                 HashMap::new()
             };
             for r in entries.iter().rev() {
+                if losing.iter().any(|&(from, to)| (from..to).contains(&r.offset)) {
+                    continue;
+                }
                 let resolved = self.resolve(piece.input, r.symbol as usize, patched_home);
                 let query =
                     Query { r_type: r.r_type, output, symbol: resolved.home, state: resolved.state, mercury: true };
@@ -651,6 +685,11 @@ pub(crate) fn relocate(
     if let Some(frame) = layout.find(".debug_frame") {
         cut_frame_entries(inputs, resolution, layout, frame, contents);
     }
+    for name in LINE_TABLES {
+        if let Some(table) = layout.find(name) {
+            cut_line_sequences(inputs, resolution, layout, table, contents);
+        }
+    }
     for (id, s) in layout.sections.iter().enumerate() {
         if s.name == ".debug_frame" || s.name == ".nv.merc.debug_frame" {
             if let Some(data) = contents.data.get_mut(id) {
@@ -745,14 +784,7 @@ fn cut_frame_entries(
         }
         let gone = |e: &FrameEntry| {
             let Some(&symbol) = describes.get(&(e.location as u64)) else { return false };
-            let here = SymbolRef { input: piece.input, symbol };
-            let Some(def) = resolution.definition_of(here) else { return false };
-            let defined_here = input.symbol(symbol).is_some_and(|s| s.section_index().is_some());
-            if defined_here && def != here {
-                return true;
-            }
-            let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());
-            section.is_some_and(|x| layout.placed(def.input, x).is_none())
+            describes_gone_code(inputs, resolution, layout, SymbolRef { input: piece.input, symbol })
         };
         // A CIE goes with its FDEs when every one of them goes.
         let mut k = 0;
@@ -771,6 +803,102 @@ fn cut_frame_entries(
             k += 1;
         }
     }
+    remove_ranges(layout, frame, cut, contents);
+}
+
+/// Whether debug records about function `here` describe code that is not in
+/// the output: a weak copy that lost to an earlier input's (a copy met
+/// before its winner was replaced, not dropped, U9: wreg sm_100/sm_120), or a
+/// dead function (rule 11.2).
+fn describes_gone_code(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    here: SymbolRef,
+) -> bool {
+    let Some(def) = resolution.definition_of(here) else { return false };
+    let defined_here =
+        inputs.get(here.input).and_then(|i| i.symbol(here.symbol)).is_some_and(|s| s.section_index().is_some());
+    if defined_here && def != here && def.input < here.input {
+        return true;
+    }
+    let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());
+    section.is_some_and(|x| layout.placed(def.input, x).is_none())
+}
+
+/// U12 resolved (rule 11.2 for line tables): the normal `.debug_line` and
+/// `.nv_debug_line_sass` lose the sequence of every losing or dead function:
+/// from its `DW_LNE_set_address` (3 bytes before the relocation naming the
+/// function) to the next sequence's or the unit's end, the unit's
+/// `unit_length` shrinking to match (tpl `-lineinfo`, sm_100 and sm_120,
+/// exec and `-r`: both sections byte for byte, 8/8; sm_75..sm_90a keep them).
+fn cut_line_sequences(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    table: OutId,
+    contents: &mut Contents,
+) {
+    const SET_ADDRESS_PREFIX: u64 = 3;
+    let Some(out) = layout.section(table) else { return };
+    let mut cut: Vec<(u64, u64)> = Vec::new();
+    let mut lengths: Vec<(u64, u32)> = Vec::new();
+    for piece in &out.pieces {
+        let Some(input) = inputs.get(piece.input) else { continue };
+        let Some(section) = input.section(piece.section) else { continue };
+        let bytes = section.bytes();
+        let mut sites: Vec<(u64, usize)> = Vec::new();
+        for rs in input.cubin.relocation_sections().filter(|r| r.target as usize == piece.section) {
+            for r in rs.entries() {
+                if input.symbol(r.symbol as usize).is_some_and(|s| s.st_type != STT_SECTION) {
+                    sites.push((r.offset, r.symbol as usize));
+                }
+            }
+        }
+        sites.sort_unstable();
+        // Units: 32-bit DWARF only (ptxas writes no other).
+        let mut unit = 0u64;
+        while let Some(word) = usize::try_from(unit).ok().and_then(|u| bytes.get(u..u + 4)) {
+            let length = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+            if length == u32::MAX || length == 0 {
+                break;
+            }
+            let end = unit + 4 + u64::from(length);
+            let inside: Vec<&(u64, usize)> = sites.iter().filter(|(o, _)| *o > unit && *o < end).collect();
+            let mut removed = 0u64;
+            for (k, &&(offset, symbol)) in inside.iter().enumerate() {
+                if !describes_gone_code(inputs, resolution, layout, SymbolRef { input: piece.input, symbol }) {
+                    continue;
+                }
+                let start = offset.saturating_sub(SET_ADDRESS_PREFIX);
+                let stop = inside.get(k + 1).map_or(end, |&&(next, _)| next.saturating_sub(SET_ADDRESS_PREFIX));
+                if start < stop {
+                    cut.push((piece.offset + start, piece.offset + stop));
+                    removed += stop - start;
+                }
+            }
+            if removed > 0 {
+                let shorter = u32::try_from(u64::from(length).saturating_sub(removed)).unwrap_or(length);
+                lengths.push((piece.offset + unit, shorter));
+            }
+            unit = end;
+        }
+    }
+    if let Some(data) = contents.data.get_mut(table).map(Body::materialize) {
+        for (at, length) in lengths {
+            let at = usize::try_from(at).unwrap_or(usize::MAX);
+            if let Some(slot) = data.get_mut(at..at.saturating_add(4)) {
+                slot.copy_from_slice(&length.to_le_bytes());
+            }
+        }
+    }
+    remove_ranges(layout, table, cut, contents);
+}
+
+/// Removes output byte ranges of section `target` and moves (or drops) the
+/// relocations that patch it accordingly.
+fn remove_ranges(layout: &Layout, target: OutId, mut cut: Vec<(u64, u64)>, contents: &mut Contents) {
+    let frame = target;
     if cut.is_empty() {
         return;
     }

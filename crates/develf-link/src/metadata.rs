@@ -17,7 +17,7 @@ use develf_format::nvinfo::{self, EIATTR_EXTERNS, EIATTR_MAX_STACK_SIZE, EIATTR_
 use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE};
 use develf_format::symbol::STO_CUDA_ENTRY;
 use develf_parse::elf::string_at;
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
 
 /// The tool strings of nvlink 13.5's tkinfo note (rule 7.5).
@@ -34,6 +34,8 @@ const ATTR_ABI7_MARK: u8 = 0x66;
 /// largest of the inputs' (rule 7.3, U5): code 0x02 (ptx: 2 over 1; mma: 4
 /// over 1 in either input order; 12/12 fixture links, 2 swapped runs).
 const COMPAT_MAX_CODES: &[u8] = &[0x02];
+/// `.nv.compat` record naming an architecture-specific ('a') target.
+const EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET: u8 = 0x09;
 /// Stack size nvlink writes when recursion makes it unknown (rule 7.1).
 const UNKNOWN_STACK: u32 = u32::MAX;
 /// The Mercury finaliser's group, re-appended in input order (rule 7.2).
@@ -51,6 +53,11 @@ struct Context<'l, 'a> {
 #[derive(Default)]
 struct CallFacts {
     callees: HashMap<u32, Vec<u32>>,
+    /// Indirect calls: each function's call-site prototypes, and every
+    /// address-taken function with its prototype (callgraph blocks 3 and 2,
+    /// prototypes as output `.strtab` offsets).
+    indirect: HashMap<u32, Vec<u32>>,
+    address_taken: Vec<(u32, u32)>,
     frame: HashMap<u32, u32>,
     regcount: HashMap<u32, u32>,
     /// NUM_BARRIERS of each function's input `.nv.info.<fn>` (rule 7.2).
@@ -104,6 +111,31 @@ impl CallFacts {
             }
         }
         (order, recursive)
+    }
+
+    /// Every function reachable from `f` through calls *and* indirect calls,
+    /// an indirect call site reaching every address-taken function of its
+    /// prototype (rule 7.2, EXTERNS: `kpoly` calls virtual destructors, whose
+    /// deleting ones call `free`, and its list gains `free`; poly on every
+    /// architecture, also with -G, where `free` lands before the
+    /// `__assertfail` of a function later in `.text`).
+    fn reach_through_addresses(&self, f: u32) -> Vec<u32> {
+        let mut seen: HashSet<u32> = HashSet::new();
+        let mut order = vec![f];
+        seen.insert(f);
+        let mut next = 0;
+        while let Some(&node) = order.get(next) {
+            next += 1;
+            let calls = self.callees.get(&node).map(Vec::as_slice).unwrap_or_default();
+            let sites = self.indirect.get(&node).map(Vec::as_slice).unwrap_or_default();
+            let targets = self.address_taken.iter().filter(|(_, p)| sites.contains(p)).map(|&(g, _)| g);
+            for c in calls.iter().copied().chain(targets) {
+                if seen.insert(c) {
+                    order.push(c);
+                }
+            }
+        }
+        order
     }
 
     /// Whether a cycle is reachable from `f` (what `reach(f).1` says), from
@@ -298,6 +330,16 @@ impl Context<'_, '_> {
                         }
                     }
                 }
+                let signed = |Pair(f, p): Pair| {
+                    if !self.survives(input.index, f) {
+                        return None;
+                    }
+                    Some((self.out_index(input.index, f)?, self.signature(input, p)?))
+                };
+                for (f, p) in graph.indirect_calls.into_iter().filter_map(signed) {
+                    facts.indirect.entry(f).or_default().push(p);
+                }
+                facts.address_taken.extend(graph.address_taken.into_iter().filter_map(signed));
             }
         }
         for input in self.inputs {
@@ -523,6 +565,16 @@ impl Context<'_, '_> {
                 }
             }
         }
+        // Rule 7.1: an executable's recursive kernel without a CRS_STACK_SIZE
+        // record of its own gets one saying "unknown" (poly: `kack` calls the
+        // recursive `ack`; a kernel with the record has it rewritten in place).
+        if self.layout.executable
+            && kernel
+            && recursive
+            && !reversed.iter().chain(&group).any(|a| matches!(a, Attribute::CrsStackSize(_)))
+        {
+            reversed.push(Attribute::CrsStackSize(Word(UNKNOWN_STACK)));
+        }
         // Rule 7.2 (merc): group F follows the exec additions above (sys:
         // EXTERNS, cluster: NUM_BARRIERS come before CBANK_PARAM_SIZE).
         reversed.extend(group);
@@ -576,15 +628,40 @@ impl Context<'_, '_> {
         out
     }
 
-    /// Rule 7.4: the first ABI-8 input's note.
+    /// Rule 7.4: the first ABI-8 input's note, its virtual SM lowered to the
+    /// smallest any ABI-8 input has (sm_86 + sm_80 objects: 80; a `.target
+    /// sm_75` PTX object among sm_90 ones: 75).
     fn cuinfo(&self) -> Vec<u8> {
-        self.inputs
+        fn note<'i>(i: &'i InputObject<'_>) -> Option<&'i [u8]> {
+            i.sections().iter().find(|s| s.name == ".note.nv.cuinfo").map(|s| s.bytes())
+        }
+        let mut bytes = self
+            .inputs
             .iter()
             .filter(|i| !i.abi7)
             .chain(self.inputs.iter())
-            .find_map(|i| i.sections().iter().find(|s| s.name == ".note.nv.cuinfo"))
-            .map(|s| s.bytes().to_vec())
-            .unwrap_or_default()
+            .find_map(note)
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        // The descriptor ends the note: u16 version, u16 virtual SM, u32 toolkit.
+        let virtual_sm = |b: &[u8]| {
+            let at = b.len().checked_sub(6)?;
+            Some(u16::from_le_bytes([*b.get(at)?, *b.get(at + 1)?]))
+        };
+        let lowest = self
+            .inputs
+            .iter()
+            .filter(|i| !i.abi7)
+            .filter_map(note)
+            .filter(|b| b.len() == bytes.len())
+            .filter_map(virtual_sm)
+            .min();
+        if let (Some(lowest), Some(at)) = (lowest, bytes.len().checked_sub(6)) {
+            if let Some(slot) = bytes.get_mut(at..at + 2) {
+                slot.copy_from_slice(&lowest.to_le_bytes());
+            }
+        }
+        bytes
     }
 
     /// Rule 7.2, an executable kernel's EXTERNS: its input list less the
@@ -607,15 +684,23 @@ impl Context<'_, '_> {
             add(&mut out, e);
         }
         let own = out.len();
-        let (reach, _) = facts.reach(f);
+        let reach = facts.reach_through_addresses(f);
         let text_of = |g: u32| match self.symbols.symbols.get(g as usize).map(|s| &s.section) {
             Some(crate::symbols::SymbolSection::Section(id)) => Some(*id),
             _ => None,
         };
-        let mut defined: Vec<(crate::layout::OutId, u32)> =
-            reach.iter().filter(|&&g| g != f).filter_map(|&g| text_of(g).map(|t| (t, g))).collect();
+        // In the order of the functions' `.nv.info.<fn>` sections (creation
+        // order: kernels with their `.text`, device functions later), not of
+        // their `.text` (polyG: `_ZN6SquareD0Ev`'s `free` before
+        // `__assert_fail`'s `__assertfail`, though its `.text` comes first).
+        let info_of = |t: crate::layout::OutId| {
+            let name = self.layout.section(t)?.name.strip_prefix(".text.")?;
+            self.layout.find(&format!(".nv.info.{name}"))
+        };
+        let mut defined: Vec<(Option<crate::layout::OutId>, crate::layout::OutId, u32)> =
+            reach.iter().filter(|&&g| g != f).filter_map(|&g| text_of(g).map(|t| (info_of(t), t, g))).collect();
         defined.sort_unstable();
-        for (_, g) in defined {
+        for (_, _, g) in defined {
             for &e in facts.externs.get(&g).map(Vec::as_slice).unwrap_or_default() {
                 add(&mut out, e);
             }
@@ -646,6 +731,12 @@ impl Context<'_, '_> {
                     *slot = (*slot).max(value);
                 }
             }
+        }
+        // Rule 7.3: the accelerator record names the target, not the inputs
+        // (sm_90 objects linked for sm_90a: 1, 2/2 links).
+        let at = compat_byte_records(&out).into_iter().position(|(c, _)| c == EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET);
+        if let Some(slot) = at.and_then(|k| compat_byte_offsets(&out).get(k).copied()).and_then(|o| out.get_mut(o)) {
+            *slot = u8::from(self.options.arch.accelerator);
         }
         out
     }
@@ -692,9 +783,14 @@ impl Context<'_, '_> {
                 out.address_of.extend(graph.address_of.into_iter().filter_map(both));
             }
         }
-        // Each input's pairs are prepended, then sorted stably by caller.
-        out.calls.reverse();
-        out.calls.sort_by_key(|p| p.0);
+        // Each input's pairs are prepended, then sorted stably by caller; the
+        // indirect call sites (block 3) and address-of pairs (block 4) too
+        // (poly: `kpoly`'s six vtable entries and two call signatures come out
+        // reversed, on every architecture).
+        for list in [&mut out.calls, &mut out.indirect_calls, &mut out.address_of] {
+            list.reverse();
+            list.sort_by_key(|p| p.0);
+        }
         out.encode()
     }
 

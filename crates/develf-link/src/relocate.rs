@@ -15,7 +15,9 @@ use crate::resolve::{Resolution, STT_CUDA_SAMPLER, SymbolRef, TABLE_SYMBOLS};
 use crate::symbols::SymbolTable;
 use develf_format::reloc_desc::Action;
 use develf_format::section::SHT_CUDA_RESOLVED_RELA;
-use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_SECTION};
+use develf_format::symbol::{
+    STB_WEAK, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
+};
 use develf_parse::elf::Symbol;
 use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
 use develf_reloc::{ValuePart, descriptor};
@@ -115,12 +117,25 @@ impl<'a> SymbolResolver<'_, 'a> {
             return unresolved(SymbolHome::Undefined);
         };
         let home_of = |name: &str| SymbolHome::of_section(name);
+        // A debug record of a definition that lost to another input's describes
+        // code that is not in the output (rule 9), whether or not the winner
+        // survives: `-kernels-used` removing the winner of a weak pair leaves
+        // the loser's FDE range unclaimed (tpl: `tsum<int>`, sm_80 and sm_90).
+        // Only code: debug records of losing weak *data* (a vtable) keep
+        // pointing at the winner (polyG `-r`: `_ZTV5Shape` in `.debug_info`).
+        // A copy met *before* the winner was taken first and replaced (U9,
+        // fewer registers): its records stay and point at the winner (wreg:
+        // wreg_a's `wsum` FDE; wreg_b first drops wreg_a's as usual).
+        let describes_loser = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
+            && sym.st_type == STT_FUNC
+            && sym.section_index().is_some()
+            && def.input < input;
         let Some((id, base)) = self.layout.placed(def.input, section) else {
             let name = def_input.section(section).map_or("", |s| s.name);
             // Duplicates are recorded against `.symtab`'s sections (the merc
             // table's point at the `.nv.merc.*` copies).
             let main_section = def_input.symbol(def.symbol).and_then(|s| s.section_index());
-            let state = if main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x)) {
+            let state = if describes_loser || main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x)) {
                 SymbolState::DiscardedDuplicate
             } else {
                 SymbolState::Dead
@@ -128,12 +143,6 @@ impl<'a> SymbolResolver<'_, 'a> {
             return Resolved { state, home: home_of(name), value: 0, bank: 0, index };
         };
         let out_name = self.layout.section(id).map_or("", |s| s.name.as_str());
-        // A debug record of a definition that lost to another input's describes
-        // code that is not in the output (rule 9).
-        let describes_loser = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
-            && sym.st_type != STT_SECTION
-            && sym.section_index().is_some()
-            && def.input != input;
         Resolved {
             state: if describes_loser { SymbolState::DiscardedDuplicate } else { SymbolState::Live },
             home: home_of(out_name),
@@ -226,6 +235,21 @@ impl<'a> Context<'_, 'a> {
         Some(OutRelocation { offset, r_type: r.r_type, symbol, addend: Some(addend) })
     }
 
+    /// Whether the definition input symbol `symbol` resolves to is in the output.
+    fn winner_placed(&self, input: usize, symbol: usize) -> bool {
+        let Some(def) = self.resolution.definition_of(SymbolRef { input, symbol }) else { return false };
+        let section = self.inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());
+        section.is_some_and(|x| self.layout.placed(def.input, x).is_some())
+    }
+
+    /// Rule 9: the ranges of input section `section` holding weak data that
+    /// lost to another input's copy (a vtable both files emit). The copy keeps
+    /// its place; the relocations inside it are neither applied nor kept (poly:
+    /// poly_b's `_ZTV5Shape`, exec and `-r`, every architecture).
+    fn losing_data(&self, input: usize, section: usize) -> Vec<(u64, u64)> {
+        losing_data(self.inputs, self.resolution, input, section)
+    }
+
     /// Bytes and kept relocations of one output section.
     fn section(&self, id: OutId) -> Result<SectionOutput<'a>, LinkError> {
         let Some(out) = self.layout.section(id) else { return Ok((Body::default(), Vec::new())) };
@@ -267,9 +291,24 @@ impl<'a> Context<'_, 'a> {
                 let Some(input) = self.inputs.get(piece.input) else { continue };
                 let Some(rs) = input.cubin.relocation_sections().find(|r| r.section == piece.section) else { continue };
                 let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
+                let losing = self.losing_data(piece.input, rs.target as usize);
                 let entries: Vec<_> = rs.entries().collect();
                 for (position, r) in entries.iter().enumerate().rev() {
+                    if losing.iter().any(|&(from, to)| (from..to).contains(&r.offset)) {
+                        continue;
+                    }
                     let mut resolved = self.resolve(piece.input, r.symbol as usize, patched_home);
+                    // Rule 9: `.debug_info` keeps a losing weak copy's records,
+                    // pointing at the live winner (polyG: `_ZN5ShapeD1Ev`'s pc
+                    // range in poly_b's `.debug_info`, exec `-g` and `-r`, sm_75
+                    // and sm_90); `.debug_frame`, `.debug_line` and
+                    // `.nv_debug_line_sass` drop them (tplli, weak, polyG).
+                    if resolved.state == SymbolState::DiscardedDuplicate
+                        && out.name == ".debug_info"
+                        && self.winner_placed(piece.input, r.symbol as usize)
+                    {
+                        resolved.state = SymbolState::Live;
+                    }
                     let shared_value = (resolved.home == SymbolHome::SharedMemory)
                         .then(|| self.shared_value(piece.input, r.symbol as usize, id, &mut resolved));
                     let texture = (resolved.home == SymbolHome::TextureSlot)
@@ -362,6 +401,26 @@ impl<'a> Context<'_, 'a> {
         let body = if in_file { Body::Merged(Box::new(data)) } else { Body::default() };
         Ok((body, kept_lists))
     }
+}
+
+/// Rule 9: the ranges of input section `section` holding weak data that lost
+/// to another input's copy (see [`Context::losing_data`]).
+pub(crate) fn losing_data(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    input: usize,
+    section: usize,
+) -> Vec<(u64, u64)> {
+    let Some(i) = inputs.get(input) else { return Vec::new() };
+    i.symbols()
+        .iter()
+        .filter(|s| s.bind == STB_WEAK && s.st_type != STT_FUNC && s.section_index() == Some(section))
+        .filter(|s| {
+            let me = SymbolRef { input, symbol: s.index };
+            resolution.definition_of(me).is_some_and(|d| d != me)
+        })
+        .map(|s| (s.value, s.value.saturating_add(s.size)))
+        .collect()
 }
 
 pub(crate) fn build<'a>(

@@ -199,7 +199,16 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
         global_of.push(map);
     }
 
-    // Choose definitions in input order: global over weak, else the first.
+    // Choose definitions in input order: global over weak; among weak
+    // functions the one using fewer registers, else the first (U9: a template
+    // function whose second copy was compiled with `-maxrregcount=32` wins
+    // with 32 registers over the first copy's 61, in either input order;
+    // wreg on sm_75..sm_120, exec and `-r`).
+    let mut regcounts: HashMap<usize, HashMap<usize, u32>> = HashMap::new();
+    let mut regs = |r: SymbolRef| -> Option<u32> {
+        let table = regcounts.entry(r.input).or_insert_with(|| function_regcounts(inputs.get(r.input)));
+        table.get(&r.symbol).copied()
+    };
     let mut losers: Vec<SymbolRef> = Vec::new();
     let mut duplicates: HashMap<GlobalId, Vec<SymbolRef>> = HashMap::new();
     let mut clash = None;
@@ -225,6 +234,14 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
             match (cur.bind, s.bind) {
                 (STB_GLOBAL, STB_GLOBAL) => duplicates.entry(id).or_insert_with(|| vec![current]).push(here),
                 (STB_WEAK, STB_GLOBAL) => {
+                    losers.push(current);
+                    global.definition = Some(here);
+                }
+                (STB_WEAK, STB_WEAK)
+                    if cur.st_type == STT_FUNC
+                        && s.st_type == STT_FUNC
+                        && matches!((regs(here), regs(current)), (Some(new), Some(old)) if new < old) =>
+                {
                     losers.push(current);
                     global.definition = Some(here);
                 }
@@ -255,6 +272,22 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
 
     let discarded = discarded_sections(inputs, &losers);
     Ok(Resolution { globals, global_of, discarded })
+}
+
+/// Per symbol of `input`: the REGCOUNT its `.nv.info` gives the function.
+fn function_regcounts(input: Option<&InputObject<'_>>) -> HashMap<usize, u32> {
+    let mut out = HashMap::new();
+    let Some(input) = input else { return out };
+    for s in input.sections().iter().filter(|s| s.name == ".nv.info") {
+        for record in develf_eiattr::NvInfo::decode(s.bytes()).records {
+            if let develf_eiattr::Attribute::Regcount(develf_eiattr::shape::FunctionValue { function, value }) =
+                record.attribute
+            {
+                out.insert(function as usize, value);
+            }
+        }
+    }
+    out
 }
 
 /// The sections of losing definitions: the function's `.text`, every section

@@ -335,6 +335,57 @@ fn plan_executable(
             out.keep = if keep { Keep::Always } else { Keep::Never };
         }
     }
+    share_extern_offsets(layout, facts, kernels, reserved, plan);
+}
+
+/// Rule 12.1: a device function's `extern __shared__` memory has one address,
+/// so every kernel reaching such a function starts its extern memory at the
+/// largest of their starts, and the function's code gets that offset too
+/// (shm2: `dfun` reached by k1 (own 0x28) and k2 (own 0x190): both windows
+/// 0x190, `dfun` patched with 0x190; shm: `dev_sh` gets `ksa`'s 0x3a0;
+/// sm_75 and sm_90). Kernels sharing such functions are settled together,
+/// to a fixed point.
+fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], reserved: u64, plan: &mut SharedPlan) {
+    let kernel_nodes: HashSet<Node> =
+        kernels.iter().filter_map(|k| layout.section(k.text)?.pieces.first().map(|p| (p.input, p.section))).collect();
+    let users: Vec<Node> = {
+        let mut v: Vec<Node> = facts.extern_users.iter().copied().filter(|n| !kernel_nodes.contains(n)).collect();
+        v.sort_unstable();
+        v
+    };
+    if users.is_empty() {
+        return;
+    }
+    let mut start: Vec<Option<u64>> = kernels.iter().map(|k| plan.extern_offset.get(&k.text).copied()).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for f in &users {
+            let reaching: Vec<usize> = (0..kernels.len()).filter(|&i| kernels[i].reach.contains(f)).collect();
+            let Some(top) = reaching.iter().filter_map(|&i| start[i]).max() else { continue };
+            for &i in &reaching {
+                if start[i] != Some(top) {
+                    start[i] = Some(top);
+                    changed = true;
+                }
+            }
+        }
+    }
+    for f in &users {
+        let top = (0..kernels.len()).filter(|&i| kernels[i].reach.contains(f)).filter_map(|i| start[i]).max();
+        if let (Some(top), Some((text, _))) = (top, layout.placed(f.0, f.1)) {
+            plan.extern_offset.insert(text, top);
+        }
+    }
+    for (k, s) in kernels.iter().zip(&start) {
+        let Some(s) = *s else { continue };
+        if plan.extern_offset.get(&k.text).is_some_and(|&old| old < s) {
+            plan.extern_offset.insert(k.text, s);
+            if let Some(out) = layout.sections.get_mut(k.shared) {
+                out.size = out.size.max(s.saturating_add(reserved));
+            }
+        }
+    }
 }
 
 /// Rule 12.3: `-r` keeps each kernel's input section; `extern __shared__`

@@ -237,7 +237,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
                 continue;
             }
             let r = SymbolRef { input: input.index, symbol: s.index };
-            let Some((id, _)) = s.section_index().and_then(|x| layout.placed(input.index, x)) else { continue };
+            let Some((id, _)) = s.section_index().and_then(|x| layout.local_home(input.index, x)) else { continue };
             if logged.contains(&r) {
                 continue;
             }
@@ -260,7 +260,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             .get(r.input)
             .and_then(|i| i.symbol(r.symbol))
             .and_then(|s| s.section_index())
-            .and_then(|x| layout.placed(r.input, x))
+            .and_then(|x| layout.local_home(r.input, x))
             .and_then(|(id, _)| layout.section(id));
         placed.is_some_and(|o| {
             !executable
@@ -340,7 +340,9 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             LogEntry::Section(id) => id,
             LogEntry::Local(r) => {
                 let Some(sym) = inputs.get(r.input).and_then(|i| i.symbol(r.symbol)) else { continue };
-                let Some((id, base)) = sym.section_index().and_then(|x| layout.placed(r.input, x)) else { continue };
+                let Some((id, base)) = sym.section_index().and_then(|x| layout.local_home(r.input, x)) else {
+                    continue;
+                };
                 local_index.insert(r, index_of(&symbols));
                 let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
                 symbols.push(OutSymbol {
@@ -358,6 +360,12 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         let Some(s) = layout.section(id) else { continue };
         // Rule 12.2: a `.nv.shared.<k>` without variables has no section symbol.
         if !s.class.rule().section_symbol || !may_keep(layout, id) || layout.shared.no_symbol.contains(&id) {
+            continue;
+        }
+        // Rule 5.1: an empty debug section (the 0-byte `.debug_frame` of an
+        // object with no functions) has no section symbol, in its input nor
+        // in the output (data-only object, sm_90/sm_100, exec and `-r`).
+        if s.class == SectionClass::Debug && s.size == 0 {
             continue;
         }
         if let Some(slot) = section_symbol.get_mut(id) {
@@ -410,7 +418,13 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             (None, _) => SymbolSection::Raw(sym.raw_shndx),
         };
         let base = placed.flatten().map_or(0, |(_, o)| o);
-        let bind = if sym.bind == STB_WEAK && sym.st_type != STT_FUNC { STB_GLOBAL } else { sym.bind };
+        // Rule 5.3: undefined weak objects (`__UFT_OFFSET`, ...) become
+        // global; defined weak data (vtables) stays weak (poly, exec and `-r`).
+        let bind = if sym.bind == STB_WEAK && sym.st_type != STT_FUNC && sym.section_index().is_none() {
+            STB_GLOBAL
+        } else {
+            sym.bind
+        };
         let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
         set(&mut global_index, g, index_of(&symbols));
         symbols.push(OutSymbol {

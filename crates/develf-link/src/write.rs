@@ -371,14 +371,15 @@ pub(crate) fn write<'a>(
         }
     }
 
-    // Rule 3.4: e_flags.
+    // Rule 3.4: e_flags, with bits 8..15 the target's SM even when the
+    // inputs were compiled for an older one of its family (sm_80 into sm_86).
     let cuinfo_index = idx(".note.nv.cuinfo");
     let low = inputs
         .iter()
         .find(|i| !i.abi7)
-        .map(|i| i.cubin.header().flags & 0x00ff_ffff)
-        .unwrap_or_else(|| inputs.first().map_or(0, |i| (u32::from(i.cubin.flags().sm) << 8) | 4));
-    let e_flags = (cuinfo_index << 24) | low;
+        .map(|i| i.cubin.header().flags & 0x00ff_00ff)
+        .unwrap_or_else(|| inputs.first().map_or(0, |_| 4));
+    let e_flags = (cuinfo_index << 24) | ((layout.target_sm & 0xff) << 8) | low;
 
     let total = if layout.executable { phoff + table_size } else { phoff };
     usize::try_from(total).map_err(|_| LinkError::TooLarge(format!("{total} bytes")))?;

@@ -205,15 +205,17 @@ fn fixtures_match_nvlink() {
     assert!(merc.identical >= FLOOR_MERC_IDENTICAL, "merc byte-identical: {}", merc.identical);
 }
 
-/// 188 non-merc links (sm_75..sm_90a, exec and -r), 92 merc links.
-const FLOOR_NON_MERC_LINKED: usize = 188;
-const FLOOR_NON_MERC_SEMANTIC: usize = 188;
-const FLOOR_NON_MERC_IDENTICAL: usize = 188;
+/// 198 non-merc links (sm_75..sm_90a, exec and -r), 92 merc links. Of the
+/// non-merc ones, one is not equal yet: xshm `-r` (an `extern __shared__`
+/// reference in a device function stays on its own symbol there, rule 12.3).
+const FLOOR_NON_MERC_LINKED: usize = 198;
+const FLOOR_NON_MERC_SEMANTIC: usize = 197;
+const FLOOR_NON_MERC_IDENTICAL: usize = 197;
 const FLOOR_MERC_LINKED: usize = 92;
-/// Mercury (rule 11, crate::mercury): 46 `-r` + 43 exec equal (ptx `-r`
-/// since the capsule constant immediates, rule 11.7; ptx exec since the
-/// merc texture tables, rule 11.5; ptx-const since local `.nv.constant3`
-/// symbols, rule 5.5). Left: sync exec (finaliser-rewritten, rule 11.3).
+/// Mercury (rule 11, crate::mercury): every link but sync exec (the
+/// finaliser re-generates a kernel's code, rule 11.3): ptx `-r` since the
+/// capsule constant immediates (11.7), ptx exec since the merc texture
+/// tables (11.5), ptx-const since local `.nv.constant3` symbols (5.5).
 const FLOOR_MERC_SEMANTIC: usize = 89;
 const FLOOR_MERC_IDENTICAL: usize = 89;
 
