@@ -397,7 +397,12 @@ pub(crate) fn build(
     b.create(".note.nv.tkinfo", C::TkInfo, SHT_NOTE, 0x200_0000, 4);
     let cuinfo_flags = if has_compat { 0x100_0040 } else { 0x100_0000 };
     b.create(".note.nv.cuinfo", C::CuInfo, SHT_NOTE, cuinfo_flags, 4);
-    b.create(".nv.info", C::NvInfo, SHT_CUDA_INFO, 0, 4);
+    let nv_info = b.create(".nv.info", C::NvInfo, SHT_CUDA_INFO, 0, 4);
+    // Rule 9.3: dropped when no record survives (`-kernels-used` matching no
+    // kernel on managed, mma, weak); its name stays in `.shstrtab`.
+    if let Some(out) = b.layout.sections.get_mut(nv_info) {
+        out.keep = Keep::IfNotEmpty;
+    }
     if has_compat {
         b.create(".nv.compat", C::Compat, SHT_CUDA_COMPAT_INFO, 0, 4);
     }
@@ -584,7 +589,20 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
     ) {
         return;
     }
-    if b.layout.placed(i, index).is_some() || !b.usable(i, index) {
+    if b.layout.placed(i, index).is_some() {
+        return;
+    }
+    if !b.usable(i, index) {
+        // Rule 9.2: a removed kernel's own `.nv.shared.<k>` still has its
+        // name logged where this pass meets it (sync sm_75 `-kernels-used=
+        // sync_spin`: `.nv.shared._Z18sync_atomic_kernelPiPfi` after the kept
+        // kernel's bank, at its `$s_count`); other dead sections leave nothing.
+        if class == C::Shared && b.liveness.is_dead(i, index) && !b.resolution.is_discarded(i, index) {
+            let id = b.create(s.name, C::Shared, SHT_CUDA_SHARED, 0x43, 4);
+            if let Some(out) = b.layout.sections.get_mut(id) {
+                out.keep = Keep::Never;
+            }
+        }
         return;
     }
     let Some(id) = b.place(i, index) else { return };
@@ -661,6 +679,8 @@ fn prototype_vetoes(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> 
 
 /// Whether some `.nv.prototype` entry names a symbol that is in the output.
 fn any_prototype_survives(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &Layout) -> bool {
+    let live_refs =
+        if layout.executable { crate::symbols::live_references(inputs, resolution, layout) } else { Vec::new() };
     inputs.iter().any(|input| {
         input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE).any(|s| {
             s.bytes().chunks_exact(8).any(|pair| {
@@ -670,7 +690,12 @@ fn any_prototype_survives(inputs: &[InputObject<'_>], resolution: &Resolution<'_
                     return false;
                 }
                 let Some(def) = resolution.definition_of(SymbolRef { input: input.index, symbol }) else {
-                    return true;
+                    // Rule 12.4: an undefined function only dead code calls
+                    // gets no symbol, so its entry goes too (sys with every
+                    // kernel removed: `vprintf`, `__assertfail`; rule 9.3).
+                    let function = input.symbol(symbol).is_some_and(|s| s.st_type == STT_FUNC);
+                    let g = resolution.global(r);
+                    return !(function && g.and_then(|g| live_refs.get(g)) == Some(&Some(false)));
                 };
                 let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());
                 section.is_none_or(|x| layout.placed(def.input, x).is_some())

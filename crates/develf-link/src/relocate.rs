@@ -115,12 +115,20 @@ impl<'a> SymbolResolver<'_, 'a> {
             return unresolved(SymbolHome::Undefined);
         };
         let home_of = |name: &str| SymbolHome::of_section(name);
+        // A debug record of a definition that lost to another input's describes
+        // code that is not in the output (rule 9); it is left as it is even
+        // when the winner is dead code too (rule 9.4: ptx `-kernels-used=
+        // ptx_tex_kernel` keeps `ptx_lib`'s FDE range of `ptx_weak_one`).
+        let describes_loser = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
+            && sym.st_type != STT_SECTION
+            && sym.section_index().is_some()
+            && def.input != input;
         let Some((id, base)) = self.layout.placed(def.input, section) else {
             let name = def_input.section(section).map_or("", |s| s.name);
             // Duplicates are recorded against `.symtab`'s sections (the merc
             // table's point at the `.nv.merc.*` copies).
             let main_section = def_input.symbol(def.symbol).and_then(|s| s.section_index());
-            let state = if main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x)) {
+            let state = if describes_loser || main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x)) {
                 SymbolState::DiscardedDuplicate
             } else {
                 SymbolState::Dead
@@ -128,12 +136,6 @@ impl<'a> SymbolResolver<'_, 'a> {
             return Resolved { state, home: home_of(name), value: 0, bank: 0, index };
         };
         let out_name = self.layout.section(id).map_or("", |s| s.name.as_str());
-        // A debug record of a definition that lost to another input's describes
-        // code that is not in the output (rule 9).
-        let describes_loser = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
-            && sym.st_type != STT_SECTION
-            && sym.section_index().is_some()
-            && def.input != input;
         Resolved {
             state: if describes_loser { SymbolState::DiscardedDuplicate } else { SymbolState::Live },
             home: home_of(out_name),
