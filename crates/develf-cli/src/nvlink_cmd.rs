@@ -613,8 +613,11 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             O::Debug => parsed.debug = true,
             O::LibraryPath => parsed.library_paths.extend(values),
             O::Library => parsed.inputs.extend(values.into_iter().map(InputArg::Library)),
-            O::KernelsUsed => parsed.kernels_used.get_or_insert_with(Vec::new).extend(values),
-            O::VariablesUsed => parsed.variables_used.get_or_insert_with(Vec::new).extend(values),
+            // Rule 9.5: an empty list (`-kernels-used=`) is as if the option
+            // were not given (nvlink keeps every kernel, sync and calls sm_90).
+            O::KernelsUsed if !values.is_empty() => parsed.kernels_used.get_or_insert_with(Vec::new).extend(values),
+            O::VariablesUsed if !values.is_empty() => parsed.variables_used.get_or_insert_with(Vec::new).extend(values),
+            O::KernelsUsed | O::VariablesUsed => {}
             O::PreserveRelocs => parsed.preserve_relocs = true,
             O::IgnoreHostInfo => parsed.ignore_host_info = true,
             O::UseHostInfo => parsed.use_host_info = true,
