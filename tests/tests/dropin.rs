@@ -198,7 +198,7 @@ fn dropin_programs_relink_like_nvlink() {
 /// The register file nvlink writes for nvcc (`--register-link-binaries`),
 /// reproduced from the stored inputs: `develf nvlink` run on the stored
 /// `nvcc` command, with the file written into a scratch folder. Every one
-/// must equal nvlink's byte for byte (every archive member named, rule 12.3;
+/// must equal nvlink's byte for byte (every archive member named, rule 13.3;
 /// a newline after each line).
 #[test]
 fn dropin_register_files_match_nvlink() {

@@ -459,7 +459,7 @@ pub struct NvlinkArgs {
     pub kernels_used: Option<Vec<String>>,
     pub variables_used: Option<Vec<String>>,
     pub preserve_relocs: bool,
-    /// `-ignore-host-info` (rule 12.5).
+    /// `-ignore-host-info` (rule 13.5).
     pub ignore_host_info: bool,
     /// `-use-host-info`: nvlink's default, refused together with `-ignore-host-info`.
     pub use_host_info: bool,
@@ -613,8 +613,11 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             O::Debug => parsed.debug = true,
             O::LibraryPath => parsed.library_paths.extend(values),
             O::Library => parsed.inputs.extend(values.into_iter().map(InputArg::Library)),
-            O::KernelsUsed => parsed.kernels_used.get_or_insert_with(Vec::new).extend(values),
-            O::VariablesUsed => parsed.variables_used.get_or_insert_with(Vec::new).extend(values),
+            // Rule 9.5: an empty list (`-kernels-used=`) is as if the option
+            // were not given (nvlink keeps every kernel, sync and calls sm_90).
+            O::KernelsUsed if !values.is_empty() => parsed.kernels_used.get_or_insert_with(Vec::new).extend(values),
+            O::VariablesUsed if !values.is_empty() => parsed.variables_used.get_or_insert_with(Vec::new).extend(values),
+            O::KernelsUsed | O::VariablesUsed => {}
             O::PreserveRelocs => parsed.preserve_relocs = true,
             O::IgnoreHostInfo => parsed.ignore_host_info = true,
             O::UseHostInfo => parsed.use_host_info = true,
@@ -817,7 +820,7 @@ pub struct LinkRequest {
     pub preserve_relocs: bool,
     pub kernels_used: Option<Vec<String>>,
     pub variables_used: Option<Vec<String>>,
-    /// `-ignore-host-info`: host objects' kernel lists prune nothing (rule 12.5).
+    /// `-ignore-host-info`: host objects' kernel lists prune nothing (rule 13.5).
     pub ignore_host_info: bool,
     pub library_paths: Vec<PathBuf>,
     pub inputs: Vec<InputArg>,
@@ -934,12 +937,12 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
 struct LoadedFile {
     name: String,
     data: Vec<u8>,
-    /// Rule 12.3: an archive named like nvlink's system library, whose members
+    /// Rule 13.3: an archive named like nvlink's system library, whose members
     /// join the link only when they define a symbol it still needs.
     system: bool,
 }
 
-/// Rule 12.3: the archive nvlink links on demand, recognised by its file name
+/// Rule 13.3: the archive nvlink links on demand, recognised by its file name
 /// alone (`libdev.a` copied to `libcudadevrt.a` is linked on demand too, and
 /// `libcudadevrt.a` copied to `libfoo.a` whole).
 const SYSTEM_LIBRARY: &str = "libcudadevrt.a";
@@ -949,10 +952,10 @@ fn find_library(name: &str, paths: &[PathBuf]) -> Option<PathBuf> {
     paths.iter().map(|dir| dir.join(&file)).find(|p| p.is_file())
 }
 
-/// Reads the inputs in nvlink's link order (rule 12.1): the files as given,
+/// Reads the inputs in nvlink's link order (rule 13.1): the files as given,
 /// then the `-l` libraries in the order given, wherever they stood. An archive
 /// met a second time (the same file by canonical path, also through `-l`)
-/// adds nothing (rule 12.2); a copy under another name is a second archive.
+/// adds nothing (rule 13.2); a copy under another name is a second archive.
 fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<LoadedFile>, String> {
     let mut files = Vec::with_capacity(request.inputs.len());
     let mut archives_seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
@@ -1011,7 +1014,7 @@ struct Unit<'a> {
 
 /// The objects a file brings: itself, or for an archive its host-object
 /// members in order. nvlink ignores an archive's cubin and fatbin members
-/// without a word (rule 12.3: an archive of `unused.cubin`, or of a `-fatbin`
+/// without a word (rule 13.3: an archive of `unused.cubin`, or of a `-fatbin`
 /// output, adds nothing and registers nothing).
 fn units_of(file: &LoadedFile) -> Result<Vec<Unit<'_>>, String> {
     let name = &file.name;
@@ -1044,7 +1047,7 @@ fn device_objects<'a>(unit: &Unit<'a>, arch: Arch, reporter: &mut Reporter) -> R
             }
         }
         // nvlink warns about a file given directly, not about an archive member
-        // (rule 12.3: an sm_75-only member of an sm_90 link goes by silently).
+        // (rule 13.3: an sm_75-only member of an sm_90 link goes by silently).
         let any_for_target = develf_fatbin::device_elfs(data).is_ok_and(|all| all.iter().any(|e| e.sm == arch.sm));
         if unit.direct
             && out.is_empty()
@@ -1094,7 +1097,7 @@ fn register_name(unit: &Unit<'_>) -> Option<Registered> {
 }
 
 /// The register file: every module linked, in link order, archive members
-/// included (rule 12.3), each line ending in a newline as nvlink's.
+/// included (rule 13.3), each line ending in a newline as nvlink's.
 fn register_file_text(registered: &[Registered], reporter: &Reporter) -> String {
     let mut out = format!("#define NUM_PRELINKED_OBJECTS {}\n", registered.len());
     for entry in registered {
@@ -1192,13 +1195,13 @@ struct Gathered<'a> {
     objects: Vec<NamedObject<'a>>,
     /// The register file's modules, in link order.
     registered: Vec<Registered>,
-    /// Rule 12.5: the kernel patterns of every host object linked.
+    /// Rule 13.5: the kernel patterns of every host object linked.
     host_kernels: Vec<String>,
     /// A cubin or fatbin was given directly: host information does not apply.
     device_only_input: bool,
 }
 
-/// Rule 12.5: the kernel-name patterns a host object's host code refers to,
+/// Rule 13.5: the kernel-name patterns a host object's host code refers to,
 /// NUL-separated in `.nvHRKE` (external linkage) and `.nvHRKI` (internal).
 /// Empty for cubins, fatbins and objects without the sections.
 fn host_kernel_patterns(data: &[u8]) -> Vec<String> {
@@ -1230,7 +1233,7 @@ fn is_device_only(unit: &Unit<'_>) -> bool {
 /// (rule 12): a file given directly is linked, and so is *every* host-object
 /// member of an archive, whether anything refers to it or not (functions
 /// nobody calls then fall to dead-code elimination, variables stay: staticlib's
-/// `unused.o` brings `dev_unused_table`). Only the system library (rule 12.3)
+/// `unused.o` brings `dev_unused_table`). Only the system library (rule 13.3)
 /// is searched as a host linker searches an archive: a member joins when it
 /// defines a symbol the objects before it need and nothing defines yet,
 /// repeated until none does.
@@ -1295,7 +1298,7 @@ fn gather_objects<'a>(
 
 fn link_options(request: &LinkRequest, gathered: &Gathered<'_>) -> LinkOptions {
     let mut options = LinkOptions::new(request.arch);
-    // Rule 12.5: a cubin or fatbin given directly (nvlink: `a.o b.cubin` keeps
+    // Rule 13.5: a cubin or fatbin given directly (nvlink: `a.o b.cubin` keeps
     // `a.o`'s unnamed kernels), or `-ignore-host-info`, turns host information off.
     if !request.ignore_host_info && !gathered.device_only_input {
         options.host_kernels = Some(gathered.host_kernels.clone());

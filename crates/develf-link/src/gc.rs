@@ -15,7 +15,7 @@ pub(crate) struct Liveness {
     /// Per input, per section: removed as dead code (the function's `.text`
     /// and the sections attached to it).
     pub dead: Vec<Vec<bool>>,
-    /// Rule 12.5: kernels (input, `.text` section) removed because no host
+    /// Rule 13.5: kernels (input, `.text` section) removed because no host
     /// object names them. Unlike other dead code, nvlink still creates their
     /// `.nv.shared.<k>` name (in `.shstrtab`, where the `.text` would be).
     pub host_pruned: Vec<(usize, usize)>,
@@ -113,7 +113,7 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             {
                 continue;
             }
-            // Rules 9 and 12.5: `-kernels-used` (substrings), else the host objects' patterns.
+            // Rules 9 and 13.5: `-kernels-used` (substrings), else the host objects' patterns.
             let wanted = crate::host_info::is_root_kernel(options, s.name);
             let by_host = options.kernels_used.is_none() && options.variables_used.is_none();
             if let (false, true, Some(section)) = (wanted, by_host, s.section_index()) {

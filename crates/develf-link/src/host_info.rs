@@ -1,4 +1,4 @@
-//! Which kernels are roots of dead-code elimination (rules 9 and 12.5).
+//! Which kernels are roots of dead-code elimination (rules 9 and 13.5).
 //!
 //! * `-kernels-used=K,...` (rule 9): a kernel is kept when one of the values
 //!   is a *substring* of its name (nvlink's help: "Can be part of a kernel
@@ -10,7 +10,7 @@
 //!   variable stays, referenced or not (nvlink 13.5 on `calls`, `v.cu`, `a.o`:
 //!   `-variables-used=lib_bias` leaves only the variables; with
 //!   `-kernels-used=k` too, the kernels follow `-kernels-used`).
-//! * Host information (rule 12.5): host objects list the kernels their host
+//! * Host information (rule 13.5): host objects list the kernels their host
 //!   code refers to in `.nvHRKE` (external linkage) and `.nvHRKI` (internal:
 //!   `static`, anonymous namespaces), NUL-separated glob patterns such as
 //!   `_Z6powers*` or `__nv_static_25__..._*36_GLOBAL__N__...5kanon*`. In an

@@ -415,8 +415,9 @@ pub(crate) fn build(
     let cuinfo_flags = if has_compat { 0x100_0040 } else { 0x100_0000 };
     b.create(".note.nv.cuinfo", C::CuInfo, SHT_NOTE, cuinfo_flags, 4);
     let nv_info = b.create(".nv.info", C::NvInfo, SHT_CUDA_INFO, 0, 4);
-    // Rule 7.1: an `.nv.info` left without records (every function removed,
-    // `-variables-used` on vars sm_90) has no header; its name stays.
+    // Rules 7.1 and 9.3: an `.nv.info` left without records (every function
+    // removed: `-variables-used` on vars sm_90, `-kernels-used` matching no
+    // kernel on managed, mma, weak) has no header; its name stays in `.shstrtab`.
     if let Some(out) = b.layout.sections.get_mut(nv_info) {
         out.keep = Keep::IfNotEmpty;
     }
@@ -453,7 +454,7 @@ pub(crate) fn build(
                 b.layout.log.push(LogEntry::Local(me));
             }
             let Some(id) = b.place(i, text) else {
-                // Rule 12.5: a kernel no host object names leaves its
+                // Rule 13.5: a kernel no host object names leaves its
                 // `.nv.shared.<k>` name behind (staticlib: `dev_unused_kernel`).
                 if b.liveness.host_pruned.contains(&(i, text)) {
                     let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
@@ -674,7 +675,20 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
     ) {
         return;
     }
-    if b.layout.placed(i, index).is_some() || !b.usable(i, index) {
+    if b.layout.placed(i, index).is_some() {
+        return;
+    }
+    if !b.usable(i, index) {
+        // Rule 9.2: a removed kernel's own `.nv.shared.<k>` still has its
+        // name logged where this pass meets it (sync sm_75 `-kernels-used=
+        // sync_spin`: `.nv.shared._Z18sync_atomic_kernelPiPfi` after the kept
+        // kernel's bank, at its `$s_count`); other dead sections leave nothing.
+        if class == C::Shared && b.liveness.is_dead(i, index) && !b.resolution.is_discarded(i, index) {
+            let id = b.create(s.name, C::Shared, SHT_CUDA_SHARED, 0x43, 4);
+            if let Some(out) = b.layout.sections.get_mut(id) {
+                out.keep = Keep::Never;
+            }
+        }
         return;
     }
     let Some(id) = b.place(i, index) else { return };
@@ -751,6 +765,8 @@ fn prototype_vetoes(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> 
 
 /// Whether some `.nv.prototype` entry names a symbol that is in the output.
 fn any_prototype_survives(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &Layout) -> bool {
+    let live_refs =
+        if layout.executable { crate::symbols::live_references(inputs, resolution, layout) } else { Vec::new() };
     inputs.iter().any(|input| {
         input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE).any(|s| {
             s.bytes().chunks_exact(8).any(|pair| {
@@ -760,7 +776,12 @@ fn any_prototype_survives(inputs: &[InputObject<'_>], resolution: &Resolution<'_
                     return false;
                 }
                 let Some(def) = resolution.definition_of(SymbolRef { input: input.index, symbol }) else {
-                    return true;
+                    // Rule 13.4: an undefined function only dead code calls
+                    // gets no symbol, so its entry goes too (sys with every
+                    // kernel removed: `vprintf`, `__assertfail`; rule 9.3).
+                    let function = input.symbol(symbol).is_some_and(|s| s.st_type == STT_FUNC);
+                    let g = resolution.global(r);
+                    return !(function && g.and_then(|g| live_refs.get(g)) == Some(&Some(false)));
                 };
                 let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());
                 section.is_none_or(|x| layout.placed(def.input, x).is_some())

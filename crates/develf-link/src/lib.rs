@@ -60,7 +60,7 @@ fn link_in_pool<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
     let objects = input::read_inputs(options, inputs)?;
     let resolution = resolve::resolve(&objects)?;
     let liveness = gc::collect(options, &objects, &resolution);
-    // Rule 12.4: after dead-code elimination, which decides what an undefined
+    // Rule 13.4: after dead-code elimination, which decides what an undefined
     // function reference may be left behind by.
     if options.output == OutputKind::Executable {
         resolve::check_undefined(&objects, &resolution, &liveness)?;

@@ -223,8 +223,11 @@ pub(crate) fn attach(layout: &mut Layout, input: usize, s: &Section<'_>, id: Out
             symbol: SymbolRef { input, symbol: (s.info & 0x00ff_ffff) as usize },
             high_bits: s.info & 0xff00_0000,
         };
-    } else if s.sh_type == SHT_CUDA_MERCURY_PROTOTYPE {
-        // Like `.nv.prototype`: only when some entry survives.
+    } else if s.sh_type == SHT_CUDA_MERCURY_PROTOTYPE
+        || (s.sh_type == SHT_CUDA_MERCURY_INFO && s.flags & SHF_INFO_LINK == 0)
+    {
+        // Like `.nv.prototype` and `.nv.info` (rule 9.3): only when some
+        // entry survives.
         out.keep = Keep::IfNotEmpty;
     } else if s.sh_type == SHT_CUDA_MERCURY_INFO && s.flags & SHF_INFO_LINK == 0 {
         // Like `.nv.info` (rule 7.1): dropped when no record is left

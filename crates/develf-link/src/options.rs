@@ -26,7 +26,7 @@ pub struct LinkOptions {
     pub kernels_used: Option<Vec<String>>,
     /// `-variables-used=V,...`: only these variables are kept.
     pub variables_used: Option<Vec<String>>,
-    /// Rule 12.5: the kernel-name patterns the host objects refer to (their
+    /// Rule 13.5: the kernel-name patterns the host objects refer to (their
     /// `.nvHRKE`/`.nvHRKI` sections; `*` matches any run of characters).
     /// When `Some` and not empty, an executable keeps only the kernels some
     /// pattern matches, and what they reach. `None` where host information

@@ -120,7 +120,9 @@ impl<'a> SymbolResolver<'_, 'a> {
         // A debug record of a definition that lost to another input's describes
         // code that is not in the output (rule 9), whether or not the winner
         // survives: `-kernels-used` removing the winner of a weak pair leaves
-        // the loser's FDE range unclaimed (tpl: `tsum<int>`, sm_80 and sm_90).
+        // the loser's FDE range unclaimed (tpl: `tsum<int>`, sm_80 and sm_90;
+        // rule 9.4, ptx `-kernels-used=ptx_tex_kernel`: `ptx_lib`'s range of
+        // `ptx_weak_one`).
         // Only code: debug records of losing weak *data* (a vtable) keep
         // pointing at the winner (polyG `-r`: `_ZTV5Shape` in `.debug_info`).
         // A copy met *before* the winner was taken first and replaced (U9,

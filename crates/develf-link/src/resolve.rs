@@ -45,7 +45,7 @@ pub(crate) struct Global<'a> {
 pub(crate) const TABLE_SYMBOLS: [&str; 8] =
     ["__UFT_OFFSET", "__UDT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"];
 
-/// Rule 12.4: the functions nvlink 13.5 lets stay undefined in an executable
+/// Rule 13.4: the functions nvlink 13.5 lets stay undefined in an executable
 /// because the driver supplies them, as listed in nvlink's own string table
 /// (each one checked by linking a kernel that calls it: links; a name one
 /// letter off, `cudaGetDevice`, `cudaLaunchDeviceV2`, `memcpy`: `Undefined
@@ -103,7 +103,7 @@ const DRIVER_FUNCTIONS: &[&str] = &[
     "cudaSubgridScheduleManageWarpSpecializedWorkspaceAndDependencies",
 ];
 
-/// Rule 12.4: any name starting with this is a driver system call and may stay
+/// Rule 13.4: any name starting with this is a driver system call and may stay
 /// undefined (`__cuda_syscall`, `__cuda_syscallx`, `__cuda_syscall_cnpv2*`
 /// all link; `__cuda_foo` does not).
 const SYSCALL_PREFIX: &str = "__cuda_syscall";
@@ -159,7 +159,7 @@ fn location(inputs: &[InputObject<'_>], r: SymbolRef) -> Location {
 /// May this name stay undefined in an executable whatever references it? Weak
 /// references, textures and surfaces (bound by the driver), shared-memory
 /// externs (placed per kernel), `.nv.reservedSmem.*`, the table symbols and
-/// the driver's functions (rule 12.4).
+/// the driver's functions (rule 13.4).
 fn may_stay_undefined(s: &Symbol<'_>) -> bool {
     s.bind == STB_WEAK
         || matches!(s.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER)
@@ -326,7 +326,7 @@ fn discarded_sections(inputs: &[InputObject<'_>], losers: &[SymbolRef]) -> Vec<V
     discarded
 }
 
-/// Rule 12.4: which names an executable may leave undefined. Run after
+/// Rule 13.4: which names an executable may leave undefined. Run after
 /// dead-code elimination: an undefined *function* is an error only when code
 /// that survives refers to it (a dead function's call to an undefined `foo`
 /// links; libcudadevrt's unused wrappers call `cnp*`/`__cudaCDP2*` helpers

@@ -200,7 +200,11 @@ pub(crate) fn prototype_strings<'a>(inputs: &[InputObject<'a>]) -> Vec<&'a str> 
 
 /// Per global: `None` when no relocation names it, else whether a relocation
 /// in a surviving (placed) section does.
-fn live_references(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &Layout) -> Vec<Option<bool>> {
+pub(crate) fn live_references(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+) -> Vec<Option<bool>> {
     let mut refs: Vec<Option<bool>> = vec![None; resolution.globals.len()];
     for input in inputs {
         for rs in input.cubin.relocation_sections() {
@@ -386,14 +390,20 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     let mut global_index: Vec<Option<u32>> = vec![None; resolution.globals.len()];
     let live_refs = if executable { live_references(inputs, resolution, layout) } else { Vec::new() };
     for (g, global) in resolution.globals.iter().enumerate() {
-        if executable && global.definition.is_none() && live_refs.get(g) == Some(&Some(false)) {
-            // Rule 12.4: an undefined name only dead code refers to is never
-            // created (dynpar: libcudadevrt's unused wrappers name ~40 `cnp*`
-            // and `__cuda_syscall_*` that nvlink's `.symtab`/`.strtab` lack).
-            continue;
-        }
         let source = global.definition.unwrap_or(global.first);
         let Some(sym) = inputs.get(source.input).and_then(|i| i.symbol(source.symbol)) else { continue };
+        if executable
+            && global.definition.is_none()
+            && sym.st_type == STT_FUNC
+            && live_refs.get(g) == Some(&Some(false))
+        {
+            // Rule 13.4: an undefined function only dead code refers to is
+            // never created (dynpar: libcudadevrt's unused wrappers name ~40
+            // `cnp*` and `__cuda_syscall_*` that nvlink's `.symtab`/`.strtab`
+            // lack). Rule 9.3: other undefined names stay (`__UFT_OFFSET`,
+            // the texture `ptx_tex`, when `-kernels-used` removes their users).
+            continue;
+        }
         let placed = sym.section_index().map(|x| layout.placed(source.input, x));
         if let Some(None) = placed {
             // Defined in a section that did not survive (dead code, rule 9):
