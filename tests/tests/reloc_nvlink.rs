@@ -354,8 +354,11 @@ fn resolve(
     };
     let home = SymbolHome::of_section(osec.name);
     let bank = bank_base(osec.name);
+    // A debug record of a losing copy describes code that is not in the
+    // output, unless the copy was met first and replaced by a later winner
+    // (fewer registers, U9): then its records stay and point at the winner.
     let describes_loser = matches!(SymbolHome::of_section(patched), SymbolHome::Debug | SymbolHome::DebugLine);
-    if describes_loser && sym.section_index().is_some() && winners.get(sym.name).is_some_and(|w| *w != input_no) {
+    if describes_loser && sym.section_index().is_some() && winners.get(sym.name).is_some_and(|w| *w < input_no) {
         return Resolved::Discarded(o.value, home, bank);
     }
     Resolved::Value(o.value, home, bank)
@@ -443,23 +446,46 @@ fn points_at_cie(debug_frame: &[u8], theirs: u64, ours: u64) -> bool {
 }
 
 /// Which input wins each global function definition: the first strong one,
-/// else the first weak one.
+/// else the weak one using the fewest registers (its `.nv.info` REGCOUNT),
+/// the first of equals (rule U9, the wreg fixture).
 fn winners(inputs: &[Cubin<'_>]) -> HashMap<String, usize> {
     let mut strong: HashMap<String, usize> = HashMap::new();
-    let mut weak: HashMap<String, usize> = HashMap::new();
+    let mut weak: HashMap<String, (u32, usize)> = HashMap::new();
     for (i, c) in inputs.iter().enumerate() {
+        let regcount = function_regcounts(c);
         for s in c.symbols() {
             if s.bind == STB_LOCAL || s.section_index().is_none() || s.st_type != STT_FUNC {
                 continue;
             }
-            let map = if s.bind == 2 { &mut weak } else { &mut strong };
-            map.entry(s.name.to_string()).or_insert(i);
+            if s.bind == 2 {
+                let regs = regcount.get(&s.index).copied().unwrap_or(u32::MAX);
+                let entry = weak.entry(s.name.to_string()).or_insert((regs, i));
+                if regs < entry.0 {
+                    *entry = (regs, i);
+                }
+            } else {
+                strong.entry(s.name.to_string()).or_insert(i);
+            }
         }
     }
-    for (name, i) in weak {
+    for (name, (_, i)) in weak {
         strong.entry(name).or_insert(i);
     }
     strong
+}
+
+/// Per symbol index: the EIATTR_REGCOUNT (0x2f: symbol u32, count u32) of
+/// the input's `.nv.info`.
+fn function_regcounts(c: &Cubin<'_>) -> HashMap<usize, u32> {
+    let mut out = HashMap::new();
+    for s in c.sections().iter().filter(|s| s.name == ".nv.info") {
+        for r in develf_format::nvinfo::records(s.data.unwrap_or(&[])).flatten() {
+            if let (0x2f, [a, b, c, d, e, f, g, h]) = (r.attribute, r.payload) {
+                out.insert(u32::from_le_bytes([*a, *b, *c, *d]) as usize, u32::from_le_bytes([*e, *f, *g, *h]));
+            }
+        }
+    }
+    out
 }
 
 struct Site<'x> {
