@@ -71,6 +71,9 @@ struct CallFacts {
     /// Per output symbol: the largest REGCOUNT of the functions reachable
     /// from it, itself included (set with `recursive`).
     most_registers: Vec<u32>,
+    /// Whether any call or address-taken target is undefined in the output:
+    /// without one, and without EXTERNS, no kernel's list can grow.
+    undefined_target: bool,
 }
 
 impl CallFacts {
@@ -269,7 +272,8 @@ impl CallFacts {
 }
 
 fn encode(records: &[Attribute], section: &str) -> Result<Vec<u8>, LinkError> {
-    let mut out = Vec::new();
+    // Most records are 4 to 12 bytes: one allocation for most sections.
+    let mut out = Vec::with_capacity(records.len() * 12);
     for r in records {
         r.encode(&mut out).map_err(|e| LinkError::Unsupported(format!("{section}: {e}")))?;
     }
@@ -377,6 +381,8 @@ impl Context<'_, '_> {
             }
         }
         facts.find_recursion();
+        let targets = facts.callees.values().flatten().chain(facts.address_taken.iter().map(|(g, _)| g));
+        facts.undefined_target = targets.copied().any(|g| !self.is_defined_output(g));
         facts
     }
 
@@ -684,6 +690,9 @@ impl Context<'_, '_> {
             add(&mut out, e);
         }
         let own = out.len();
+        if facts.externs.is_empty() && !facts.undefined_target {
+            return (out, own);
+        }
         let reach = facts.reach_through_addresses(f);
         let text_of = |g: u32| match self.symbols.symbols.get(g as usize).map(|s| &s.section) {
             Some(crate::symbols::SymbolSection::Section(id)) => Some(*id),
@@ -698,7 +707,12 @@ impl Context<'_, '_> {
             self.layout.find(&format!(".nv.info.{name}"))
         };
         let mut defined: Vec<(Option<crate::layout::OutId>, crate::layout::OutId, u32)> =
-            reach.iter().filter(|&&g| g != f).filter_map(|&g| text_of(g).map(|t| (info_of(t), t, g))).collect();
+            // Only functions with a list contribute: the others need no order key.
+            reach
+                .iter()
+                .filter(|&&g| g != f && facts.externs.get(&g).is_some_and(|l| !l.is_empty()))
+                .filter_map(|&g| text_of(g).map(|t| (info_of(t), t, g)))
+                .collect();
         defined.sort_unstable();
         for (_, _, g) in defined {
             for &e in facts.externs.get(&g).map(Vec::as_slice).unwrap_or_default() {
