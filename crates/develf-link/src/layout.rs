@@ -112,6 +112,10 @@ impl SectionClass {
     /// The class of an input section, or `None` for sections the linker
     /// regenerates (string and symbol tables) and the null section.
     pub fn of_input(name: &str, sh_type: u32) -> Option<SectionClass> {
+        // Rule 3.6: index tables are remade, `.nv.merc.symtab_shndx` included.
+        if sh_type == SHT_SYMTAB_SHNDX {
+            return None;
+        }
         if name.starts_with(".nv.merc.") || name.starts_with(".nv.capmerc.") {
             return Some(C::Mercury);
         }
