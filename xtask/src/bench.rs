@@ -9,6 +9,14 @@
 //!   `f_{i+2}`: Fib(depth) call paths from the kernel. nvlink enumerates them
 //!   (+60% per level, about 1 s near depth 40; depth 200 does not finish); a
 //!   linker that walks the graph once does not care.
+//! - `xindex`, `xindex-r`, `xindex-edge`, `xindex-merc`, `xindex-merc-r`:
+//!   extended section numbering (docs/nvlink-layout.md rule 3.6). Objects of
+//!   800 tiny device functions called by one kernel (about 1,600 sections
+//!   each): 41 of them (sm_90, exec and `-r`: 65,778 sections, past 0xff00,
+//!   0xfff2 and 0xffff); 40 plus one of 510 functions (exec: the smallest
+//!   link of this shape that keeps `.symtab_shndx`, 65,198 sections); sm_100:
+//!   20 plus one of 279 functions (65,283 sections with the two tables).
+//!   These mostly check bytes against nvlink.
 //!
 //! Each case runs nvlink and `target/release/develf nvlink` alternately
 //! (`--runs N`, default 5) with a time limit per run (`--timeout S`, default
@@ -29,6 +37,10 @@ use std::time::{Duration, Instant};
 pub const USAGE: &str = "bench [--runs N] [--timeout S] [--only CASE] [--jobs N] [--no-build]";
 
 const ARCH: &str = "sm_90";
+/// The Mercury target of `xindex-merc` (rule 3.6 differs there).
+const MERC_ARCH: &str = "sm_100";
+/// Device functions per `xindex` object (2 sections each, 4 on Mercury).
+const XINDEX_FUNCTIONS: usize = 800;
 const BIG_OBJECTS: usize = 200;
 const BIG_FUNCTIONS: usize = 50;
 /// Instructions per generated function: sized so `big` is about 20 MB of cubins.
@@ -230,12 +242,38 @@ fn chain_ptx(depth: usize) -> String {
     out
 }
 
-/// One benchmark: the cubins to link.
+/// Object `index` of the `xindex` links: `functions` device functions of
+/// one store each, all called by the kernel `k_<index>` (so none is dead):
+/// each gives `.text.<f>` and `.nv.info.<f>` (Mercury: also their merc copies).
+fn xindex_object_ptx(index: usize, functions: usize, arch: &str) -> String {
+    let mut out = PTX_HEADER.replace(ARCH, arch);
+    for f in 0..functions {
+        let _ = writeln!(
+            out,
+            ".visible .func f_{index}_{f}(.param .b64 p)\n{{\n  .reg .b64 %rd<2>;\n  ld.param.b64 %rd1, [p];\n  st.global.u32 [%rd1+{}], {f};\n  ret;\n}}",
+            4 * f
+        );
+    }
+    let _ =
+        writeln!(out, ".visible .entry k_{index}(.param .b64 q)\n{{\n  .reg .b64 %rd<2>;\n  ld.param.b64 %rd1, [q];");
+    for f in 0..functions {
+        let _ = writeln!(out, "  {{ .param .b64 a; st.param.b64 [a], %rd1; call.uni f_{index}_{f}, (a); }}");
+    }
+    out.push_str("  ret;\n}\n");
+    out
+}
+
+/// One benchmark: the cubins to link, for which target, `-r` or not.
 #[derive(Debug)]
 struct Case {
     name: String,
     inputs: Vec<PathBuf>,
+    arch: &'static str,
+    relocatable: bool,
 }
+
+/// One PTX file to assemble: (PTX, cubin, target).
+type Work = (PathBuf, PathBuf, &'static str);
 
 /// Writes `text` to `path` when it differs; returns whether it changed.
 fn write_if_changed(path: &Path, text: &str) -> Result<bool> {
@@ -247,7 +285,7 @@ fn write_if_changed(path: &Path, text: &str) -> Result<bool> {
 }
 
 /// Assembles the PTX files whose cubin is missing or stale, `jobs` at a time.
-fn assemble(ptxas: &Path, work: &[(PathBuf, PathBuf)], jobs: usize) -> Result<()> {
+fn assemble(ptxas: &Path, work: &[Work], jobs: usize) -> Result<()> {
     let mut running: Vec<(Child, PathBuf)> = Vec::new();
     let mut queue = work.iter();
     let start = Instant::now();
@@ -256,9 +294,9 @@ fn assemble(ptxas: &Path, work: &[(PathBuf, PathBuf)], jobs: usize) -> Result<()
     }
     loop {
         while running.len() < jobs.max(1) {
-            let Some((ptx, cubin)) = queue.next() else { break };
+            let Some((ptx, cubin, arch)) = queue.next() else { break };
             let child = Command::new(ptxas)
-                .args([&format!("-arch={ARCH}"), "-m64", "--compile-only"])
+                .args([&format!("-arch={arch}"), "-m64", "--compile-only"])
                 .arg(ptx)
                 .arg("-o")
                 .arg(cubin)
@@ -295,11 +333,11 @@ fn generate(dir: &Path, ptxas: &Path, options: &Options) -> Result<Vec<Case>> {
             let ptx = big.join(format!("obj_{index:03}.ptx"));
             let cubin = ptx.with_extension("cubin");
             if write_if_changed(&ptx, &big_object_ptx(index))? || !cubin.exists() {
-                work.push((ptx, cubin.clone()));
+                work.push((ptx, cubin.clone(), ARCH));
             }
             inputs.push(cubin);
         }
-        cases.push(Case { name: "big".into(), inputs });
+        cases.push(Case { name: "big".into(), inputs, arch: ARCH, relocatable: false });
     }
     for depth in [38usize, 200] {
         let name = format!("deep{depth}");
@@ -309,12 +347,41 @@ fn generate(dir: &Path, ptxas: &Path, options: &Options) -> Result<Vec<Case>> {
         let ptx = dir.join(format!("{name}.ptx"));
         let cubin = ptx.with_extension("cubin");
         if write_if_changed(&ptx, &chain_ptx(depth))? || !cubin.exists() {
-            work.push((ptx, cubin.clone()));
+            work.push((ptx, cubin.clone(), ARCH));
         }
-        cases.push(Case { name, inputs: vec![cubin] });
+        cases.push(Case { name, inputs: vec![cubin], arch: ARCH, relocatable: false });
+    }
+    // Rule 3.6: (case, target, -r, full objects, functions of the last one).
+    let xindex: [(&str, &'static str, bool, usize, usize); 5] = [
+        ("xindex", ARCH, false, 41, XINDEX_FUNCTIONS),
+        ("xindex-r", ARCH, true, 41, XINDEX_FUNCTIONS),
+        ("xindex-edge", ARCH, false, 40, 510),
+        ("xindex-merc", MERC_ARCH, false, 20, 279),
+        ("xindex-merc-r", MERC_ARCH, true, 20, 279),
+    ];
+    for (name, arch, relocatable, objects, last) in xindex {
+        if !wanted(name) {
+            continue;
+        }
+        let sub = dir.join(format!("xindex-{arch}"));
+        fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
+        let mut inputs = Vec::with_capacity(objects + 1);
+        for (index, functions) in (0..objects).map(|i| (i, XINDEX_FUNCTIONS)).chain([(objects, last)]) {
+            let ptx = sub.join(format!("obj_{index:02}_{functions}.ptx"));
+            let cubin = ptx.with_extension("cubin");
+            // Cases share objects: each is assembled once.
+            let stale = write_if_changed(&ptx, &xindex_object_ptx(index, functions, arch))? || !cubin.exists();
+            if stale && !work.iter().any(|(p, _, _)| *p == ptx) {
+                work.push((ptx, cubin.clone(), arch));
+            }
+            inputs.push(cubin);
+        }
+        cases.push(Case { name: name.into(), inputs, arch, relocatable });
     }
     if cases.is_empty() {
-        bail!("--only: no case named that (big, deep38, deep200)");
+        bail!(
+            "--only: no case named that (big, deep38, deep200, xindex, xindex-r, xindex-edge, xindex-merc, xindex-merc-r)"
+        );
     }
     assemble(ptxas, &work, options.jobs)?;
     Ok(cases)
@@ -447,7 +514,13 @@ fn build_develf(root: &Path) -> Result<()> {
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse_options(args)?;
     let root = toolchain::workspace_root();
-    let toolchain = toolchain::ensure()?;
+    let toolchain = match toolchain::ensure() {
+        Ok(t) => t,
+        Err(e) => {
+            println!("bench: skipped, CUDA toolchain unavailable ({e:#})");
+            return Ok(());
+        }
+    };
     let dir = root.join("target").join("bench");
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let cases = generate(&dir, &toolchain.tool("ptxas"), &options)?;
@@ -473,7 +546,10 @@ pub fn run(args: &[String]) -> Result<()> {
         let input_bytes: u64 = case.inputs.iter().filter_map(|p| fs::metadata(p).ok()).map(|m| m.len()).sum();
         let files: Vec<String> = case.inputs.iter().map(|p| p.to_string_lossy().into_owned()).collect();
         let line = |output: &Path| {
-            let mut a = vec![format!("-arch={ARCH}"), "-o".to_string(), output.to_string_lossy().into_owned()];
+            let mut a = vec![format!("-arch={}", case.arch), "-o".to_string(), output.to_string_lossy().into_owned()];
+            if case.relocatable {
+                a.push("-r".to_string());
+            }
             a.extend(files.iter().cloned());
             a
         };

@@ -76,28 +76,29 @@ pub(crate) static CLASS_TABLE: &[ClassRule] = &[
     ClassRule { class: C::ShStrTab, rank: 1, section_symbol: false, executable_type: None },
     ClassRule { class: C::StrTab, rank: 2, section_symbol: false, executable_type: None },
     ClassRule { class: C::SymTab, rank: 3, section_symbol: false, executable_type: None },
-    ClassRule { class: C::SymTabShndx, rank: 3, section_symbol: false, executable_type: None },
     ClassRule { class: C::Debug, rank: 4, section_symbol: true, executable_type: None },
-    ClassRule { class: C::TkInfo, rank: 5, section_symbol: true, executable_type: None },
-    ClassRule { class: C::CuInfo, rank: 6, section_symbol: true, executable_type: None },
-    ClassRule { class: C::NvInfo, rank: 7, section_symbol: false, executable_type: None },
-    ClassRule { class: C::Compat, rank: 8, section_symbol: false, executable_type: None },
-    ClassRule { class: C::FunctionInfo, rank: 9, section_symbol: false, executable_type: None },
-    ClassRule { class: C::CallGraph, rank: 10, section_symbol: true, executable_type: None },
-    ClassRule { class: C::Prototype, rank: 11, section_symbol: true, executable_type: None },
-    ClassRule { class: C::RelAction, rank: 12, section_symbol: true, executable_type: None },
-    ClassRule { class: C::Relocation, rank: 13, section_symbol: false, executable_type: None },
-    ClassRule { class: C::ConstantBank, rank: 14, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
-    ClassRule { class: C::Text, rank: 15, section_symbol: true, executable_type: None },
-    ClassRule { class: C::GlobalInit, rank: 16, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
-    ClassRule { class: C::Shared, rank: 17, section_symbol: true, executable_type: Some(SHT_NOBITS) },
-    // Rule 1.1: `.nv_debug.shared` shares class 17 with the kernel windows, in
+    // Rule 3.6: kept only with extended numbering; after the debug sections.
+    ClassRule { class: C::SymTabShndx, rank: 5, section_symbol: false, executable_type: None },
+    ClassRule { class: C::TkInfo, rank: 6, section_symbol: true, executable_type: None },
+    ClassRule { class: C::CuInfo, rank: 7, section_symbol: true, executable_type: None },
+    ClassRule { class: C::NvInfo, rank: 8, section_symbol: false, executable_type: None },
+    ClassRule { class: C::Compat, rank: 9, section_symbol: false, executable_type: None },
+    ClassRule { class: C::FunctionInfo, rank: 10, section_symbol: false, executable_type: None },
+    ClassRule { class: C::CallGraph, rank: 11, section_symbol: true, executable_type: None },
+    ClassRule { class: C::Prototype, rank: 12, section_symbol: true, executable_type: None },
+    ClassRule { class: C::RelAction, rank: 13, section_symbol: true, executable_type: None },
+    ClassRule { class: C::Relocation, rank: 14, section_symbol: false, executable_type: None },
+    ClassRule { class: C::ConstantBank, rank: 15, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
+    ClassRule { class: C::Text, rank: 16, section_symbol: true, executable_type: None },
+    ClassRule { class: C::GlobalInit, rank: 17, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
+    ClassRule { class: C::Shared, rank: 18, section_symbol: true, executable_type: Some(SHT_NOBITS) },
+    // Rule 1.1: `.nv_debug.shared` shares the rank of the kernel windows, in
     // creation order (shm: after shm_a's windows, before shm_b's).
-    ClassRule { class: C::DebugShared, rank: 17, section_symbol: false, executable_type: Some(SHT_NOBITS) },
-    ClassRule { class: C::Global, rank: 19, section_symbol: true, executable_type: Some(SHT_NOBITS) },
-    ClassRule { class: C::OtherData, rank: 20, section_symbol: true, executable_type: None },
-    ClassRule { class: C::MercuryConstant0, rank: 21, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
-    ClassRule { class: C::Mercury, rank: 22, section_symbol: false, executable_type: None },
+    ClassRule { class: C::DebugShared, rank: 18, section_symbol: false, executable_type: Some(SHT_NOBITS) },
+    ClassRule { class: C::Global, rank: 20, section_symbol: true, executable_type: Some(SHT_NOBITS) },
+    ClassRule { class: C::OtherData, rank: 21, section_symbol: true, executable_type: None },
+    ClassRule { class: C::MercuryConstant0, rank: 22, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
+    ClassRule { class: C::Mercury, rank: 23, section_symbol: false, executable_type: None },
 ];
 
 impl SectionClass {
@@ -113,6 +114,10 @@ impl SectionClass {
     /// The class of an input section, or `None` for sections the linker
     /// regenerates (string and symbol tables) and the null section.
     pub fn of_input(name: &str, sh_type: u32) -> Option<SectionClass> {
+        // Rule 3.6: index tables are remade, `.nv.merc.symtab_shndx` included.
+        if sh_type == SHT_SYMTAB_SHNDX {
+            return None;
+        }
         if name.starts_with(".nv.merc.") || name.starts_with(".nv.capmerc.") {
             return Some(C::Mercury);
         }
@@ -158,10 +163,14 @@ pub(crate) struct Piece {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Keep {
     Always,
-    /// Created and dropped (`.symtab_shndx`): its name stays in `.shstrtab` (rule 4.1).
+    /// Created and dropped (`.symtab_shndx` without extended numbering,
+    /// rule 3.6): its name stays in `.shstrtab` (rule 4.1).
     Never,
     /// Relocation sections and `.nv.prototype`: only with contents (rule 4.1).
     IfNotEmpty,
+    /// Mercury's `.symtab_shndx` and `.nv.merc.symtab_shndx`: only when the
+    /// sections written reach 0xff00 (rule 3.6), decided in crate::write.
+    IfExtended,
 }
 
 /// What fills `sh_info` (rule 2).
@@ -311,6 +320,7 @@ impl Builder<'_, '_> {
         }
         let entsize = match class {
             C::SymTab => 24,
+            C::SymTabShndx => 4,
             C::CallGraph | C::Prototype | C::RelAction => 8,
             C::Relocation if sh_type == SHT_REL => 16,
             C::Relocation => 24,
@@ -660,8 +670,52 @@ pub(crate) fn build(
     finish_classes(&mut b.layout);
     // Rule 12: sizes, alignment and survival of every `.nv.shared.<k>`.
     crate::shared::plan(inputs, resolution, &mut b.layout);
+    keep_symtab_shndx(&mut b.layout);
     b.layout
 }
+
+/// Rule 3.6: the section count from which nvlink keeps `.symtab_shndx`
+/// (`SHN_LORESERVE`).
+pub(crate) const EXTENDED_NUMBERING_FROM: usize = 0xff00;
+
+/// Rule 3.6 (sm_75..sm_90a): `.symtab_shndx` is kept when the sections
+/// created (the creation log, dropped ones and `.symtab_shndx` included)
+/// reach 0xff00, counting one more in an executable. The count of sections
+/// actually written does not decide: 40 objects plus one of 509 (exec) / 531
+/// (`-r`) functions create 65,277 / 65,279 sections and get none, 510 / 532
+/// functions create 65,279 / 65,281 and keep it (with 65,197 / 65,240 written
+/// sections); the same with 39 + 2 objects and one call more or less
+/// (docs/nvlink-layout-scripts/xindex.py).
+///
+/// Mercury (sm_100+): the finaliser decides on the sections it writes
+/// (crate::write) and then adds `.symtab_shndx` and its own
+/// `.nv.merc.symtab_shndx` after every other section. The latter is made
+/// here, outside the creation log: its name is in no string table but the
+/// merc `.shstrtab`, which lists the written sections (rule 4.3).
+fn keep_symtab_shndx(layout: &mut Layout) {
+    let Some(id) = layout.sections.iter().position(|s| s.class == C::SymTabShndx) else { return };
+    if layout.mercury {
+        let Some(shndx) = layout.sections.get_mut(id) else { return };
+        shndx.keep = Keep::IfExtended;
+        let merc = OutSection {
+            name: MERC_SYMTAB_SHNDX.to_string(),
+            flags: develf_format::section::SHF_CUDA_MERCURY,
+            ..shndx.clone()
+        };
+        layout.by_name.insert(merc.name.clone(), layout.sections.len());
+        layout.sections.push(merc);
+        return;
+    }
+    let created = layout.sections.len() + usize::from(layout.executable);
+    if created >= EXTENDED_NUMBERING_FROM {
+        if let Some(s) = layout.sections.get_mut(id) {
+            s.keep = Keep::Always;
+        }
+    }
+}
+
+/// The finaliser's extended index table for `.nv.merc.symtab` (rule 3.6).
+pub(crate) const MERC_SYMTAB_SHNDX: &str = ".nv.merc.symtab_shndx";
 
 /// Rule 1.3.2.2-4: creates the data, debug or constant section `index` of
 /// input `i` when a symbol naming it is met; an executable's kernel bank is

@@ -155,7 +155,7 @@ impl SymbolTable {
 /// but have no symbols, so "may be kept" is enough here.
 fn may_keep(layout: &Layout, id: OutId) -> bool {
     layout.section(id).is_some_and(|s| match s.keep {
-        Keep::Never => false,
+        Keep::Never | Keep::IfExtended => false,
         Keep::Always | Keep::IfNotEmpty => shared_kept(s),
     })
 }

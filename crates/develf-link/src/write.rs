@@ -6,7 +6,7 @@
 use crate::body::Body;
 use crate::error::LinkError;
 use crate::input::InputObject;
-use crate::layout::{InfoField, Keep, Layout, OutId, SectionClass, occupies_file};
+use crate::layout::{InfoField, Keep, Layout, MERC_SYMTAB_SHNDX, OutId, SectionClass, occupies_file};
 use crate::relocate::{Contents, OutRelocation};
 use crate::resolve::Resolution;
 use crate::symbols::{OutSymbol, SymbolSection, SymbolTable, shared_kept};
@@ -59,14 +59,53 @@ fn relocation_bytes(list: &[OutRelocation], rela: bool) -> Vec<u8> {
     out
 }
 
-fn symtab_bytes(symbols: &[OutSymbol], index_of: &[Option<u32>]) -> Vec<u8> {
+/// How a symbol table names sections from 0xff00 (`SHN_LORESERVE`) on (rule 3.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Extended {
+    /// No `.symtab_shndx`: every section a symbol names lies below 0xff00.
+    Off,
+    /// nvlink's `.symtab` with `.symtab_shndx` (sm_75..sm_90a): every
+    /// symbol's section index is also in the table (not only the
+    /// `SHN_XINDEX` ones; undefined symbols get 0), and `st_shndx` is
+    /// `SHN_XINDEX` from 0xff00 on, except for section 0xfff2, written as is
+    /// (it reads as `SHN_COMMON`; measured on section 65,522 of 65,778).
+    Full,
+    /// The Mercury finaliser's tables: `SHN_XINDEX` for every index from
+    /// 0xff00 on (0xfff2 included), its index in the table, 0 for the rest.
+    Sparse,
+}
+
+/// `SHN_LORESERVE`: the first section index a `st_shndx` or `e_shnum` cannot hold.
+const SHN_LORESERVE: u32 = 0xff00;
+/// `SHN_XINDEX`: the index is in `.symtab_shndx` (symbols) or section 0 (`e_shstrndx`).
+const SHN_XINDEX: u16 = 0xffff;
+/// The section index nvlink writes into `st_shndx` unchanged (`SHN_COMMON`).
+const SHN_COMMON: u32 = 0xfff2;
+/// Rule 3.6 (Mercury): the sections written, section 0 included, from
+/// which the finaliser adds its index tables.
+const MERC_EXTENDED_FROM: usize = 0xff00;
+
+/// `.symtab` (or `.nv.merc.symtab`) and, when `extended` is on, its
+/// `.symtab_shndx` (rule 3.6).
+fn symtab_bytes(
+    symbols: &[OutSymbol],
+    index_of: &[Option<u32>],
+    extended: Extended,
+) -> Result<(Vec<u8>, Vec<u8>), LinkError> {
     let mut out = Vec::with_capacity(symbols.len() * 24);
+    let mut table = Vec::with_capacity(if extended == Extended::Off { 0 } else { symbols.len() * 4 });
     for s in symbols {
-        let shndx: u16 = match s.section {
-            SymbolSection::Raw(raw) => raw,
-            SymbolSection::Section(id) => {
-                index_of.get(id).copied().flatten().and_then(|i| u16::try_from(i).ok()).unwrap_or(0)
+        let index: u32 = match s.section {
+            SymbolSection::Raw(raw) => u32::from(raw),
+            SymbolSection::Section(id) => index_of.get(id).copied().flatten().unwrap_or(0),
+        };
+        let shndx = match (s.section, u16::try_from(index)) {
+            (SymbolSection::Raw(raw), _) => raw,
+            (_, Ok(small)) if index < SHN_LORESERVE || (index == SHN_COMMON && extended == Extended::Full) => small,
+            _ if extended == Extended::Off => {
+                return Err(LinkError::TooLarge(format!("section index {index} without .symtab_shndx")));
             }
+            _ => SHN_XINDEX,
         };
         out.extend_from_slice(&s.name.to_le_bytes());
         out.push((s.bind << 4) | (s.st_type & 0xf));
@@ -74,8 +113,40 @@ fn symtab_bytes(symbols: &[OutSymbol], index_of: &[Option<u32>]) -> Vec<u8> {
         out.extend_from_slice(&shndx.to_le_bytes());
         out.extend_from_slice(&s.value.to_le_bytes());
         out.extend_from_slice(&s.size.to_le_bytes());
+        match extended {
+            Extended::Off => {}
+            // A reserved index (`SHN_ABS`, ...; unmeasured) gets 0, as the
+            // ELF spec has it, so that the entry cannot be read as a section.
+            Extended::Full => {
+                let entry = if matches!(s.section, SymbolSection::Raw(_)) { 0 } else { index };
+                table.extend_from_slice(&entry.to_le_bytes());
+            }
+            Extended::Sparse => {
+                let entry = if shndx == SHN_XINDEX { index } else { 0 };
+                table.extend_from_slice(&entry.to_le_bytes());
+            }
+        }
     }
-    out
+    Ok((out, table))
+}
+
+/// Rule 3.6: `e_shnum` and `e_shstrndx` with section 0's `sh_size` and
+/// `sh_link` (`shnum` counts section 0). nvlink writes `e_shnum` as is up to
+/// 0xff00 sections included (65,280 read back as 65,280) and 0 with the
+/// count in section 0 from 0xff01 on.
+fn section_counts(shnum: u64, shstrndx: u32) -> Result<(u16, u16, u64, u32), LinkError> {
+    if u32::try_from(shnum).is_err() {
+        return Err(LinkError::TooLarge(format!("{shnum} sections")));
+    }
+    let (e_shnum, null_size) = match u16::try_from(shnum) {
+        Ok(n) if shnum <= u64::from(SHN_LORESERVE) => (n, 0),
+        _ => (0, shnum),
+    };
+    let (e_shstrndx, null_link) = match u16::try_from(shstrndx) {
+        Ok(n) if shstrndx < SHN_LORESERVE => (n, 0),
+        _ => (SHN_XINDEX, shstrndx),
+    };
+    Ok((e_shnum, e_shstrndx, null_size, null_link))
 }
 
 /// The linked file as the pieces written at their offsets: the ELF header,
@@ -193,12 +264,25 @@ pub(crate) fn write<'a>(
                 }
                 Keep::IfNotEmpty => generated.get(id).and_then(Option::as_ref).is_some_and(|g| !g.is_empty()),
                 Keep::Always => shared_kept(s),
+                Keep::IfExtended => false,
             })
         })
         .collect();
+    // Rule 3.6 (Mercury): the finaliser adds `.symtab_shndx` and
+    // `.nv.merc.symtab_shndx` when the sections it writes reach the threshold.
+    if layout.mercury && kept.len() + 1 >= MERC_EXTENDED_FROM {
+        kept.extend((0..layout.sections.len()).filter(|&id| {
+            layout.section(id).is_some_and(|s| s.keep == Keep::IfExtended && s.class == SectionClass::SymTabShndx)
+        }));
+    }
     // Class 20 (Mercury) has an order of its own inside (crate::mercury::subrank).
+    // Rule 3.6: the Mercury finaliser's index tables come after every section.
     kept.sort_by_cached_key(|&id| {
-        layout.section(id).map_or((u8::MAX, (0, 0)), |s| (s.class.rule().rank, crate::mercury::order_key(layout, s)))
+        layout.section(id).map_or((u8::MAX, (0, 0)), |s| {
+            let rank =
+                if layout.mercury && s.class == SectionClass::SymTabShndx { u8::MAX } else { s.class.rule().rank };
+            (rank, crate::mercury::order_key(layout, s))
+        })
     });
     let mut index_of: Vec<Option<u32>> = vec![None; layout.sections.len()];
     for (i, &id) in kept.iter().enumerate() {
@@ -217,10 +301,19 @@ pub(crate) fn write<'a>(
         .position(crate::mercury::is_merc_symtab)
         .and_then(|id| index_of.get(id).copied().flatten())
         .unwrap_or(0);
-    let mut merc_symtab = symbols.merc.as_ref().map(|m| symtab_bytes(&m.symbols, &index_of)).unwrap_or_default();
-
-    // Section contents.
-    let mut symtab = symtab_bytes(&symbols.symbols, &index_of);
+    // Section contents. Rule 3.6: `.symtab_shndx` is kept when the link needs
+    // extended numbering.
+    let extended = match kept.iter().any(|&id| layout.section(id).is_some_and(|s| s.class == SectionClass::SymTabShndx))
+    {
+        false => Extended::Off,
+        true if layout.mercury => Extended::Sparse,
+        true => Extended::Full,
+    };
+    let (mut merc_symtab, mut merc_symtab_shndx) = match &symbols.merc {
+        Some(m) => symtab_bytes(&m.symbols, &index_of, extended)?,
+        None => Default::default(),
+    };
+    let (mut symtab, mut symtab_shndx) = symtab_bytes(&symbols.symbols, &index_of, extended)?;
     let mut headers: Vec<Header> = Vec::with_capacity(kept.len());
     let mut bodies: Vec<Body<'a>> = Vec::with_capacity(kept.len());
     for &id in &kept {
@@ -237,6 +330,8 @@ pub(crate) fn write<'a>(
             SectionClass::StrTab => Some(symbols.strtab.bytes.clone()),
             // One section each: moved, not copied.
             SectionClass::SymTab => Some(std::mem::take(&mut symtab)),
+            SectionClass::SymTabShndx if s.name == MERC_SYMTAB_SHNDX => Some(std::mem::take(&mut merc_symtab_shndx)),
+            SectionClass::SymTabShndx => Some(std::mem::take(&mut symtab_shndx)),
             SectionClass::Relocation => Some(relocation_bytes(
                 contents.relocations.get(id).map(Vec::as_slice).unwrap_or_default(),
                 s.sh_type != develf_format::section::SHT_REL,
@@ -255,13 +350,15 @@ pub(crate) fn write<'a>(
         let merc_link_info = crate::mercury::link_info(s, strtab_index, merc_symtab_index, symbols);
         let link = match s.class {
             SectionClass::SymTab => strtab_index,
+            SectionClass::SymTabShndx if s.name == MERC_SYMTAB_SHNDX => merc_symtab_index,
             SectionClass::CuInfo => idx(".note.nv.tkinfo"),
             SectionClass::NvInfo
             | SectionClass::FunctionInfo
             | SectionClass::CallGraph
             | SectionClass::Prototype
             | SectionClass::Relocation
-            | SectionClass::Text => symtab_index,
+            | SectionClass::Text
+            | SectionClass::SymTabShndx => symtab_index,
             _ => 0,
         };
         let link = merc_link_info.map_or(link, |(l, _)| l);
@@ -299,7 +396,14 @@ pub(crate) fn write<'a>(
         bodies.push(body);
     }
 
-    // Rule 3.1: offsets.
+    // Rule 3.1: offsets. Rule 3.6: with `.symtab_shndx`, the table's size is
+    // also left as zeros right after `.symtab` (where it is created), though
+    // its bytes follow the debug sections (its header position).
+    let shndx_gap = headers
+        .iter()
+        .filter(|_| !layout.mercury)
+        .find(|h| layout.section(h.id).is_some_and(|s| s.class == SectionClass::SymTabShndx))
+        .map_or(0, |h| h.size);
     let mut offset = ELF_HEADER_SIZE;
     for k in 0..headers.len() {
         // Rule 3.2: a merc alias shares the bytes of its normal section.
@@ -315,6 +419,9 @@ pub(crate) fn write<'a>(
         h.offset = offset;
         if occupies_file(h.sh_type) {
             offset = offset.saturating_add(h.size);
+        }
+        if layout.section(h.id).is_some_and(|s| s.class == SectionClass::SymTab) {
+            offset = offset.saturating_add(shndx_gap);
         }
     }
     let shoff = if layout.mercury { offset } else { align_up(offset, 8) };
@@ -384,7 +491,7 @@ pub(crate) fn write<'a>(
     let total = if layout.executable { phoff + table_size } else { phoff };
     usize::try_from(total).map_err(|_| LinkError::TooLarge(format!("{total} bytes")))?;
     let mut pieces: Vec<(u64, Body<'a>)> = Vec::with_capacity(headers.len() + 3);
-    let shnum16 = u16::try_from(shnum).map_err(|_| LinkError::TooLarge(format!("{shnum} sections")))?;
+    let (e_shnum, e_shstrndx, null_size, null_link) = section_counts(shnum, idx(".shstrtab"))?;
     let phnum16 = u16::try_from(phnum).map_err(|_| LinkError::TooLarge(format!("{phnum} program headers")))?;
     let mut head = Vec::with_capacity(64);
     head.extend_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, OSABI_CUDA, ABI_VERSION_8, 0, 0, 0, 0, 0, 0, 0]);
@@ -401,16 +508,20 @@ pub(crate) fn write<'a>(
     head.extend_from_slice(&phentsize.to_le_bytes());
     head.extend_from_slice(&phnum16.to_le_bytes());
     head.extend_from_slice(&64u16.to_le_bytes());
-    head.extend_from_slice(&shnum16.to_le_bytes());
-    head.extend_from_slice(&1u16.to_le_bytes());
+    head.extend_from_slice(&e_shnum.to_le_bytes());
+    head.extend_from_slice(&e_shstrndx.to_le_bytes());
     pieces.push((0, Body::Owned(head)));
     for (h, body) in headers.iter().zip(bodies) {
         if occupies_file(h.sh_type) {
             pieces.push((h.offset, body));
         }
     }
-    // The section header table (its null entry stays zero), then the program headers.
+    // The section header table, then the program headers. The null entry is
+    // zero but for the counts of extended numbering (rule 3.6).
     let mut table = Vec::with_capacity((SECTION_HEADER_SIZE * shnum + table_size) as usize);
+    table.resize(32, 0);
+    table.extend_from_slice(&null_size.to_le_bytes());
+    table.extend_from_slice(&null_link.to_le_bytes());
     table.resize(SECTION_HEADER_SIZE as usize, 0);
     for h in &headers {
         let b = &mut table;
@@ -438,4 +549,69 @@ pub(crate) fn write<'a>(
     }
     pieces.push((shoff, Body::Owned(table)));
     Ok(Image { pieces, total, state: None })
+}
+
+#[cfg(test)]
+mod tests {
+    //! Rule 3.6 against nvlink 13.5's outputs measured with
+    //! docs/nvlink-layout-scripts/xindex.py (sm_90: 40 objects of 800
+    //! functions plus one of 551 / 552 functions; 41 objects; sm_100: 20 plus 279).
+    use super::*;
+
+    fn symbol(section: SymbolSection) -> OutSymbol {
+        OutSymbol { name: 0, bind: 0, st_type: 3, other: 0, section, value: 0, size: 0 }
+    }
+
+    fn st_shndx(symtab: &[u8], k: usize) -> u16 {
+        u16::from_le_bytes([symtab[24 * k + 6], symtab[24 * k + 7]])
+    }
+
+    fn entry(table: &[u8], k: usize) -> u32 {
+        u32::from_le_bytes([table[4 * k], table[4 * k + 1], table[4 * k + 2], table[4 * k + 3]])
+    }
+
+    #[test]
+    fn section_count_fields() {
+        // 65,280 sections (40 x 800 + 551, exec): e_shnum 65280 as is.
+        assert_eq!(section_counts(65_280, 1).ok(), Some((65_280, 1, 0, 0)));
+        // 65,282 (+ 552): e_shnum 0, section 0's sh_size 65282, e_shstrndx 1.
+        assert_eq!(section_counts(65_282, 1).ok(), Some((0, 1, 65_282, 0)));
+        // 65,778 (41 x 800).
+        assert_eq!(section_counts(65_778, 1).ok(), Some((0, 1, 65_778, 0)));
+        // Not measured (nvlink's `.shstrtab` is section 1): the ELF rule.
+        assert_eq!(section_counts(70_000, 0xff00).ok(), Some((0, SHN_XINDEX, 70_000, 0xff00)));
+        assert!(section_counts(1 << 32, 1).is_err());
+    }
+
+    #[test]
+    fn symbol_encoding() {
+        // index_of: out id i -> header index i.
+        let index_of: Vec<Option<u32>> = (0..70_000u32).map(Some).collect();
+        let symbols: Vec<OutSymbol> = [0usize, 4, 0xfeff, 0xff00, 0xfff1, 0xfff2, 0xffff, 0x1_0000]
+            .into_iter()
+            .map(|i| symbol(if i == 0 { SymbolSection::Raw(0) } else { SymbolSection::Section(i) }))
+            .collect();
+
+        let (plain, none) = symtab_bytes(&symbols[..3], &index_of, Extended::Off).unwrap_or_default();
+        assert_eq!((plain.len(), st_shndx(&plain, 2), none.len()), (72, 0xfeff, 0));
+        assert!(symtab_bytes(&symbols, &index_of, Extended::Off).is_err());
+
+        // sm_90 `.symtab`: SHN_XINDEX from 0xff00, but section 0xfff2 (65,522)
+        // stays 0xfff2; the table has every symbol's index (UNDEF: 0).
+        let (symtab, table) = symtab_bytes(&symbols, &index_of, Extended::Full).unwrap_or_default();
+        assert_eq!((symtab.len(), table.len()), (24 * 8, 4 * 8));
+        let raw: Vec<u16> = (0..symbols.len()).map(|k| st_shndx(&symtab, k)).collect();
+        assert_eq!(raw, [0, 4, 0xfeff, 0xffff, 0xffff, 0xfff2, 0xffff, 0xffff]);
+        let entries: Vec<u32> = (0..symbols.len()).map(|k| entry(&table, k)).collect();
+        assert_eq!(entries, [0, 4, 0xfeff, 0xff00, 0xfff1, 0xfff2, 0xffff, 0x1_0000]);
+
+        // sm_100 finaliser: SHN_XINDEX from 0xff00 (0xfff2 too); only those
+        // have an entry.
+        let (symtab, table) = symtab_bytes(&symbols, &index_of, Extended::Sparse).unwrap_or_default();
+        assert_eq!((symtab.len(), table.len()), (24 * 8, 4 * 8));
+        let raw: Vec<u16> = (0..symbols.len()).map(|k| st_shndx(&symtab, k)).collect();
+        assert_eq!(raw, [0, 4, 0xfeff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff]);
+        let entries: Vec<u32> = (0..symbols.len()).map(|k| entry(&table, k)).collect();
+        assert_eq!(entries, [0, 0, 0, 0xff00, 0xfff1, 0xfff2, 0xffff, 0x1_0000]);
+    }
 }

@@ -165,14 +165,21 @@ pub struct Symbol<'a> {
     /// `st_shndx` as stored.
     pub raw_shndx: u16,
     /// The section index: `raw_shndx`, or the `.symtab_shndx` entry when it is
-    /// `SHN_XINDEX`. Special indices (`SHN_ABS`, …) are kept as they are.
+    /// `SHN_XINDEX`. Special indices (`SHN_ABS`, …) are kept as they are,
+    /// unless the table names a section for them (see `from_table`).
     pub shndx: u32,
+    /// Whether `shndx` was read from `.symtab_shndx`: for `SHN_XINDEX`, and
+    /// for a reserved `st_shndx` whose table entry names an existing section.
+    /// nvlink 13.5 writes every symbol's index into its table and leaves
+    /// section 0xfff2 (65,522) as `st_shndx` 0xfff2, which reads as
+    /// `SHN_COMMON` without the table (docs/nvlink-layout.md rule 3.6).
+    pub from_table: bool,
 }
 
 impl Symbol<'_> {
     /// The section this symbol is defined in, if it names a real one.
     pub fn section_index(&self) -> Option<usize> {
-        let special = self.raw_shndx >= SHN_LORESERVE && self.raw_shndx != SHN_XINDEX;
+        let special = self.raw_shndx >= SHN_LORESERVE && !self.from_table;
         (self.shndx != 0 && !special).then_some(self.shndx as usize)
     }
 }
@@ -314,6 +321,7 @@ impl<'a> ElfFile<'a> {
         let size = self.header.class.symbol_size();
         let strtab = section.link as usize;
         let shndx_table = self.shndx_table_for(index);
+        let section_count = self.sections.len();
         let endian = self.header.endian;
         let symbols = data
             .chunks_exact(size)
@@ -329,13 +337,16 @@ impl<'a> ElfFile<'a> {
                         (s.st_name, u64::from(s.st_value), u64::from(s.st_size), s.st_info, s.st_other, s.st_shndx)
                     }
                 };
-                let shndx = if raw_shndx == SHN_XINDEX {
-                    shndx_table
-                        .and_then(|t| t.get(i * 4..i * 4 + 4))
-                        .and_then(|b| b.pread_with::<u32>(0, endian).ok())
-                        .unwrap_or(u32::from(raw_shndx))
-                } else {
-                    u32::from(raw_shndx)
+                let entry = || {
+                    shndx_table.and_then(|t| t.get(i * 4..i * 4 + 4)).and_then(|b| b.pread_with::<u32>(0, endian).ok())
+                };
+                let (shndx, from_table) = match raw_shndx {
+                    SHN_XINDEX => entry().map_or((u32::from(raw_shndx), false), |e| (e, true)),
+                    r if r >= SHN_LORESERVE => match entry() {
+                        Some(e) if e != 0 && (e as usize) < section_count => (e, true),
+                        _ => (u32::from(r), false),
+                    },
+                    r => (u32::from(r), false),
                 };
                 Some(Symbol {
                     index: i,
@@ -348,6 +359,7 @@ impl<'a> ElfFile<'a> {
                     other,
                     raw_shndx,
                     shndx,
+                    from_table,
                 })
             })
             .collect();
