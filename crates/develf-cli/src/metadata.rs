@@ -20,6 +20,26 @@ pub fn symbols_for<'a>(cubin: &Cubin<'a>, section: &Section<'a>) -> SymbolTableV
     SymbolTableView::new(symbols).with_strtab(strtab)
 }
 
+/// [`symbols_for`] built once per symbol table: a linked cubin can have tens
+/// of thousands of `.nv.info.<fn>` sections naming the same `.symtab`.
+#[derive(Debug)]
+pub struct SymbolViews<'c, 'a> {
+    cubin: &'c Cubin<'a>,
+    views: std::collections::HashMap<u32, SymbolTableView<'a>>,
+}
+
+impl<'c, 'a> SymbolViews<'c, 'a> {
+    pub fn new(cubin: &'c Cubin<'a>) -> Self {
+        SymbolViews { cubin, views: std::collections::HashMap::new() }
+    }
+
+    /// The symbols `section`'s `sh_link` names.
+    pub fn for_section(&mut self, section: &Section<'a>) -> &SymbolTableView<'a> {
+        let cubin = self.cubin;
+        self.views.entry(section.link).or_insert_with(|| symbols_for(cubin, section))
+    }
+}
+
 /// Every metadata section of a cubin with its kind.
 pub fn metadata_sections<'c, 'a>(cubin: &'c Cubin<'a>) -> impl Iterator<Item = (&'c Section<'a>, SectionKind)> + 'c {
     cubin.sections().iter().filter_map(|s| section_kind(s.name, s.sh_type).map(|k| (s, k)))
@@ -47,9 +67,10 @@ fn code_of(kind: ProblemKind) -> develf_parse::Code {
 /// formats of `.nv.info*` / `.nv.compat` are left out: `Cubin::validate` reports them.
 pub fn diagnostics(cubin: &Cubin<'_>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let mut views = SymbolViews::new(cubin);
     for (section, kind) in metadata_sections(cubin) {
-        let symbols = symbols_for(cubin, section);
-        for p in validate_section(kind, section.bytes(), &symbols) {
+        let symbols = views.for_section(section);
+        for p in validate_section(kind, section.bytes(), symbols) {
             let reported_by_parse = matches!(kind, SectionKind::NvInfo | SectionKind::Compat)
                 && matches!(p.kind, ProblemKind::RecordOverrun | ProblemKind::UnknownFormat);
             if reported_by_parse {

@@ -381,18 +381,19 @@ fn relocation_dumps(cubin: &Cubin<'_>, options: ModelOptions) -> Vec<RelocationD
 
 /// `.nv.info*` and `.nv.compat` records (`compat_only`: just `.nv.compat`).
 fn record_dumps(cubin: &Cubin<'_>, compat_only: bool) -> Vec<RecordSectionDump> {
+    let mut views = crate::metadata::SymbolViews::new(cubin);
     cubin
         .record_sections()
         .filter(|rs| rs.compat || !compat_only)
         .map(|rs| {
-            let symbols = crate::metadata::symbols_for(cubin, rs.section);
+            let symbols: &develf_eiattr::display::SymbolTableView<'_> = views.for_section(rs.section);
             let decoded =
                 Metadata::decode(if rs.compat { SectionKind::Compat } else { SectionKind::NvInfo }, rs.section.bytes());
             let mut records = Vec::new();
             let mut error = None;
             for r in rs.records() {
                 match r {
-                    Ok(r) => records.push(record_dump(&r, &decoded, &symbols, rs.compat)),
+                    Ok(r) => records.push(record_dump(&r, &decoded, symbols, rs.compat)),
                     Err(e) => error = Some(format!("{e:?}")),
                 }
             }
@@ -406,19 +407,29 @@ fn record_dumps(cubin: &Cubin<'_>, compat_only: bool) -> Vec<RecordSectionDump> 
         .collect()
 }
 
+/// The decoded record at `offset`: records are decoded in offset order, so
+/// a binary search (a linked `.nv.info` has tens of thousands of records).
+fn at_offset<A>(
+    records: &[develf_eiattr::attr::Located<A>],
+    offset: usize,
+) -> Option<&develf_eiattr::attr::Located<A>> {
+    let i = records.partition_point(|l| l.offset < offset);
+    records.get(i).filter(|l| l.offset == offset)
+}
+
 fn record_dump(r: &nvinfo::RawRecord<'_>, decoded: &Metadata, symbols: &dyn SymbolLookup, compat: bool) -> RecordDump {
     let info = if compat { nvinfo::compat_attribute(r.attribute) } else { nvinfo::attribute(r.attribute) };
     let format = Format::from_u8(r.format);
     // The typed value of the record at the same offset.
     let (value, typed, text) = match decoded {
-        Metadata::NvInfo(list) => match list.records.iter().find(|l| l.offset == r.offset) {
+        Metadata::NvInfo(list) => match at_offset(&list.records, r.offset) {
             Some(l) => {
                 let j = display::record_json(l.offset, &l.attribute, symbols);
                 (j.value, j.typed, display::fields_text(&l.attribute.fields(), symbols))
             }
             None => (ResolvedFields(Vec::new()), false, String::new()),
         },
-        Metadata::Compat(list) => match list.records.iter().find(|l| l.offset == r.offset) {
+        Metadata::Compat(list) => match at_offset(&list.records, r.offset) {
             Some(l) => {
                 let j = display::record_json(l.offset, &l.attribute, symbols);
                 (j.value, j.typed, display::fields_text(&l.attribute.fields(), symbols))
@@ -447,14 +458,15 @@ fn record_dump(r: &nvinfo::RawRecord<'_>, decoded: &Metadata, symbols: &dyn Symb
 
 /// Call graphs, prototypes and the other list-shaped metadata sections.
 fn entry_dumps(cubin: &Cubin<'_>, wanted: impl Fn(SectionKind) -> bool) -> Vec<EntriesDump> {
+    let mut views = crate::metadata::SymbolViews::new(cubin);
     crate::metadata::metadata_sections(cubin)
         .filter(|(_, kind)| wanted(*kind))
         .map(|(section, kind)| {
-            let symbols = crate::metadata::symbols_for(cubin, section);
+            let symbols: &develf_eiattr::display::SymbolTableView<'_> = views.for_section(section);
             let entry = |kind: &'static str, fields: Vec<display::Field>| EntryDump {
                 kind,
-                text: display::fields_text(&fields, &symbols),
-                fields: display::resolve(&fields, &symbols),
+                text: display::fields_text(&fields, symbols),
+                fields: display::resolve(&fields, symbols),
             };
             let (entries, raw_reason) = match crate::metadata::decode(section, kind) {
                 Metadata::CallGraph(g) => (g.entries().into_iter().map(|(k, f)| entry(k, f)).collect(), None),
