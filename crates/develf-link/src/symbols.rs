@@ -291,7 +291,13 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
                 continue;
             }
         };
+        // Rule 4.2: only the linker-made relocations of a bank (texture and
+        // surface header slots, no input pieces) come before it; an input's
+        // `.rela.nv.constant3` (a `__constant__` initialised with a device
+        // address) keeps its creation place (misc, sm_75..sm_90, 8/8).
+        let linker_made = |r: &crate::layout::OutSection| r.pieces.is_empty();
         if s.class == SectionClass::Relocation
+            && linker_made(s)
             && s.target.and_then(|t| layout.section(t)).is_some_and(|t| t.name.starts_with(".nv.constant"))
         {
             continue;
@@ -299,7 +305,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         if s.name.starts_with(".nv.constant") {
             for prefix in [".rel", ".rela"] {
                 let rel = format!("{prefix}{}", s.name);
-                if layout.find(&rel).is_some() {
+                if layout.find(&rel).and_then(|id| layout.section(id)).is_some_and(linker_made) {
                     strtab.push(&rel);
                 }
             }
