@@ -238,9 +238,17 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
                     global.definition = Some(here);
                 }
                 (STB_WEAK, STB_WEAK)
-                    if cur.st_type == STT_FUNC
-                        && s.st_type == STT_FUNC
-                        && matches!((regs(here), regs(current)), (Some(new), Some(old)) if new < old) =>
+                    if cur.st_type == STT_FUNC && s.st_type == STT_FUNC && {
+                        // Equal counts: the copy built for the newer SM (the
+                        // target's) wins (U13: sm_80 + sm_86 objects for sm_86
+                        // keep sm_86's `shared_helper`, 24 = 24 registers, but
+                        // sm_80's `tsum<int>`, 36 < 44).
+                        let sm = |r: SymbolRef| inputs.get(r.input).map_or(0, |i| i.cubin.flags().sm);
+                        match (regs(here), regs(current)) {
+                            (Some(new), Some(old)) => new < old || (new == old && sm(here) > sm(current)),
+                            _ => false,
+                        }
+                    } =>
                 {
                     losers.push(current);
                     global.definition = Some(here);
