@@ -172,9 +172,13 @@ impl Context<'_, '_> {
         let is_extern =
             self.inputs.get(key.input).and_then(|i| i.symbol(key.symbol)).is_some_and(|s| s.section_index().is_none());
         let plan = &self.layout.shared;
+        // Rule 12.3: only a kernel's own code is pointed at its
+        // `externsharedinstance`; a device function keeps the extern symbol
+        // (shm `-r`: `dev_sh`'s `dyn`, every architecture).
         if is_extern && !self.layout.executable {
-            let slot = plan.instance_of.get(&patched).copied().unwrap_or(0);
-            if let Some(&index) = self.symbols.extern_instances.get(slot) {
+            if let Some(&index) =
+                plan.instance_of.get(&patched).and_then(|&slot| self.symbols.extern_instances.get(slot))
+            {
                 resolved.index = Some(index);
             }
         }

@@ -335,6 +335,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
                 };
                 local_index.insert(r, index_of(&symbols));
                 let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
+                let base = if keeps_shared_value(layout, id) { 0 } else { base };
                 symbols.push(OutSymbol {
                     name: strtab.add(sym.name),
                     bind: STB_LOCAL,
@@ -349,7 +350,14 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         };
         let Some(s) = layout.section(id) else { continue };
         // Rule 12.2: a `.nv.shared.<k>` without variables has no section symbol.
-        if !s.class.rule().section_symbol || !may_keep(layout, id) || layout.shared.no_symbol.contains(&id) {
+        // Rule 5.2: `-r` gives `.nv_debug.shared` a section symbol when inputs
+        // bring one (device functions' static `__shared__` variables, iv on
+        // sm_75..sm_120); made for `extern __shared__` alone it has none.
+        let debug_shared_symbol = s.class == SectionClass::DebugShared && !executable && !s.pieces.is_empty();
+        if !(s.class.rule().section_symbol || debug_shared_symbol)
+            || !may_keep(layout, id)
+            || layout.shared.no_symbol.contains(&id)
+        {
             continue;
         }
         // Rule 5.1: an empty debug section (the 0-byte `.debug_frame` of an
@@ -407,7 +415,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             }
             (None, _) => SymbolSection::Raw(sym.raw_shndx),
         };
-        let base = placed.flatten().map_or(0, |(_, o)| o);
+        let base = placed.flatten().filter(|&(id, _)| !keeps_shared_value(layout, id)).map_or(0, |(_, o)| o);
         // Rule 5.3: undefined weak objects (`__UFT_OFFSET`, ...) become
         // global; defined weak data (vtables) stays weak (poly, exec and `-r`).
         let bind = if sym.bind == STB_WEAK && sym.st_type != STT_FUNC && sym.section_index().is_none() {
@@ -460,6 +468,14 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         crate::mercury::finish_symbols(inputs, resolution, layout, &mut table);
     }
     table
+}
+
+/// Rule 12.3: in `-r`, a shared variable of `.nv_debug.shared` keeps its
+/// input value (ptxas's alignment, rule 12.0), wherever its input's piece
+/// went: the layout is the executable link's (iv: three device functions'
+/// `s[32]`, all 0x4 in a 0x180-byte section; shm: 0x4 and 0x1).
+pub(crate) fn keeps_shared_value(layout: &Layout, id: crate::layout::OutId) -> bool {
+    !layout.executable && layout.section(id).is_some_and(|o| o.class == SectionClass::DebugShared)
 }
 
 fn set(list: &mut [Option<u32>], g: GlobalId, value: u32) {
