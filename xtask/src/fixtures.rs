@@ -193,6 +193,8 @@ const OBJECTS: &[ObjectSpec] = &[
     // Programs written to find divergences on code nobody had linked yet; one
     // architecture each, where the rule they exposed shows, to keep the bytes small.
     cu("data_only", "data_only.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
+    cu("ivar_a", "ivar_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
+    cu("ivar_b", "ivar_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("misc_a", "misc_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("misc_b", "misc_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("tmpl_a", "tmpl_a.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
@@ -287,6 +289,7 @@ const GROUPS: &[GroupSpec] = &[
     group("tex", &[Abi8("tex_a"), Abi8("tex_b")]),
     group("weak", &[Abi8("weak_a"), Abi8("weak_b")]),
     group("data-only", &[Abi8("data_only")]),
+    group("ivar", &[Abi8("ivar_a"), Abi8("ivar_b")]),
     group("misc", &[Abi8("misc_a"), Abi8("misc_b")]),
     group("tmpl", &[Abi8("tmpl_a"), Abi8("tmpl_b")]),
     group("virt", &[Abi8("virt_a"), Abi8("virt_b")]),
