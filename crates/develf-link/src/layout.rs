@@ -94,7 +94,9 @@ pub(crate) static CLASS_TABLE: &[ClassRule] = &[
     // Rule 1.1: `.nv_debug.shared` shares class 17 with the kernel windows, in
     // creation order (shm: after shm_a's windows, before shm_b's).
     ClassRule { class: C::DebugShared, rank: 17, section_symbol: false, executable_type: Some(SHT_NOBITS) },
-    ClassRule { class: C::Global, rank: 19, section_symbol: true, executable_type: Some(SHT_NOBITS) },
+    // `.nv.global` too, when created after a kernel window (big: tpl_a's
+    // `.nv.global` between its windows and the next input's).
+    ClassRule { class: C::Global, rank: 17, section_symbol: true, executable_type: Some(SHT_NOBITS) },
     ClassRule { class: C::OtherData, rank: 20, section_symbol: true, executable_type: None },
     ClassRule { class: C::MercuryConstant0, rank: 21, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
     ClassRule { class: C::Mercury, rank: 22, section_symbol: false, executable_type: None },
@@ -344,8 +346,12 @@ impl Builder<'_, '_> {
         let class = SectionClass::of_input(s.name, s.sh_type)?;
         let align = s.addralign.max(1);
         let id = self.create(s.name, class, s.sh_type, s.flags, align);
+        let executable = self.layout.executable;
         let out = self.layout.sections.get_mut(id)?;
-        let offset = align_up(out.size, align);
+        // Rule 12.3: `-r` sums the `.nv_debug.shared` inputs without padding
+        // (their variables keep their own values; shm_a 0x100 + shm_b 0x197 +
+        // 2 x 0x80 = 0x397).
+        let offset = if class == C::DebugShared && !executable { out.size } else { align_up(out.size, align) };
         out.size = offset.saturating_add(s.size);
         out.align = out.align.max(align);
         out.pieces.push(Piece { input, section: index, offset });
