@@ -12,7 +12,7 @@ use crate::resolve::{GlobalId, Resolution, SymbolRef, is_kernel};
 use develf_format::reloc::{R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX};
 use develf_format::section::SHT_RELA;
 use develf_format::section::{
-    SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO,
+    SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_GLOBAL, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO,
     SHT_CUDA_RESOLVED_RELA, SHT_CUDA_SHARED, SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL, SHT_STRTAB, SHT_SYMTAB,
     SHT_SYMTAB_SHNDX, is_relocation_type,
 };
@@ -231,6 +231,8 @@ pub(crate) struct Layout {
     /// Discarded input sections (a weak duplicate's `.nv.constant0.<k>`)
     /// whose name an output section has: their locals live on there (rule 5.5).
     pub aliases: HashMap<(usize, usize), OutId>,
+    /// U11: where each linker-allocated `.common` global went (`.nv.global`).
+    pub common: HashMap<GlobalId, (OutId, u64)>,
     /// The target's SM number: e_flags bits 8..15 name it, not the inputs'
     /// (rule 3.4: sm_80 objects in an sm_86 link give 0x5604).
     pub target_sm: u32,
@@ -389,6 +391,7 @@ pub(crate) fn build(
         preserve_relocs: options.preserve_relocs,
         target_sm: options.arch.sm,
         aliases: HashMap::new(),
+        common: HashMap::new(),
     };
     let mut b = Builder { inputs, resolution, liveness, layout };
     // Rule 8.2: Mercury outputs get no `.nv.resolvedrela.*` (15/15 links).
@@ -624,6 +627,21 @@ pub(crate) fn build(
                 if let Some(id) = b.place(i, s.index) {
                     crate::mercury::attach(&mut b.layout, i, s, id);
                 }
+            }
+        }
+    }
+
+    // U11: `.common` globals go to the end of `.nv.global`, created here if
+    // no input has one (ptx with `.common .global .u64 pcommon` in both
+    // files: `.nv.global` named after the last input's sections).
+    if !resolution.common.is_empty() {
+        let id = b.create(".nv.global", C::Global, SHT_CUDA_GLOBAL, 0x3, 1);
+        for &(g, size, align) in &resolution.common {
+            if let Some(out) = b.layout.sections.get_mut(id) {
+                let offset = align_up(out.size, align);
+                out.size = offset.saturating_add(size);
+                out.align = out.align.max(align);
+                b.layout.common.insert(g, (id, offset));
             }
         }
     }

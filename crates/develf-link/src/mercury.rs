@@ -355,6 +355,10 @@ pub(crate) fn finish_symbols(
                 }
             }
             Source::Local(r) | Source::Global(r) => match merc.get(r.input).and_then(|l| l.get(r.symbol)) {
+                // U11: a `.common` global: where `.symtab` has it.
+                Some(m) if m.raw_shndx == develf_format::symbol::SHN_COMMON => {
+                    (OutSymbol { st_type: m.st_type, other: m.other, ..s.clone() }, name)
+                }
                 Some(m) => {
                     let placed = m.section_index().and_then(|x| layout.placed(r.input, x));
                     let section = match placed {
@@ -377,8 +381,9 @@ pub(crate) fn finish_symbols(
                         st_type,
                         other: m.other,
                         section,
-                        // Rule 12.3: `-r` shared variables keep their input value.
-                        value: m.value.saturating_add(
+                        // Rule 12.3: `-r` shared variables keep their input
+                        // value; U16: an undefined variable is -1 as in `.symtab`.
+                        value: if placed.is_none() && s.value == u64::MAX { u64::MAX } else { m.value }.saturating_add(
                             placed
                                 .filter(|&(id, _)| !crate::symbols::keeps_shared_value(layout, id))
                                 .map_or(0, |(_, b)| b),

@@ -104,6 +104,17 @@ impl<'a> SymbolResolver<'_, 'a> {
             return unresolved(SymbolHome::TableOffset);
         }
         let Some(def) = self.resolution.definition_of(here) else {
+            // U11: a `.common` global lives where the linker allocated it.
+            if let Some(&(id, offset)) = self.resolution.global(here).and_then(|g| self.layout.common.get(&g)) {
+                let name = self.layout.section(id).map_or("", |s| s.name.as_str());
+                return Resolved {
+                    state: SymbolState::Live,
+                    home: SymbolHome::of_section(name),
+                    value: offset,
+                    bank: 0,
+                    index,
+                };
+            }
             if sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
                 return unresolved(SymbolHome::SharedMemory);
             }

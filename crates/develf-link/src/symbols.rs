@@ -384,7 +384,8 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     let mut global_index: Vec<Option<u32>> = vec![None; resolution.globals.len()];
     let live_refs = if executable { live_references(inputs, resolution, layout) } else { Vec::new() };
     for (g, global) in resolution.globals.iter().enumerate() {
-        if executable && global.definition.is_none() && live_refs.get(g) == Some(&Some(false)) {
+        let common = layout.common.get(&g).copied();
+        if executable && global.definition.is_none() && common.is_none() && live_refs.get(g) == Some(&Some(false)) {
             // Rule 12.4: an undefined name only dead code refers to is never
             // created (dynpar: libcudadevrt's unused wrappers name ~40 `cnp*`
             // and `__cuda_syscall_*` that nvlink's `.symtab`/`.strtab` lack).
@@ -424,16 +425,27 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             sym.bind
         };
         let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
+        // U11: a `.common` global is defined where the linker put it.
+        let (section, value, size) = match common {
+            Some((id, offset)) => {
+                let size = resolution.common.iter().find(|c| c.0 == g).map_or(sym.size, |c| c.1);
+                (SymbolSection::Section(id), offset, size)
+            }
+            // U16: `-r` gives an undefined variable (a CUDA object of global
+            // or constant space) the value -1 (pb alone: `pa_arr`; tpl_a
+            // alone: `ctab_b`; sm_90).
+            None if !executable
+                && global.definition.is_none()
+                && sym.st_type == develf_format::symbol::STT_CUDA_OBJECT
+                && sym.other & STO_CUDA_SPACE_MASK != STO_CUDA_SHARED
+                && matches!(section, SymbolSection::Raw(0)) =>
+            {
+                (section, u64::MAX, sym.size)
+            }
+            None => (section, sym.value.saturating_add(base), sym.size),
+        };
         set(&mut global_index, g, index_of(&symbols));
-        symbols.push(OutSymbol {
-            name,
-            bind,
-            st_type,
-            other,
-            section,
-            value: sym.value.saturating_add(base),
-            size: sym.size,
-        });
+        symbols.push(OutSymbol { name, bind, st_type, other, section, value, size });
     }
 
     // Rule 12.3: `-r` ends the globals with one weak `externsharedinstance`
