@@ -193,6 +193,24 @@ const OBJECTS: &[ObjectSpec] = &[
     // Programs written to find divergences on code nobody had linked yet (more
     // in docs/nvlink-layout.md, "Generated-program runs"); one architecture
     // each, to keep the bytes small.
+    ObjectSpec {
+        name: "common_a",
+        source: "common_a.ptx",
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: &[],
+        archs: Archs::Only(&["sm_90"]),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "common_b",
+        source: "common_b.ptx",
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: &[],
+        archs: Archs::Only(&["sm_90"]),
+        abi7: ABI7_NONE,
+    },
     cu("virt_a", "virt_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("virt_b", "virt_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("wreg_a", "wreg_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
@@ -282,6 +300,7 @@ const GROUPS: &[GroupSpec] = &[
     group("sys", &[Abi8("sys_main"), Abi8("sys_util")]),
     group("tex", &[Abi8("tex_a"), Abi8("tex_b")]),
     group("weak", &[Abi8("weak_a"), Abi8("weak_b")]),
+    group("common", &[Abi8("common_a"), Abi8("common_b")]),
     group("virt", &[Abi8("virt_a"), Abi8("virt_b")]),
     group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),
