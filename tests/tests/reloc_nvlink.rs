@@ -355,7 +355,8 @@ fn resolve(
     let home = SymbolHome::of_section(osec.name);
     let bank = bank_base(osec.name);
     let describes_loser = matches!(SymbolHome::of_section(patched), SymbolHome::Debug | SymbolHome::DebugLine);
-    if describes_loser && sym.section_index().is_some() && winners.get(sym.name).is_some_and(|w| *w != input_no) {
+    // Only a copy met after its winner: a replaced earlier copy's records stay.
+    if describes_loser && sym.section_index().is_some() && winners.get(sym.name).is_some_and(|w| *w < input_no) {
         return Resolved::Discarded(o.value, home, bank);
     }
     Resolved::Value(o.value, home, bank)
@@ -443,19 +444,40 @@ fn points_at_cie(debug_frame: &[u8], theirs: u64, ours: u64) -> bool {
 }
 
 /// Which input wins each global function definition: the first strong one,
-/// else the first weak one.
+/// else among weak ones the one using fewer registers, on equal counts the one
+/// built for the newer SM, else the first (docs/nvlink-layout.md rule 9).
 fn winners(inputs: &[Cubin<'_>]) -> HashMap<String, usize> {
     let mut strong: HashMap<String, usize> = HashMap::new();
-    let mut weak: HashMap<String, usize> = HashMap::new();
+    let mut weak: HashMap<String, (usize, u32, u32)> = HashMap::new();
     for (i, c) in inputs.iter().enumerate() {
+        let mut regs: HashMap<usize, u32> = HashMap::new();
+        for sec in c.sections().iter().filter(|x| x.name == ".nv.info") {
+            for record in develf_eiattr::NvInfo::decode(sec.data.unwrap_or(&[])).records {
+                if let develf_eiattr::Attribute::Regcount(v) = record.attribute {
+                    regs.insert(v.function as usize, v.value);
+                }
+            }
+        }
+        let sm = c.flags().sm;
         for s in c.symbols() {
             if s.bind == STB_LOCAL || s.section_index().is_none() || s.st_type != STT_FUNC {
                 continue;
             }
-            let map = if s.bind == 2 { &mut weak } else { &mut strong };
-            map.entry(s.name.to_string()).or_insert(i);
+            if s.bind != 2 {
+                strong.entry(s.name.to_string()).or_insert(i);
+                continue;
+            }
+            let r = regs.get(&s.index).copied().unwrap_or(u32::MAX);
+            let better = |&(_, old_r, old_sm): &(usize, u32, u32)| r < old_r || (r == old_r && u32::from(sm) > old_sm);
+            match weak.get(s.name) {
+                Some(current) if !better(current) => {}
+                _ => {
+                    weak.insert(s.name.to_string(), (i, r, u32::from(sm)));
+                }
+            }
         }
     }
+    let weak: HashMap<String, usize> = weak.into_iter().map(|(n, (i, _, _))| (n, i)).collect();
     for (name, i) in weak {
         strong.entry(name).or_insert(i);
     }
