@@ -446,46 +446,44 @@ fn points_at_cie(debug_frame: &[u8], theirs: u64, ours: u64) -> bool {
 }
 
 /// Which input wins each global function definition: the first strong one,
-/// else the weak one using the fewest registers (its `.nv.info` REGCOUNT),
-/// the first of equals (rule U9, the wreg fixture).
+/// else among weak ones the one using fewer registers, on equal counts the one
+/// built for the newer SM, else the first (docs/nvlink-layout.md rule 9).
 fn winners(inputs: &[Cubin<'_>]) -> HashMap<String, usize> {
     let mut strong: HashMap<String, usize> = HashMap::new();
-    let mut weak: HashMap<String, (u32, usize)> = HashMap::new();
+    let mut weak: HashMap<String, (usize, u32, u32)> = HashMap::new();
     for (i, c) in inputs.iter().enumerate() {
-        let regcount = function_regcounts(c);
+        let mut regs: HashMap<usize, u32> = HashMap::new();
+        for sec in c.sections().iter().filter(|x| x.name == ".nv.info") {
+            for record in develf_eiattr::NvInfo::decode(sec.data.unwrap_or(&[])).records {
+                if let develf_eiattr::Attribute::Regcount(v) = record.attribute {
+                    regs.insert(v.function as usize, v.value);
+                }
+            }
+        }
+        let sm = c.flags().sm;
         for s in c.symbols() {
             if s.bind == STB_LOCAL || s.section_index().is_none() || s.st_type != STT_FUNC {
                 continue;
             }
-            if s.bind == 2 {
-                let regs = regcount.get(&s.index).copied().unwrap_or(u32::MAX);
-                let entry = weak.entry(s.name.to_string()).or_insert((regs, i));
-                if regs < entry.0 {
-                    *entry = (regs, i);
-                }
-            } else {
+            if s.bind != 2 {
                 strong.entry(s.name.to_string()).or_insert(i);
+                continue;
+            }
+            let r = regs.get(&s.index).copied().unwrap_or(u32::MAX);
+            let better = |&(_, old_r, old_sm): &(usize, u32, u32)| r < old_r || (r == old_r && u32::from(sm) > old_sm);
+            match weak.get(s.name) {
+                Some(current) if !better(current) => {}
+                _ => {
+                    weak.insert(s.name.to_string(), (i, r, u32::from(sm)));
+                }
             }
         }
     }
-    for (name, (_, i)) in weak {
+    let weak: HashMap<String, usize> = weak.into_iter().map(|(n, (i, _, _))| (n, i)).collect();
+    for (name, i) in weak {
         strong.entry(name).or_insert(i);
     }
     strong
-}
-
-/// Per symbol index: the EIATTR_REGCOUNT (0x2f: symbol u32, count u32) of
-/// the input's `.nv.info`.
-fn function_regcounts(c: &Cubin<'_>) -> HashMap<usize, u32> {
-    let mut out = HashMap::new();
-    for s in c.sections().iter().filter(|s| s.name == ".nv.info") {
-        for r in develf_format::nvinfo::records(s.data.unwrap_or(&[])).flatten() {
-            if let (0x2f, [a, b, c, d, e, f, g, h]) = (r.attribute, r.payload) {
-                out.insert(u32::from_le_bytes([*a, *b, *c, *d]) as usize, u32::from_le_bytes([*e, *f, *g, *h]));
-            }
-        }
-    }
-    out
 }
 
 struct Site<'x> {

@@ -195,11 +195,27 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("tex_b", "tex_b.cu", Archs::All, ABI7_ALL),
     cu("weak_a", "weak_a.cu", Archs::All, ABI7_ALL),
     cu("weak_b", "weak_b.cu", Archs::All, ABI7_ALL),
-    // Programs written to find divergences on code nobody had linked yet; one
-    // architecture each, where the rule they exposed shows, to keep the bytes small.
-    cu("data_only", "data_only.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
-    cu("tmpl_a", "tmpl_a.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
-    cu("tmpl_b", "tmpl_b.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
+    // Programs written to find divergences on code nobody had linked yet (more
+    // in docs/nvlink-layout.md, "Generated-program runs"); one architecture
+    // each, to keep the bytes small.
+    ObjectSpec {
+        name: "common_a",
+        source: "common_a.ptx",
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: &[],
+        archs: Archs::Only(&["sm_90"]),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "common_b",
+        source: "common_b.ptx",
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: &[],
+        archs: Archs::Only(&["sm_90"]),
+        abi7: ABI7_NONE,
+    },
     cu("virt_a", "virt_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("virt_b", "virt_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("wreg_a", "wreg_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
@@ -295,8 +311,7 @@ const GROUPS: &[GroupSpec] = &[
     group("sys", &[Abi8("sys_main"), Abi8("sys_util")]),
     group("tex", &[Abi8("tex_a"), Abi8("tex_b")]),
     group("weak", &[Abi8("weak_a"), Abi8("weak_b")]),
-    group("data-only", &[Abi8("data_only")]),
-    group("tmpl", &[Abi8("tmpl_a"), Abi8("tmpl_b")]),
+    group("common", &[Abi8("common_a"), Abi8("common_b")]),
     group("virt", &[Abi8("virt_a"), Abi8("virt_b")]),
     group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),

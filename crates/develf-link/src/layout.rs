@@ -12,7 +12,7 @@ use crate::resolve::{GlobalId, Resolution, SymbolRef, is_kernel};
 use develf_format::reloc::{R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX};
 use develf_format::section::SHT_RELA;
 use develf_format::section::{
-    SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO,
+    SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_GLOBAL, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO,
     SHT_CUDA_RESOLVED_RELA, SHT_CUDA_SHARED, SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL, SHT_STRTAB, SHT_SYMTAB,
     SHT_SYMTAB_SHNDX, is_relocation_type,
 };
@@ -95,7 +95,9 @@ pub(crate) static CLASS_TABLE: &[ClassRule] = &[
     // Rule 1.1: `.nv_debug.shared` shares the rank of the kernel windows, in
     // creation order (shm: after shm_a's windows, before shm_b's).
     ClassRule { class: C::DebugShared, rank: 18, section_symbol: false, executable_type: Some(SHT_NOBITS) },
-    ClassRule { class: C::Global, rank: 20, section_symbol: true, executable_type: Some(SHT_NOBITS) },
+    // `.nv.global` too, when created after a kernel window (big: tpl_a's
+    // `.nv.global` between its windows and the next input's).
+    ClassRule { class: C::Global, rank: 18, section_symbol: true, executable_type: Some(SHT_NOBITS) },
     ClassRule { class: C::OtherData, rank: 21, section_symbol: true, executable_type: None },
     ClassRule { class: C::MercuryConstant0, rank: 22, section_symbol: true, executable_type: Some(SHT_PROGBITS) },
     ClassRule { class: C::Mercury, rank: 23, section_symbol: false, executable_type: None },
@@ -238,6 +240,8 @@ pub(crate) struct Layout {
     /// Discarded input sections (a weak duplicate's `.nv.constant0.<k>`)
     /// whose name an output section has: their locals live on there (rule 5.6).
     pub aliases: HashMap<(usize, usize), OutId>,
+    /// U17: where each linker-allocated `.common` global went (`.nv.global`).
+    pub common: HashMap<GlobalId, (OutId, u64)>,
     /// The target's SM number: e_flags bits 8..15 name it, not the inputs'
     /// (rule 3.4: sm_80 objects in an sm_86 link give 0x5604).
     pub target_sm: u32,
@@ -371,8 +375,12 @@ impl Builder<'_, '_> {
         let class = SectionClass::of_input(s.name, s.sh_type)?;
         let align = s.addralign.max(1);
         let id = self.create(s.name, class, s.sh_type, s.flags, align);
+        let executable = self.layout.executable;
         let out = self.layout.sections.get_mut(id)?;
-        let offset = align_up(out.size, align);
+        // Rule 12.3: `-r` sums the `.nv_debug.shared` inputs without padding
+        // (their variables keep their own values; shm_a 0x100 + shm_b 0x197 +
+        // 2 x 0x80 = 0x397).
+        let offset = if class == C::DebugShared && !executable { out.size } else { align_up(out.size, align) };
         out.size = offset.saturating_add(s.size);
         out.align = out.align.max(align);
         out.pieces.push(Piece { input, section: index, offset });
@@ -410,6 +418,7 @@ pub(crate) fn build(
         preserve_relocs: options.preserve_relocs,
         target_sm: options.arch.sm,
         aliases: HashMap::new(),
+        common: HashMap::new(),
     };
     let mut b = Builder { inputs, resolution, liveness, layout };
     // Rule 8.2: Mercury outputs get no `.nv.resolvedrela.*` (15/15 links).
@@ -479,7 +488,7 @@ pub(crate) fn build(
             if let Some(out) = b.layout.sections.get_mut(id) {
                 out.info = InfoField::Function { symbol: me, high_bits };
             }
-            // Rule 9.2: `-r` with `-kernels-used`/`-variables-used` creates a
+            // Rule 9.6: `-r` with `-kernels-used`/`-variables-used` creates a
             // kernel the list does not select like a device function: its
             // `.nv.info.<k>` comes with the input's other function infos and it
             // gets no `.nv.shared.<k>` (tpl, vars on sm_90).
@@ -646,6 +655,21 @@ pub(crate) fn build(
                 if let Some(id) = b.place(i, s.index) {
                     crate::mercury::attach(&mut b.layout, i, s, id);
                 }
+            }
+        }
+    }
+
+    // U17: `.common` globals go to the end of `.nv.global`, created here if
+    // no input has one (ptx with `.common .global .u64 pcommon` in both
+    // files: `.nv.global` named after the last input's sections).
+    if !resolution.common.is_empty() {
+        let id = b.create(".nv.global", C::Global, SHT_CUDA_GLOBAL, 0x3, 1);
+        for &(g, size, align) in &resolution.common {
+            if let Some(out) = b.layout.sections.get_mut(id) {
+                let offset = align_up(out.size, align);
+                out.size = offset.saturating_add(size);
+                out.align = out.align.max(align);
+                b.layout.common.insert(g, (id, offset));
             }
         }
     }

@@ -376,6 +376,10 @@ pub(crate) fn finish_symbols(
                 }
             }
             Source::Local(r) | Source::Global(r) => match merc.get(r.input).and_then(|l| l.get(r.symbol)) {
+                // U17: a `.common` global: where `.symtab` has it.
+                Some(m) if m.raw_shndx == develf_format::symbol::SHN_COMMON => {
+                    (OutSymbol { st_type: m.st_type, other: m.other, ..s.clone() }, name)
+                }
                 Some(m) => {
                     let placed = m.section_index().and_then(|x| layout.placed(r.input, x));
                     let section = match placed {
@@ -398,7 +402,13 @@ pub(crate) fn finish_symbols(
                         st_type,
                         other: m.other,
                         section,
-                        value: m.value.saturating_add(placed.map_or(0, |(_, b)| b)),
+                        // Rule 12.3: `-r` shared variables keep their input
+                        // value; U16: an undefined variable is -1 as in `.symtab`.
+                        value: if placed.is_none() && s.value == u64::MAX { u64::MAX } else { m.value }.saturating_add(
+                            placed
+                                .filter(|&(id, _)| !crate::symbols::keeps_shared_value(layout, id))
+                                .map_or(0, |(_, b)| b),
+                        ),
                         size: m.size,
                     };
                     (sym, name)
@@ -487,7 +497,7 @@ struct Relocator<'l, 'a> {
 }
 
 impl Relocator<'_, '_> {
-    fn resolve(&self, input: usize, symbol: usize, patched: SymbolHome) -> Resolved {
+    fn resolve(&self, input: usize, symbol: usize, patched: SymbolHome, text: Option<OutId>) -> Resolved {
         let resolver = SymbolResolver {
             inputs: self.inputs,
             resolution: self.resolution,
@@ -499,8 +509,12 @@ impl Relocator<'_, '_> {
             resolver.resolve(&|i, s| merc.get(i).and_then(|l| l.get(s)).copied(), input, symbol, patched);
         let undefined = self.resolution.definition_of(SymbolRef { input, symbol }).is_none();
         if undefined && resolved.home == SymbolHome::SharedMemory && !self.layout.executable {
-            // Rule 12.3: `-r` points extern shared memory at `externsharedinstance`.
-            resolved.index = self.symbols.extern_instances.first().copied().or(resolved.index);
+            // Rule 12.3: `-r` points a kernel's extern shared memory at its
+            // `externsharedinstance`; a device function keeps the symbol.
+            let slot = text.and_then(|t| self.layout.shared.instance_of.get(&t));
+            if let Some(&index) = slot.and_then(|&k| self.symbols.extern_instances.get(k)) {
+                resolved.index = Some(index);
+            }
         }
         resolved
     }
@@ -515,6 +529,11 @@ impl Relocator<'_, '_> {
             .target
             .and_then(|t| self.layout.section(t))
             .map_or(SymbolHome::Other, |t| SymbolHome::of_section(&t.name));
+        // The normal `.text.<fn>` of a capsule (rule 12.3's instances are keyed by it).
+        let normal_text = rela.target.and_then(|t| self.layout.section(t)).and_then(|t| {
+            let name = t.name.strip_prefix(".nv.capmerc").or_else(|| t.name.strip_prefix(".nv.merc"))?;
+            self.layout.find(name)
+        });
         let mut kept = Vec::new();
         for piece in rela.pieces.iter().rev() {
             let Some(input) = self.inputs.get(piece.input) else { continue };
@@ -541,7 +560,7 @@ impl Relocator<'_, '_> {
                 if losing.iter().any(|&(from, to)| (from..to).contains(&r.offset)) {
                     continue;
                 }
-                let resolved = self.resolve(piece.input, r.symbol as usize, patched_home);
+                let resolved = self.resolve(piece.input, r.symbol as usize, patched_home, normal_text);
                 let query =
                     Query { r_type: r.r_type, output, symbol: resolved.home, state: resolved.state, mercury: true };
                 let offset = base.saturating_add(r.offset);

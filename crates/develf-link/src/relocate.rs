@@ -106,6 +106,17 @@ impl<'a> SymbolResolver<'_, 'a> {
             return unresolved(SymbolHome::TableOffset);
         }
         let Some(def) = self.resolution.definition_of(here) else {
+            // U17: a `.common` global lives where the linker allocated it.
+            if let Some(&(id, offset)) = self.resolution.global(here).and_then(|g| self.layout.common.get(&g)) {
+                let name = self.layout.section(id).map_or("", |s| s.name.as_str());
+                return Resolved {
+                    state: SymbolState::Live,
+                    home: SymbolHome::of_section(name),
+                    value: offset,
+                    bank: 0,
+                    index,
+                };
+            }
             if sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
                 return unresolved(SymbolHome::SharedMemory);
             }
@@ -176,9 +187,13 @@ impl<'a> Context<'_, 'a> {
         let is_extern =
             self.inputs.get(key.input).and_then(|i| i.symbol(key.symbol)).is_some_and(|s| s.section_index().is_none());
         let plan = &self.layout.shared;
+        // Rule 12.3: only a kernel's own code is pointed at its
+        // `externsharedinstance`; a device function keeps the extern symbol
+        // (shm `-r`: `dev_sh`'s `dyn`, every architecture).
         if is_extern && !self.layout.executable {
-            let slot = plan.instance_of.get(&patched).copied().unwrap_or(0);
-            if let Some(&index) = self.symbols.extern_instances.get(slot) {
+            if let Some(&index) =
+                plan.instance_of.get(&patched).and_then(|&slot| self.symbols.extern_instances.get(slot))
+            {
                 resolved.index = Some(index);
             }
         }

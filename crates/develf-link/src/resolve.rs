@@ -9,8 +9,8 @@ use crate::error::{Duplicate, LinkError, Location, SymbolName, Undefined};
 use crate::gc::{Liveness, is_debug_section};
 use crate::input::InputObject;
 use develf_format::symbol::{
-    STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_ENTRY, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE,
-    STT_CUDA_TEXTURE, STT_FUNC,
+    SHN_COMMON, STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_ENTRY, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK,
+    STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC,
 };
 use develf_parse::elf::Symbol;
 use hashbrown::HashMap;
@@ -118,6 +118,10 @@ pub(crate) struct Resolution<'a> {
     /// another input's (weak duplicates), or belongs to one (its `.nv.info.<fn>`,
     /// constant bank, relocations). Such sections contribute nothing.
     pub discarded: Vec<Vec<bool>>,
+    /// U17: globals only PTX `.common` symbols (SHN_COMMON, st_value the
+    /// alignment) define, in global order: (global, size, alignment), the
+    /// largest of their copies. The linker allocates them (layout).
+    pub common: Vec<(GlobalId, u64, u64)>,
 }
 
 impl<'a> Resolution<'a> {
@@ -238,9 +242,17 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
                     global.definition = Some(here);
                 }
                 (STB_WEAK, STB_WEAK)
-                    if cur.st_type == STT_FUNC
-                        && s.st_type == STT_FUNC
-                        && matches!((regs(here), regs(current)), (Some(new), Some(old)) if new < old) =>
+                    if cur.st_type == STT_FUNC && s.st_type == STT_FUNC && {
+                        // Equal counts: the copy built for the newer SM (the
+                        // target's) wins (U13: sm_80 + sm_86 objects for sm_86
+                        // keep sm_86's `shared_helper`, 24 = 24 registers, but
+                        // sm_80's `tsum<int>`, 36 < 44).
+                        let sm = |r: SymbolRef| inputs.get(r.input).map_or(0, |i| i.cubin.flags().sm);
+                        match (regs(here), regs(current)) {
+                            (Some(new), Some(old)) => new < old || (new == old && sm(here) > sm(current)),
+                            _ => false,
+                        }
+                    } =>
                 {
                     losers.push(current);
                     global.definition = Some(here);
@@ -271,7 +283,26 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
     }
 
     let discarded = discarded_sections(inputs, &losers);
-    Ok(Resolution { globals, global_of, discarded })
+    // U17: a global no input defines but some input declares `.common`
+    // (SHN_COMMON) is allocated by the linker; a real definition wins.
+    let mut common: Vec<(GlobalId, u64, u64)> = Vec::new();
+    for input in inputs {
+        for s in input.symbols().iter().filter(|s| s.raw_shndx == SHN_COMMON && s.bind != STB_LOCAL) {
+            let Some(id) = global_of.get(input.index).and_then(|m| m.get(s.index)).copied().flatten() else { continue };
+            if globals.get(id).is_some_and(|g| g.definition.is_some()) {
+                continue;
+            }
+            match common.iter_mut().find(|(g, _, _)| *g == id) {
+                Some((_, size, align)) => {
+                    *size = (*size).max(s.size);
+                    *align = (*align).max(s.value.max(1));
+                }
+                None => common.push((id, s.size, s.value.max(1))),
+            }
+        }
+    }
+    common.sort_unstable();
+    Ok(Resolution { globals, global_of, discarded, common })
 }
 
 /// Per symbol of `input`: the REGCOUNT its `.nv.info` gives the function.
@@ -340,7 +371,7 @@ pub(crate) fn check_undefined(
 ) -> Result<(), LinkError> {
     let mut candidate = vec![false; resolution.globals.len()];
     for (id, g) in resolution.globals.iter().enumerate() {
-        if g.definition.is_some() {
+        if g.definition.is_some() || resolution.common.iter().any(|&(c, _, _)| c == id) {
             continue;
         }
         let Some(first) = inputs.get(g.first.input).and_then(|i| i.symbol(g.first.symbol)) else { continue };

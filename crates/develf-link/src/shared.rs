@@ -395,17 +395,13 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan
         let (size, align) = if facts.any_extern {
             let size = if k.uses_extern {
                 let offset = align_up(k.own_size, EXTERN_ALIGN).max(RELOCATABLE_EXTERN_MIN);
-                let slot = match plan.instances.iter().position(|&o| o == offset) {
-                    Some(s) => s,
-                    None => {
-                        plan.instances.push(offset);
-                        plan.instances.len() - 1
-                    }
-                };
-                for n in &k.reach {
-                    if let Some((id, _)) = layout.placed(n.0, n.1) {
-                        plan.instance_of.entry(id).or_insert(slot);
-                    }
+                // One instance per kernel whose own code uses extern memory,
+                // equal offsets included (shm: 0x100, 0x10, 0x10); a kernel
+                // reaching it only through a device function gets none (xshm:
+                // `xshm_big`).
+                if k.reach.first().is_some_and(|n| facts.extern_users.contains(n)) {
+                    plan.instances.push(offset);
+                    plan.instance_of.insert(k.text, plan.instances.len() - 1);
                 }
                 offset.max(RELOCATABLE_USER_MIN_SIZE)
             } else if k.own_extent < RELOCATABLE_EXTERN_MIN {

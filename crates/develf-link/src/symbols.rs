@@ -311,7 +311,13 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
                 continue;
             }
         };
+        // Rule 4.2: only the linker-made relocations of a bank (texture and
+        // surface header slots, no input pieces) come before it; an input's
+        // `.rela.nv.constant3` (a `__constant__` initialised with a device
+        // address) keeps its creation place (misc, sm_75..sm_90, 8/8).
+        let linker_made = |r: &crate::layout::OutSection| r.pieces.is_empty();
         if s.class == SectionClass::Relocation
+            && linker_made(s)
             && s.target.and_then(|t| layout.section(t)).is_some_and(|t| t.name.starts_with(".nv.constant"))
         {
             continue;
@@ -319,7 +325,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         if s.name.starts_with(".nv.constant") {
             for prefix in [".rel", ".rela"] {
                 let rel = format!("{prefix}{}", s.name);
-                if layout.find(&rel).is_some() {
+                if layout.find(&rel).and_then(|id| layout.section(id)).is_some_and(linker_made) {
                     strtab.push(&rel);
                 }
             }
@@ -349,6 +355,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
                 };
                 local_index.insert(r, index_of(&symbols));
                 let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
+                let base = if keeps_shared_value(layout, id) { 0 } else { base };
                 symbols.push(OutSymbol {
                     name: strtab.add(sym.name),
                     bind: STB_LOCAL,
@@ -363,7 +370,14 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         };
         let Some(s) = layout.section(id) else { continue };
         // Rule 12.2: a `.nv.shared.<k>` without variables has no section symbol.
-        if !s.class.rule().section_symbol || !may_keep(layout, id) || layout.shared.no_symbol.contains(&id) {
+        // Rule 5.2: `-r` gives `.nv_debug.shared` a section symbol when inputs
+        // bring one (device functions' static `__shared__` variables, iv on
+        // sm_75..sm_120); made for `extern __shared__` alone it has none.
+        let debug_shared_symbol = s.class == SectionClass::DebugShared && !executable && !s.pieces.is_empty();
+        if !(s.class.rule().section_symbol || debug_shared_symbol)
+            || !may_keep(layout, id)
+            || layout.shared.no_symbol.contains(&id)
+        {
             continue;
         }
         // Rule 5.1: an empty debug section (the 0-byte `.debug_frame` of an
@@ -390,10 +404,12 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     let mut global_index: Vec<Option<u32>> = vec![None; resolution.globals.len()];
     let live_refs = if executable { live_references(inputs, resolution, layout) } else { Vec::new() };
     for (g, global) in resolution.globals.iter().enumerate() {
+        let common = layout.common.get(&g).copied();
         let source = global.definition.unwrap_or(global.first);
         let Some(sym) = inputs.get(source.input).and_then(|i| i.symbol(source.symbol)) else { continue };
         if executable
             && global.definition.is_none()
+            && common.is_none()
             && sym.st_type == STT_FUNC
             && live_refs.get(g) == Some(&Some(false))
         {
@@ -427,7 +443,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             }
             (None, _) => SymbolSection::Raw(sym.raw_shndx),
         };
-        let base = placed.flatten().map_or(0, |(_, o)| o);
+        let base = placed.flatten().filter(|&(id, _)| !keeps_shared_value(layout, id)).map_or(0, |(_, o)| o);
         // Rule 5.3: undefined weak objects (`__UFT_OFFSET`, ...) become
         // global; defined weak data (vtables) stays weak (poly, exec and `-r`).
         let bind = if sym.bind == STB_WEAK && sym.st_type != STT_FUNC && sym.section_index().is_none() {
@@ -436,16 +452,27 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             sym.bind
         };
         let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
+        // U17: a `.common` global is defined where the linker put it.
+        let (section, value, size) = match common {
+            Some((id, offset)) => {
+                let size = resolution.common.iter().find(|c| c.0 == g).map_or(sym.size, |c| c.1);
+                (SymbolSection::Section(id), offset, size)
+            }
+            // U16: `-r` gives an undefined variable (a CUDA object of global
+            // or constant space) the value -1 (pb alone: `pa_arr`; tpl_a
+            // alone: `ctab_b`; sm_90).
+            None if !executable
+                && global.definition.is_none()
+                && sym.st_type == develf_format::symbol::STT_CUDA_OBJECT
+                && sym.other & STO_CUDA_SPACE_MASK != STO_CUDA_SHARED
+                && matches!(section, SymbolSection::Raw(0)) =>
+            {
+                (section, u64::MAX, sym.size)
+            }
+            None => (section, sym.value.saturating_add(base), sym.size),
+        };
         set(&mut global_index, g, index_of(&symbols));
-        symbols.push(OutSymbol {
-            name,
-            bind,
-            st_type,
-            other,
-            section,
-            value: sym.value.saturating_add(base),
-            size: sym.size,
-        });
+        symbols.push(OutSymbol { name, bind, st_type, other, section, value, size });
     }
 
     // Rule 12.3: `-r` ends the globals with one weak `externsharedinstance`
@@ -489,6 +516,14 @@ fn per_function_bank(name: &str) -> bool {
     name.strip_prefix(".nv.constant").and_then(|rest| rest.split_once('.')).is_some_and(|(bank, function)| {
         !bank.is_empty() && bank.bytes().all(|b| b.is_ascii_digit()) && !function.is_empty()
     })
+}
+
+/// Rule 12.3: in `-r`, a shared variable of `.nv_debug.shared` keeps its
+/// input value (ptxas's alignment, rule 12.0), wherever its input's piece
+/// went: the layout is the executable link's (iv: three device functions'
+/// `s[32]`, all 0x4 in a 0x180-byte section; shm: 0x4 and 0x1).
+pub(crate) fn keeps_shared_value(layout: &Layout, id: crate::layout::OutId) -> bool {
+    !layout.executable && layout.section(id).is_some_and(|o| o.class == SectionClass::DebugShared)
 }
 
 fn set(list: &mut [Option<u32>], g: GlobalId, value: u32) {
