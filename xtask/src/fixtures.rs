@@ -230,6 +230,8 @@ const OBJECTS: &[ObjectSpec] = &[
     },
     cu("xshm_a", "xshm_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
+    cu("xconst_a", "xconst_a.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
+    cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
 ];
 
 /// An input of a link: an object from `obj/` (ABI 8) or `obj-abi7/` (ABI 7).
@@ -315,6 +317,14 @@ const GROUPS: &[GroupSpec] = &[
     group("virt", &[Abi8("virt_a"), Abi8("virt_b")]),
     group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),
+    // xconst_a is also built for sm_100, for the `-r` link of it alone in
+    // options/commands.txt (rule 8.3's Mercury bank).
+    GroupSpec {
+        name: "xconst",
+        inputs: &[Abi8("xconst_a"), Abi8("xconst_b")],
+        flags: &[],
+        archs: Archs::Only(&["sm_90"]),
+    },
 ];
 
 fn sm_number(arch: &str) -> u32 {

@@ -16,7 +16,8 @@ use crate::symbols::SymbolTable;
 use develf_format::reloc_desc::Action;
 use develf_format::section::SHT_CUDA_RESOLVED_RELA;
 use develf_format::symbol::{
-    STB_WEAK, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
+    STB_WEAK, STO_CUDA_CONSTANT, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC,
+    STT_SECTION,
 };
 use develf_parse::elf::Symbol;
 use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
@@ -66,6 +67,8 @@ pub(crate) struct Resolved {
     pub(crate) bank: u64,
     /// Its output symbol index.
     pub(crate) index: Option<u32>,
+    /// Rule 8.3: an undefined `__constant__` variable in `-r`, applied as -1.
+    pub(crate) undefined_constant: bool,
 }
 
 fn bank_number(section: &str) -> u64 {
@@ -95,7 +98,8 @@ impl<'a> SymbolResolver<'_, 'a> {
     ) -> Resolved {
         let here = SymbolRef { input, symbol };
         let index = self.symbols.output_index(self.inputs, self.resolution, self.layout, here);
-        let unresolved = |home| Resolved { state: SymbolState::Live, home, value: 0, bank: 0, index };
+        let unresolved =
+            |home| Resolved { state: SymbolState::Live, home, value: 0, bank: 0, index, undefined_constant: false };
         let Some(sym) = table(input, symbol) else {
             return unresolved(SymbolHome::Undefined);
         };
@@ -115,10 +119,26 @@ impl<'a> SymbolResolver<'_, 'a> {
                     value: offset,
                     bank: 0,
                     index,
+                    undefined_constant: false,
                 };
             }
             if sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
                 return unresolved(SymbolHome::SharedMemory);
+            }
+            // Rule 8.3: `-r` applies code relocations against an undefined
+            // `__constant__` variable with the value -1 (the symbol's own
+            // value, rule 5 / U16) and drops them (c: `cext`, `cdbl`, `cbig`;
+            // tpl_a alone: `ctab_b`; sm_75, sm_90, sm_100). An executable
+            // reports it undefined before this.
+            if !self.layout.executable && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_CONSTANT {
+                return Resolved {
+                    state: SymbolState::Live,
+                    home: SymbolHome::ConstantBank,
+                    value: u64::MAX,
+                    bank: 0,
+                    index,
+                    undefined_constant: true,
+                };
             }
             return unresolved(SymbolHome::Undefined);
         };
@@ -153,7 +173,7 @@ impl<'a> SymbolResolver<'_, 'a> {
             } else {
                 SymbolState::Dead
             };
-            return Resolved { state, home: home_of(name), value: 0, bank: 0, index };
+            return Resolved { state, home: home_of(name), value: 0, bank: 0, index, undefined_constant: false };
         };
         let out_name = self.layout.section(id).map_or("", |s| s.name.as_str());
         Resolved {
@@ -162,6 +182,7 @@ impl<'a> SymbolResolver<'_, 'a> {
             value: base.saturating_add(def_sym.value),
             bank: bank_number(out_name),
             index,
+            undefined_constant: false,
         }
     }
 }
@@ -364,13 +385,16 @@ impl<'a> Context<'_, 'a> {
                             // samplers): not modelled.
                             return Ok(());
                         }
+                        let (mut site, len) = data.site(offset);
+                        let site = &mut site[..len];
                         let value = match (shared_value, desc.value_part) {
                             (Some(v), _) => v,
+                            (None, ValuePart::BankAddress(n)) if resolved.undefined_constant => {
+                                undefined_bank_address(r.r_type, n, site, self.layout.mercury)
+                            }
                             (None, ValuePart::BankAddress(n)) => resolved.value.saturating_add(resolved.bank << n),
                             (None, _) => resolved.value,
                         };
-                        let (mut site, len) = data.site(offset);
-                        let site = &mut site[..len];
                         match r.addend {
                             Some(a) => develf_reloc::apply(r.r_type, site, value, a, offset),
                             None => develf_reloc::apply_rel(r.r_type, site, value, offset),
@@ -418,6 +442,24 @@ impl<'a> Context<'_, 'a> {
         let body = if in_file { Body::Merged(Box::new(data)) } else { Body::default() };
         Ok((body, kept_lists))
     }
+}
+
+/// Rule 8.3: the bank address an undefined `__constant__` variable stands for
+/// in `-r`, for a type whose offset part is `n` bits: offset -1 (all ones: the
+/// addend's carry stays in the offset, `ctab_b[i & 31]`'s +0x14 becomes
+/// 0x13), in bank 0x1c on sm_75..sm_90 (rule 11.6's bank for what `-r`
+/// cannot place; c: `R_CUDA_CONST_FIELD19_40`, `CONST_FIELD21_38`) and, on
+/// Mercury targets, in the bank the input's field holds (ptxas's 3; c sm_100:
+/// `CONST_FIELD21_38`, `CONST_FIELD22_37`).
+fn undefined_bank_address(r_type: u32, n: u8, site: &[u8], mercury: bool) -> u64 {
+    let offset = (1u64 << (n & 63)) - 1;
+    let bank = if mercury {
+        let shift = descriptor(r_type).map_or(0, |d| d.shift);
+        develf_reloc::extract(r_type, site).map_or(0, |field| (field << shift) >> (n & 63))
+    } else {
+        RELOCATABLE_TEXTURE_BANK
+    };
+    (bank << n) | offset
 }
 
 /// Rule 9: the ranges of input section `section` holding weak data that lost

@@ -22,7 +22,7 @@
 //! dropped.
 
 use develf_format::reloc::*;
-use develf_format::reloc_desc::{Action, descriptor};
+use develf_format::reloc_desc::{Action, SymbolValue, descriptor};
 
 /// What nvlink writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -211,8 +211,14 @@ pub fn disposition(query: &Query) -> Disposition {
         SymbolState::DiscardedDuplicate => return Disposition::Drop,
         SymbolState::Dead => return Disposition::ApplyDead,
     }
-    let writes =
-        descriptor(query.r_type).is_some_and(|d| matches!(d.action, Action::Write | Action::ReplaceInstruction));
+    let desc = descriptor(query.r_type);
+    let writes = desc.is_some_and(|d| matches!(d.action, Action::Write | Action::ReplaceInstruction));
+    // `R_CUDA_G*` write a generic (global-segment) address, which only the
+    // driver knows whatever the symbol's home: a pointer to a `__constant__`
+    // variable in `.nv.constant3` or `.nv.global.init` stays a relocation,
+    // exec and `-r`, defined or not (develf-link rule 8.3; u16 d + e, sm_80,
+    // sm_90, sm_120).
+    let generic = desc.is_some_and(|d| d.symbol_value == SymbolValue::GlobalAddress);
     let relocatable = query.output == OutputKind::Relocatable;
     if query.mercury && query.symbol == SymbolHome::DebugLine {
         // sm_100+ debug info: the finalizer rebuilds the line table, so
@@ -226,7 +232,8 @@ pub fn disposition(query: &Query) -> Disposition {
             return Disposition::Keep(query.r_type);
         }
     }
-    let keep = DRIVER_PLACED.contains(&query.symbol)
+    let keep = generic
+        || DRIVER_PLACED.contains(&query.symbol)
         || (relocatable && RELOCATABLE_PLACED.contains(&query.symbol))
         || (relocatable && RELOCATABLE_KEEPS.contains(&(query.r_type, query.symbol)));
     if writes && keep { Disposition::Keep(kept_type(query.r_type, query.output)) } else { Disposition::Apply }

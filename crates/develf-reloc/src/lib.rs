@@ -193,8 +193,13 @@ fn gather(pieces: &[Piece], word: u128) -> u128 {
 /// What `desc` writes into its field for symbol value `s`, addend `a`, place
 /// `p`: `S + A (- P)`, part selected, shifted, range checked.
 pub fn field_value(desc: &RelocDesc, s: u64, a: i64, p: u64) -> Result<u64, RelocError> {
-    let mut computed = match desc.value_part {
-        ValuePart::BankAddress(_) => i128::from(desc.value_part.add(s, a)),
+    let mut computed = match (desc.value_part, desc.range) {
+        (ValuePart::BankAddress(_), _) => i128::from(desc.value_part.add(s, a)),
+        // An `Either` field takes the 64-bit two's complement sum: the bits
+        // dropped may be all ones, so `S` = -1 (nvlink's value for an
+        // undefined `__constant__` in `-r`, develf-link rule 8.3) with
+        // addend 0 writes all ones (`R_CUDA_ABS16_32`: 0xffff).
+        (_, Range::Either(_)) => i128::from(s.wrapping_add(a as u64) as i64),
         _ => i128::from(s) + i128::from(a),
     };
     if desc.pc_relative {
