@@ -854,6 +854,7 @@ fn describes_gone_code(
 /// function) to the next sequence's or the unit's end, the unit's
 /// `unit_length` shrinking to match (tpl `-lineinfo`, sm_100 and sm_120,
 /// exec and `-r`: both sections byte for byte, 8/8; sm_75..sm_90a keep them).
+/// A unit left with no sequence keeps one `DW_LNE_end_sequence` (rule 9.8).
 fn cut_line_sequences(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
@@ -862,6 +863,7 @@ fn cut_line_sequences(
     contents: &mut Contents,
 ) {
     const SET_ADDRESS_PREFIX: u64 = 3;
+    const END_SEQUENCE: [u8; 3] = [0x00, 0x01, 0x01];
     let Some(out) = layout.section(table) else { return };
     let mut cut: Vec<(u64, u64)> = Vec::new();
     let mut lengths: Vec<(u64, u32)> = Vec::new();
@@ -887,13 +889,31 @@ fn cut_line_sequences(
             }
             let end = unit + 4 + u64::from(length);
             let inside: Vec<&(u64, usize)> = sites.iter().filter(|(o, _)| *o > unit && *o < end).collect();
+            let gone: Vec<bool> = inside
+                .iter()
+                .map(|&&(_, symbol)| {
+                    describes_gone_code(inputs, resolution, layout, SymbolRef { input: piece.input, symbol })
+                })
+                .collect();
+            // A unit that loses every sequence keeps its final
+            // `DW_LNE_end_sequence` (`00 01 01`): nvlink never leaves a line
+            // program empty (debug-lineinfo with `-kernels-used` matching no
+            // kernel: unit_length 0x83 → 0x43, header + 3 bytes; a unit
+            // keeping any sequence loses the last one's end_sequence with it).
+            let keeps_end = !gone.is_empty()
+                && gone.iter().all(|&g| g)
+                && usize::try_from(end)
+                    .ok()
+                    .and_then(|e| bytes.get(e.saturating_sub(END_SEQUENCE.len())..e))
+                    .is_some_and(|tail| tail == END_SEQUENCE);
+            let unit_stop = if keeps_end { end - END_SEQUENCE.len() as u64 } else { end };
             let mut removed = 0u64;
-            for (k, &&(offset, symbol)) in inside.iter().enumerate() {
-                if !describes_gone_code(inputs, resolution, layout, SymbolRef { input: piece.input, symbol }) {
+            for (k, &&(offset, _)) in inside.iter().enumerate() {
+                if !gone.get(k).copied().unwrap_or(false) {
                     continue;
                 }
                 let start = offset.saturating_sub(SET_ADDRESS_PREFIX);
-                let stop = inside.get(k + 1).map_or(end, |&&(next, _)| next.saturating_sub(SET_ADDRESS_PREFIX));
+                let stop = inside.get(k + 1).map_or(unit_stop, |&&(next, _)| next.saturating_sub(SET_ADDRESS_PREFIX));
                 if start < stop {
                     cut.push((piece.offset + start, piece.offset + stop));
                     removed += stop - start;
