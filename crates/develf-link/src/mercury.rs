@@ -39,7 +39,7 @@ use develf_format::section::{
     SHT_CUDA_MERCURY_INFO, SHT_CUDA_MERCURY_PROTOTYPE, SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_SYMTAB,
     SHT_CUDA_PROTOTYPE,
 };
-use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_OBJECT, STT_SECTION};
+use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FUNC, STT_OBJECT, STT_SECTION};
 use develf_parse::elf::{Section, Symbol, string_at};
 use develf_reloc::keep::{self, Disposition, Query, SymbolHome};
 use std::collections::HashMap;
@@ -453,7 +453,8 @@ pub(crate) fn finish_symbols(
 }
 
 /// The `.nv.prototype` signature strings whose every entry names a function
-/// that is defined but not in the output (dead code, rule 9).
+/// that is defined but not in the output (dead code, rule 9), or an
+/// undefined function that gets no symbol (rule 9.3).
 fn dead_signatures<'a>(
     inputs: &[InputObject<'a>],
     resolution: &Resolution<'_>,
@@ -461,6 +462,8 @@ fn dead_signatures<'a>(
 ) -> std::collections::HashSet<&'a str> {
     let mut dead = std::collections::HashSet::new();
     let mut live = std::collections::HashSet::new();
+    let live_refs =
+        if layout.executable { crate::symbols::live_references(inputs, resolution, layout) } else { Vec::new() };
     for input in inputs {
         let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
             continue;
@@ -472,10 +475,21 @@ fn dead_signatures<'a>(
                 let offset = u32::from_le_bytes([entry[4], entry[5], entry[6], entry[7]]);
                 let Some(text) = string_at(strings, offset) else { continue };
                 let here = SymbolRef { input: input.index, symbol };
-                let is_dead = resolution.definition_of(here).is_some_and(|d| {
-                    let section = inputs.get(d.input).and_then(|i| i.symbol(d.symbol)).and_then(|s| s.section_index());
-                    section.is_some_and(|x| layout.placed(d.input, x).is_none())
-                });
+                let is_dead = match resolution.definition_of(here) {
+                    Some(d) => {
+                        let section =
+                            inputs.get(d.input).and_then(|i| i.symbol(d.symbol)).and_then(|s| s.section_index());
+                        section.is_some_and(|x| layout.placed(d.input, x).is_none())
+                    }
+                    // Rule 9.3 / 13.4: an undefined function only dead code
+                    // calls gets no symbol, and its signature goes with it
+                    // (sys sm_100 with `-kernels-used` matching no kernel:
+                    // `vprintf`, `malloc`, `free`, `__assertfail`'s).
+                    None => {
+                        let function = input.symbol(symbol).is_some_and(|s| s.st_type == STT_FUNC);
+                        function && resolution.global(here).and_then(|g| live_refs.get(g)) == Some(&Some(false))
+                    }
+                };
                 if is_dead {
                     dead.insert(text)
                 } else {
