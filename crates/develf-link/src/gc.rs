@@ -1,7 +1,7 @@
 //! Phase 3: dead-code elimination (rule 9). Executables keep only the
 //! functions a kernel can reach (the kernels named by `-kernels-used`, when
 //! given) through relocations, plus functions whose address is stored in data.
-//! `-r` and `-preserve-relocs` keep everything. One pass over the relocations builds the edges; one
+//! `-r`, `-preserve-relocs` and `-g` keep everything. One pass over the relocations builds the edges; one
 //! breadth-first walk marks the live code: linear in the size of the call graph.
 
 use crate::input::InputObject;
@@ -45,8 +45,10 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
     let mut dead: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.sections().len()]).collect();
     // Rule 8.2: `-preserve-relocs` keeps every function too, `-kernels-used`
     // or not (reloc: `reloc_unused` on sm_75/sm_90/sm_100; calls with
-    // `-kernels-used=calls_fib` keeps all four functions).
-    if options.output == OutputKind::Relocatable || options.preserve_relocs {
+    // `-kernels-used=calls_fib` keeps all four functions). Rule 9.7: so does
+    // `-g` (sys keeps `sys_alloc_ints`; debug-G with a `-kernels-used`
+    // matching no kernel keeps both functions).
+    if options.output == OutputKind::Relocatable || options.preserve_relocs || options.debug {
         return Liveness { dead, host_pruned: Vec::new() };
     }
     // Dense numbering of all input sections: base[input] + section.

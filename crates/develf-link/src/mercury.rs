@@ -39,7 +39,7 @@ use develf_format::section::{
     SHT_CUDA_MERCURY_INFO, SHT_CUDA_MERCURY_PROTOTYPE, SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_SYMTAB,
     SHT_CUDA_PROTOTYPE,
 };
-use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_OBJECT, STT_SECTION};
+use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FUNC, STT_OBJECT, STT_SECTION};
 use develf_parse::elf::{Section, Symbol, string_at};
 use develf_reloc::keep::{self, Disposition, Query, SymbolHome};
 use std::collections::HashMap;
@@ -453,7 +453,8 @@ pub(crate) fn finish_symbols(
 }
 
 /// The `.nv.prototype` signature strings whose every entry names a function
-/// that is defined but not in the output (dead code, rule 9).
+/// that is defined but not in the output (dead code, rule 9), or an
+/// undefined function that gets no symbol (rule 9.3).
 fn dead_signatures<'a>(
     inputs: &[InputObject<'a>],
     resolution: &Resolution<'_>,
@@ -461,6 +462,8 @@ fn dead_signatures<'a>(
 ) -> std::collections::HashSet<&'a str> {
     let mut dead = std::collections::HashSet::new();
     let mut live = std::collections::HashSet::new();
+    let live_refs =
+        if layout.executable { crate::symbols::live_references(inputs, resolution, layout) } else { Vec::new() };
     for input in inputs {
         let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
             continue;
@@ -472,10 +475,21 @@ fn dead_signatures<'a>(
                 let offset = u32::from_le_bytes([entry[4], entry[5], entry[6], entry[7]]);
                 let Some(text) = string_at(strings, offset) else { continue };
                 let here = SymbolRef { input: input.index, symbol };
-                let is_dead = resolution.definition_of(here).is_some_and(|d| {
-                    let section = inputs.get(d.input).and_then(|i| i.symbol(d.symbol)).and_then(|s| s.section_index());
-                    section.is_some_and(|x| layout.placed(d.input, x).is_none())
-                });
+                let is_dead = match resolution.definition_of(here) {
+                    Some(d) => {
+                        let section =
+                            inputs.get(d.input).and_then(|i| i.symbol(d.symbol)).and_then(|s| s.section_index());
+                        section.is_some_and(|x| layout.placed(d.input, x).is_none())
+                    }
+                    // Rule 9.3 / 13.4: an undefined function only dead code
+                    // calls gets no symbol, and its signature goes with it
+                    // (sys sm_100 with `-kernels-used` matching no kernel:
+                    // `vprintf`, `malloc`, `free`, `__assertfail`'s).
+                    None => {
+                        let function = input.symbol(symbol).is_some_and(|s| s.st_type == STT_FUNC);
+                        function && resolution.global(here).and_then(|g| live_refs.get(g)) == Some(&Some(false))
+                    }
+                };
                 if is_dead {
                     dead.insert(text)
                 } else {
@@ -854,6 +868,7 @@ fn describes_gone_code(
 /// function) to the next sequence's or the unit's end, the unit's
 /// `unit_length` shrinking to match (tpl `-lineinfo`, sm_100 and sm_120,
 /// exec and `-r`: both sections byte for byte, 8/8; sm_75..sm_90a keep them).
+/// A unit left with no sequence keeps one `DW_LNE_end_sequence` (rule 9.8).
 fn cut_line_sequences(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
@@ -862,6 +877,7 @@ fn cut_line_sequences(
     contents: &mut Contents,
 ) {
     const SET_ADDRESS_PREFIX: u64 = 3;
+    const END_SEQUENCE: [u8; 3] = [0x00, 0x01, 0x01];
     let Some(out) = layout.section(table) else { return };
     let mut cut: Vec<(u64, u64)> = Vec::new();
     let mut lengths: Vec<(u64, u32)> = Vec::new();
@@ -887,13 +903,31 @@ fn cut_line_sequences(
             }
             let end = unit + 4 + u64::from(length);
             let inside: Vec<&(u64, usize)> = sites.iter().filter(|(o, _)| *o > unit && *o < end).collect();
+            let gone: Vec<bool> = inside
+                .iter()
+                .map(|&&(_, symbol)| {
+                    describes_gone_code(inputs, resolution, layout, SymbolRef { input: piece.input, symbol })
+                })
+                .collect();
+            // A unit that loses every sequence keeps its final
+            // `DW_LNE_end_sequence` (`00 01 01`): nvlink never leaves a line
+            // program empty (debug-lineinfo with `-kernels-used` matching no
+            // kernel: unit_length 0x83 → 0x43, header + 3 bytes; a unit
+            // keeping any sequence loses the last one's end_sequence with it).
+            let keeps_end = !gone.is_empty()
+                && gone.iter().all(|&g| g)
+                && usize::try_from(end)
+                    .ok()
+                    .and_then(|e| bytes.get(e.saturating_sub(END_SEQUENCE.len())..e))
+                    .is_some_and(|tail| tail == END_SEQUENCE);
+            let unit_stop = if keeps_end { end - END_SEQUENCE.len() as u64 } else { end };
             let mut removed = 0u64;
-            for (k, &&(offset, symbol)) in inside.iter().enumerate() {
-                if !describes_gone_code(inputs, resolution, layout, SymbolRef { input: piece.input, symbol }) {
+            for (k, &&(offset, _)) in inside.iter().enumerate() {
+                if !gone.get(k).copied().unwrap_or(false) {
                     continue;
                 }
                 let start = offset.saturating_sub(SET_ADDRESS_PREFIX);
-                let stop = inside.get(k + 1).map_or(end, |&&(next, _)| next.saturating_sub(SET_ADDRESS_PREFIX));
+                let stop = inside.get(k + 1).map_or(unit_stop, |&&(next, _)| next.saturating_sub(SET_ADDRESS_PREFIX));
                 if start < stop {
                     cut.push((piece.offset + start, piece.offset + stop));
                     removed += stop - start;
