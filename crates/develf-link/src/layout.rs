@@ -237,6 +237,9 @@ pub(crate) struct Layout {
     pub resolved_relocations: HashMap<OutId, OutId>,
     /// `-preserve-relocs` (rule 8.2), on every target.
     pub preserve_relocs: bool,
+    /// `-g` (rules 9.7, 12.4): keeps what debuggers need, such as the
+    /// kernels' shared variables.
+    pub debug: bool,
     /// Discarded input sections (a weak duplicate's `.nv.constant0.<k>`)
     /// whose name an output section has: their locals live on there (rule 5.6).
     pub aliases: HashMap<(usize, usize), OutId>,
@@ -416,6 +419,7 @@ pub(crate) fn build(
         texture_banks: Vec::new(),
         resolved_relocations: HashMap::new(),
         preserve_relocs: options.preserve_relocs,
+        debug: options.debug,
         target_sm: options.arch.sm,
         aliases: HashMap::new(),
         common: HashMap::new(),

@@ -38,12 +38,16 @@ pub(crate) struct SharedPlan {
     pub instances: Vec<u64>,
     /// `-r`: which instance each function's `.text` refers to.
     pub instance_of: HashMap<OutId, usize>,
-    /// `-r`: the section extern shared symbols are defined in.
+    /// `-r`, and executables under `-g` (rule 12.4): the section extern
+    /// shared symbols are defined in.
     pub debug_shared: Option<OutId>,
     /// Executables: kept `.nv.shared.<k>` without variables, which get no
     /// section symbol: size 0 before the reserved area, which on sm_100+ the
     /// finaliser adds later (rule 12.2).
     pub no_symbol: HashSet<OutId>,
+    /// The reserved area at the start of every window (`.nv.reservedSmem.cap`,
+    /// 0x400 in sm_90+ objects, 0 before; rule 12.1).
+    pub reserved: u64,
     /// Executables: every kernel's static window, for the over-limit check
     /// (crate::checks, rule 12.6).
     pub windows: Vec<Window>,
@@ -210,14 +214,20 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
         .map(|s| s.value)
         .max()
         .unwrap_or(0);
-    let mut plan = SharedPlan::default();
+    let mut plan = SharedPlan { reserved, ..SharedPlan::default() };
     if layout.executable {
         plan_executable(inputs, layout, &facts, &kernels, reserved, &mut plan);
         if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
             // Rule 12.2: no bytes of its own in an executable (sm_100+: the
-            // reserved area); kept only for extern shared memory.
-            out.size = if layout.mercury { reserved } else { 0 };
+            // reserved area, and so under `-g` or `-preserve-relocs`, rule
+            // 12.4); kept only for extern shared memory.
+            let keeps_symbols = layout.debug || layout.preserve_relocs;
+            out.size = if layout.mercury || keeps_symbols { reserved } else { 0 };
             out.keep = if facts.any_extern { Keep::Always } else { Keep::Never };
+        }
+        // Rule 12.4: `-g` defines `extern __shared__` in `.nv_debug.shared`.
+        if layout.debug && facts.any_extern {
+            plan.debug_shared = debug_shared;
         }
     } else {
         plan_relocatable(layout, &facts, &kernels, &mut plan);

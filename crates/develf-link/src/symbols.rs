@@ -14,7 +14,7 @@ use develf_eiattr::CallGraph;
 use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_PROTOTYPE};
 use develf_format::symbol::{
     STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_MANAGED, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STO_VISIBILITY_MASK,
-    STT_FUNC, STT_OBJECT, STT_SECTION,
+    STT_FUNC, STT_OBJECT, STT_SECTION, STV_INTERNAL,
 };
 use develf_parse::elf::string_at;
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
@@ -258,7 +258,8 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     // whose relocations it lists (rule 8.2: calls sm_75 `_param`, ptx
     // sm_90/sm_100 `.const_opt.0.16`). Locals of the shared user bank
     // `.nv.constant3` (a non-`.visible` `.const`, `static __constant__`)
-    // stay, used or not (rule 5.5).
+    // stay, used or not (rule 5.5). `-g` and `-preserve-relocs` keep a
+    // kernel's own shared variables (rule 12.4; sm_75..sm_90).
     let keep_local = |r: &SymbolRef| {
         let placed = inputs
             .get(r.input)
@@ -269,7 +270,8 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         placed.is_some_and(|o| {
             !executable
                 || !((per_function_bank(&o.name) && !layout.preserve_relocs)
-                    || matches!(o.class, SectionClass::Shared | SectionClass::DebugShared))
+                    || (o.class == SectionClass::Shared && !keeps_shared_locals(layout))
+                    || o.class == SectionClass::DebugShared)
         })
     };
     let mut sequence: Vec<LogEntry> = Vec::with_capacity(layout.log.len());
@@ -354,15 +356,25 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
                     continue;
                 };
                 local_index.insert(r, index_of(&symbols));
-                let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
+                let (st_type, mut other) = rewrite_type(executable, sym.st_type, sym.other);
                 let base = if keeps_shared_value(layout, id) { 0 } else { base };
+                let mut value = sym.value.saturating_add(base);
+                if executable && layout.section(id).is_some_and(|o| o.class == SectionClass::Shared) {
+                    // Rule 12.4: a kernel's shared variable kept in an
+                    // executable has its window offset, reserved area
+                    // included (0x400 on sm_90, 0 on sm_75), not ptxas's
+                    // alignment; `-preserve-relocs` alone marks it
+                    // STV_INTERNAL, `-g` (with it or not) leaves 0.
+                    value = layout.shared.offsets.get(&r).copied().unwrap_or(0).saturating_add(layout.shared.reserved);
+                    other = if layout.debug { 0 } else { STV_INTERNAL };
+                }
                 symbols.push(OutSymbol {
                     name: strtab.add(sym.name),
                     bind: STB_LOCAL,
                     st_type,
                     other,
                     section: SymbolSection::Section(id),
-                    value: sym.value.saturating_add(base),
+                    value,
                     size: sym.size,
                 });
                 continue;
@@ -373,7 +385,10 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         // Rule 5.2: `-r` gives `.nv_debug.shared` a section symbol when inputs
         // bring one (device functions' static `__shared__` variables, iv on
         // sm_75..sm_120); made for `extern __shared__` alone it has none.
-        let debug_shared_symbol = s.class == SectionClass::DebugShared && !executable && !s.pieces.is_empty();
+        // Rule 12.4: an executable under `-g`/`-preserve-relocs` gives it one
+        // when it holds the reserved area (sm_90 0x400; sm_75's 0 bytes: none).
+        let debug_shared_symbol = s.class == SectionClass::DebugShared
+            && if executable { keeps_shared_locals(layout) && s.size != 0 } else { !s.pieces.is_empty() };
         if !(s.class.rule().section_symbol || debug_shared_symbol)
             || !may_keep(layout, id)
             || layout.shared.no_symbol.contains(&id)
@@ -426,9 +441,11 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             // the name is never created.
             continue;
         }
-        if executable && placed.is_none() && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
+        let extern_shared = placed.is_none() && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED;
+        if executable && extern_shared && !layout.debug {
             // Rule 12.2: an executable resolves `extern __shared__` per kernel
-            // and keeps neither the symbol nor its name (shared: 18/18 links).
+            // and keeps neither the symbol nor its name (shared: 18/18 links);
+            // `-g` keeps it (rule 12.4).
             continue;
         }
         let name = strtab.add(global.name);
@@ -438,9 +455,8 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         let section = match (placed.flatten(), layout.shared.debug_shared) {
             (Some((id, _)), _) => SymbolSection::Section(id),
             // Rule 12.3: `-r` defines `extern __shared__` in `.nv_debug.shared`.
-            (None, Some(id)) if placed.is_none() && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED => {
-                SymbolSection::Section(id)
-            }
+            // Rule 12.4: so does an executable under `-g`.
+            (None, Some(id)) if extern_shared => SymbolSection::Section(id),
             (None, _) => SymbolSection::Raw(sym.raw_shndx),
         };
         let base = placed.flatten().filter(|&(id, _)| !keeps_shared_value(layout, id)).map_or(0, |(_, o)| o);
@@ -469,6 +485,10 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             {
                 (section, u64::MAX, sym.size)
             }
+            // Rule 12.4: `-g`'s executable `extern __shared__` has value 0
+            // (ptxas's alignment 0x10 is not kept as `-r` keeps it; shared,
+            // sm_75/sm_90, where every kernel's extern memory starts at 0).
+            None if executable && extern_shared => (section, 0, sym.size),
             None => (section, sym.value.saturating_add(base), sym.size),
         };
         set(&mut global_index, g, index_of(&symbols));
@@ -516,6 +536,13 @@ fn per_function_bank(name: &str) -> bool {
     name.strip_prefix(".nv.constant").and_then(|rest| rest.split_once('.')).is_some_and(|(bank, function)| {
         !bank.is_empty() && bank.bytes().all(|b| b.is_ascii_digit()) && !function.is_empty()
     })
+}
+
+/// Rule 12.4: executables keep the kernels' shared variables (and their
+/// `.nv_debug.shared` section symbol) under `-g` or `-preserve-relocs`, on
+/// sm_75..sm_90 (Mercury targets not measured: U19).
+fn keeps_shared_locals(layout: &Layout) -> bool {
+    !layout.mercury && (layout.debug || layout.preserve_relocs)
 }
 
 /// Rule 12.3: in `-r`, a shared variable of `.nv_debug.shared` keeps its
