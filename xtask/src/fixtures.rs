@@ -234,11 +234,13 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
 ];
 
-/// An input of a link: an object from `obj/` (ABI 8) or `obj-abi7/` (ABI 7).
+/// An input of a link: an object from `obj/` (ABI 8) or `obj-abi7/` (ABI 7),
+/// or another group's `-r` output from `link-r/` (relinking, rule 12.8).
 #[derive(Debug, Clone, Copy)]
 enum Input {
     Abi8(&'static str),
     Abi7(&'static str),
+    LinkR(&'static str),
 }
 
 impl Input {
@@ -246,6 +248,7 @@ impl Input {
         match self {
             Input::Abi8(name) => format!("obj/{arch}/{name}.cubin"),
             Input::Abi7(name) => format!("obj-abi7/{arch}/{name}.cubin"),
+            Input::LinkR(group) => format!("link-r/{arch}/{group}.cubin"),
         }
     }
 }
@@ -266,7 +269,7 @@ const fn group(name: &'static str, inputs: &'static [Input]) -> GroupSpec {
     GroupSpec { name, inputs, flags: &[], archs: Archs::All }
 }
 
-use Input::{Abi7, Abi8};
+use Input::{Abi7, Abi8, LinkR};
 
 const GROUPS: &[GroupSpec] = &[
     group("big", &[Abi8("big_params"), Abi8("big_helper")]),
@@ -317,6 +320,14 @@ const GROUPS: &[GroupSpec] = &[
     group("virt", &[Abi8("virt_a"), Abi8("virt_b")]),
     group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),
+    // Rule 12.8: relinking `-r` outputs that use extern shared memory (the
+    // weak `externsharedinstance`, `dyn` defined in `.nv_debug.shared`).
+    GroupSpec {
+        name: "shared-relink",
+        inputs: &[LinkR("shared")],
+        flags: &[],
+        archs: Archs::Only(&["sm_75", "sm_90"]),
+    },
     // xconst_a is also built for sm_100, for the `-r` link of it alone in
     // options/commands.txt (rule 8.3's Mercury bank).
     GroupSpec {
@@ -497,12 +508,20 @@ fn plan() -> Vec<Job> {
     }
     objects.sort_by(|a, b| a.path.cmp(&b.path));
 
-    let known: std::collections::BTreeSet<&str> = objects.iter().map(|job| job.path.as_str()).collect();
+    let mut known: std::collections::BTreeSet<String> = objects.iter().map(|job| job.path.clone()).collect();
+    // Groups linking `-r` outputs come after the groups making them (GROUPS order).
+    for spec in GROUPS {
+        for arch in ABI8_ARCHS.iter().filter(|arch| spec.archs.contains(arch)) {
+            if spec.inputs.iter().all(|input| known.contains(&input.path(arch))) {
+                known.insert(format!("link-r/{arch}/{}.cubin", spec.name));
+            }
+        }
+    }
     let mut links = Vec::new();
     for spec in GROUPS {
         for arch in ABI8_ARCHS.iter().filter(|arch| spec.archs.contains(arch)) {
             let inputs: Vec<String> = spec.inputs.iter().map(|input| input.path(arch)).collect();
-            if !inputs.iter().all(|input| known.contains(input.as_str())) {
+            if !inputs.iter().all(|input| known.contains(input)) {
                 continue;
             }
             for kind in [Kind::Linked, Kind::RelocatableLink] {
@@ -602,7 +621,7 @@ fn link_job(spec: &GroupSpec, arch: &str, kind: Kind, inputs: &[String]) -> Job 
     args.extend(["-o".into(), path.clone()]);
     let mut names = vec![spec.name.to_string()];
     names.extend(spec.inputs.iter().map(|input| match input {
-        Input::Abi8(name) | Input::Abi7(name) => name.to_string(),
+        Input::Abi8(name) | Input::Abi7(name) | Input::LinkR(name) => name.to_string(),
     }));
     Job {
         path,
@@ -810,7 +829,11 @@ pub fn run(args: &[String]) -> Result<()> {
     let (objects, links): (Vec<&Job>, Vec<&Job>) = selected.into_iter().partition(|job| job.kind == Kind::Object);
     eprintln!("fixtures: {} objects, {} links, {} jobs in parallel", objects.len(), links.len(), options.jobs);
     let mut failures = run_parallel(&context, &objects, options.jobs);
+    // Relinks (rule 12.8) read other links' `-r` outputs: they run last.
+    let (relinks, links): (Vec<&Job>, Vec<&Job>) =
+        links.into_iter().partition(|job| job.inputs.iter().any(|input| input.starts_with("link-r/")));
     failures.extend(run_parallel(&context, &links, options.jobs));
+    failures.extend(run_parallel(&context, &relinks, options.jobs));
 
     write_manifest(&context.fixtures, &all)?;
     write_tools(&context)?;

@@ -205,8 +205,10 @@ impl<'a> Context<'_, 'a> {
     fn shared_value(&self, input: usize, symbol: usize, patched: OutId, resolved: &mut Resolved) -> u64 {
         let here = SymbolRef { input, symbol };
         let key = self.resolution.definition_of(here).unwrap_or(here);
-        let is_extern =
-            self.inputs.get(key.input).and_then(|i| i.symbol(key.symbol)).is_some_and(|s| s.section_index().is_none());
+        let is_extern = self
+            .inputs
+            .get(key.input)
+            .is_some_and(|i| i.symbol(key.symbol).is_some_and(|s| crate::shared::is_extern(i, s)));
         let plan = &self.layout.shared;
         // Rule 12.3: only a kernel's own code is pointed at its
         // `externsharedinstance`; a device function keeps the extern symbol

@@ -18,10 +18,6 @@ use std::collections::VecDeque;
 
 /// Alignment of `extern __shared__` memory and of the `-r` instance (rule 12).
 const EXTERN_ALIGN: u64 = 16;
-/// `-r`: the smallest extern offset and the smallest size of a kernel that
-/// uses extern shared memory (rule 12.3).
-const RELOCATABLE_EXTERN_MIN: u64 = 0x10;
-const RELOCATABLE_USER_MIN_SIZE: u64 = 0x20;
 /// The symbol whose value is the reserved shared area (sm_90+ objects: 0x400).
 const RESERVED_CAP: &str = ".nv.reservedSmem.cap";
 
@@ -77,6 +73,21 @@ fn align_up(value: u64, align: u64) -> u64 {
     value.div_ceil(align).saturating_mul(align)
 }
 
+/// Whether a shared symbol is `extern __shared__` memory: undefined, or
+/// (rule 12.8) defined by a `-r` link in `.nv_debug.shared` with size 0
+/// (`dyn` in a relinked `-r` output); a real variable has a size.
+pub(crate) fn is_extern(input: &InputObject<'_>, sym: &develf_parse::elf::Symbol<'_>) -> bool {
+    match sym.section_index() {
+        None => true,
+        Some(x) => {
+            sym.size == 0
+                && input
+                    .section(x)
+                    .is_some_and(|s| SectionClass::of_input(s.name, s.sh_type) == Some(SectionClass::DebugShared))
+        }
+    }
+}
+
 fn is_shared(s: &develf_parse::elf::Symbol<'_>) -> bool {
     s.index != 0 && s.st_type != STT_SECTION && s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED
 }
@@ -93,10 +104,32 @@ struct Facts {
     extern_users: HashSet<Node>,
     /// Some input refers to `extern __shared__` memory.
     any_extern: bool,
+    /// Some code refers to an extern a `-r` output defined in
+    /// `.nv_debug.shared` (a device function's `dyn`, rule 12.8).
+    defined_extern: bool,
+    /// The alignment of extern memory: the largest `st_value` (12.0: the
+    /// alignment) of the extern symbols referred to; 16 for nvcc's arrays,
+    /// 0x100 for an `externsharedinstance` a `-r` link gave offset 0x100
+    /// (rule 12.8).
+    extern_align: u64,
+    /// The largest extern alignment each function's code refers to.
+    node_extern_align: HashMap<Node, u64>,
 }
 
 fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
-    let mut f = Facts { edges: HashMap::new(), uses: HashMap::new(), extern_users: HashSet::new(), any_extern: false };
+    let mut f = Facts {
+        edges: HashMap::new(),
+        uses: HashMap::new(),
+        extern_users: HashSet::new(),
+        any_extern: false,
+        defined_extern: false,
+        extern_align: 0,
+        node_extern_align: HashMap::new(),
+    };
+    // Same-named externs are one symbol: the weak `externsharedinstance`s of
+    // a `-r` output (0x100, 0x10, 0x10) all align to 0x100 (rule 12.8).
+    let mut name_align: HashMap<&str, u64> = HashMap::new();
+    let mut node_names: HashMap<Node, Vec<&str>> = HashMap::new();
     for input in inputs {
         for rs in input.cubin.relocation_sections() {
             let from = (input.index, rs.target as usize);
@@ -109,9 +142,14 @@ fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
                 let here = SymbolRef { input: input.index, symbol: r.symbol as usize };
                 let Some(sym) = input.symbol(here.symbol) else { continue };
                 if is_shared(sym) {
-                    if sym.section_index().is_none() {
+                    if is_extern(input, sym) {
                         f.extern_users.insert(from);
                         f.any_extern = true;
+                        f.defined_extern |= sym.section_index().is_some();
+                        f.extern_align = f.extern_align.max(sym.value);
+                        let a = name_align.entry(sym.name).or_default();
+                        *a = (*a).max(sym.value);
+                        node_names.entry(from).or_default().push(sym.name);
                     } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {
                         f.uses.entry(from).or_default().push(here);
                     }
@@ -132,6 +170,13 @@ fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
                 }
             }
         }
+    }
+    for (node, names) in node_names {
+        let a = names.iter().filter_map(|n| name_align.get(n)).copied().max().unwrap_or(EXTERN_ALIGN);
+        f.node_extern_align.insert(node, a);
+    }
+    if f.extern_align == 0 {
+        f.extern_align = EXTERN_ALIGN;
     }
     f
 }
@@ -191,9 +236,22 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
                 });
             }
         }
+        if let Some(max) = own.iter().map(|v| v.align).max() {
+            // Rule 12.8: with variables, theirs is the alignment; a `-r`
+            // output's section align 16 does not count (relinked shared:
+            // `shared_static_kernel` 4).
+            own_align = max;
+        }
         let mut sorted: Vec<&Variable> = own.iter().collect();
         sorted.sort_by_key(|v| std::cmp::Reverse(v.align));
-        let own_extent = sorted.iter().fold(0, |cur, v| align_up(cur, v.align).saturating_add(v.size));
+        // Rule 12.8: a section without variables (a `-r` output's extern
+        // room) keeps its size as a block; with variables only they count
+        // (sync: input 8, one 4-byte variable, output 4).
+        let own_extent = if own.is_empty() {
+            own_size
+        } else {
+            sorted.iter().fold(0, |cur, v| align_up(cur, v.align).saturating_add(v.size))
+        };
         let reach = reach(facts, node);
         let uses_extern = reach.iter().any(|n| facts.extern_users.contains(n));
         out.push(Kernel { shared: id, text, own, own_size, own_extent, own_align, reach, uses_extern });
@@ -223,7 +281,10 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
             // 12.4); kept only for extern shared memory.
             let keeps_symbols = layout.debug || layout.preserve_relocs;
             out.size = if layout.mercury || keeps_symbols { reserved } else { 0 };
-            out.keep = if facts.any_extern { Keep::Always } else { Keep::Never };
+            // Rule 12.8: dropped when code refers to an extern a `-r` output
+            // defined here (relinked shm, xshm: a device function's `dyn`;
+            // relinked shared, whose `dyn` no code names: kept).
+            out.keep = if facts.any_extern && !facts.defined_extern { Keep::Always } else { Keep::Never };
         }
         // Rule 12.4: `-g` defines `extern __shared__` in `.nv_debug.shared`.
         if layout.debug && facts.any_extern {
@@ -233,7 +294,10 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
         plan_relocatable(layout, &facts, &kernels, &mut plan);
         if facts.any_extern {
             if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
-                out.size = out.size.max(RELOCATABLE_EXTERN_MIN);
+                // The extern symbol is defined here: its alignment counts
+                // (rule 12.8: 0x100 after relinking).
+                out.size = out.size.max(facts.extern_align);
+                out.align = out.align.max(facts.extern_align);
             }
             plan.debug_shared = debug_shared;
         }
@@ -286,7 +350,7 @@ fn plan_executable(
         }
     }
     if facts.any_extern {
-        global_align = global_align.map(|a| a.max(EXTERN_ALIGN));
+        global_align = global_align.map(|a| a.max(facts.extern_align));
     }
     // The common area: variables of functions several kernels reach, laid
     // out once at the same offsets in every window (rule 12.1). Order: most
@@ -316,6 +380,10 @@ fn plan_executable(
             cur = at.saturating_add(v.size);
             align = align.max(v.align);
         }
+        if k.own.is_empty() && k.own_size > 0 {
+            // Rule 12.8: a relinked `-r` output's room without variables stays.
+            cur = align_up(cur, k.own_align).saturating_add(k.own_size);
+        }
         if let Some(&kernel) = k.reach.first() {
             let user = |symbol: SymbolRef| pool.iter().find(|(p, _)| p.symbol == symbol).map_or(kernel, |(_, n)| *n);
             let mut variables: Vec<(SymbolRef, Node, u64)> =
@@ -324,14 +392,24 @@ fn plan_executable(
             plan.windows.push(Window { kernel, end: cur, variables });
         }
         if k.uses_extern {
-            cur = align_up(cur, EXTERN_ALIGN);
-            align = align.max(EXTERN_ALIGN);
+            // Rule 12.8: the extern offset follows the smallest extern
+            // alignment the kernel reaches (rr-shm: `ksa` reaches its own
+            // 0x100 instance and `dev_sh`'s 16-aligned `dyn`: 0x3a0; `ksb`
+            // only the instance: 0x200).
+            let reached = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().min();
+            cur = align_up(align_up(cur, EXTERN_ALIGN), reached.unwrap_or(EXTERN_ALIGN));
             plan.extern_offset.insert(k.text, cur);
+            // Rule 12.8: a larger extern alignment (0x100 after relinking a
+            // `-r` output) rounds the window, not the extern offset (rr-shm:
+            // `ksa`'s extern at 0x3a0, window 0x400).
+            cur = align_up(cur, facts.extern_align);
+            align = align.max(facts.extern_align);
         }
         let keep = !vars.is_empty()
             || k.uses_extern
             || any_common
             || !k.own.is_empty()
+            || k.own_size > 0
             || (global_align.is_some() && facts.any_extern);
         if let Some(g) = global_align {
             align = align.max(g);
@@ -392,7 +470,7 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
         if plan.extern_offset.get(&k.text).is_some_and(|&old| old < s) {
             plan.extern_offset.insert(k.text, s);
             if let Some(out) = layout.sections.get_mut(k.shared) {
-                out.size = out.size.max(s.saturating_add(reserved));
+                out.size = out.size.max(align_up(s, facts.extern_align).saturating_add(reserved));
             }
         }
     }
@@ -401,10 +479,13 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
 /// Rule 12.3: `-r` keeps each kernel's input section; `extern __shared__`
 /// gets room in every kernel's section and an `externsharedinstance` symbol.
 fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan: &mut SharedPlan) {
+    // Rule 12.3's 0x10 and 0x20 are the extern alignment and twice it
+    // (rule 12.8: 0x100 and 0x200 when relinking a `-r` output).
+    let a = facts.extern_align;
     for k in kernels {
         let (size, align) = if facts.any_extern {
             let size = if k.uses_extern {
-                let offset = align_up(k.own_size, EXTERN_ALIGN).max(RELOCATABLE_EXTERN_MIN);
+                let offset = align_up(k.own_size, a).max(a);
                 // One instance per kernel whose own code uses extern memory,
                 // equal offsets included (shm: 0x100, 0x10, 0x10); a kernel
                 // reaching it only through a device function gets none (xshm:
@@ -413,13 +494,13 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan
                     plan.instances.push(offset);
                     plan.instance_of.insert(k.text, plan.instances.len() - 1);
                 }
-                offset.max(RELOCATABLE_USER_MIN_SIZE)
-            } else if k.own_extent < RELOCATABLE_EXTERN_MIN {
-                k.own_extent + RELOCATABLE_EXTERN_MIN
+                offset.max(a.saturating_mul(2))
+            } else if k.own_extent < a {
+                k.own_extent + a
             } else {
                 k.own_extent.max(k.own_size)
             };
-            (size, EXTERN_ALIGN)
+            (size, a)
         } else {
             (k.own_size, k.own_align)
         };

@@ -387,8 +387,22 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         // sm_75..sm_120); made for `extern __shared__` alone it has none.
         // Rule 12.4: an executable under `-g`/`-preserve-relocs` gives it one
         // when it holds the reserved area (sm_90 0x400; sm_75's 0 bytes: none).
+        // Rule 12.8: in `-r`, an input `.nv_debug.shared` holding only the
+        // extern a `-r` link defined there (relinked shared: `dyn`) brings none.
         let debug_shared_symbol = s.class == SectionClass::DebugShared
-            && if executable { keeps_shared_locals(layout) && s.size != 0 } else { !s.pieces.is_empty() };
+            && if executable {
+                keeps_shared_locals(layout) && s.size != 0
+            } else {
+                s.pieces.iter().any(|p| {
+                    inputs.get(p.input).is_some_and(|i| {
+                        i.symbols().iter().any(|y| {
+                            y.section_index() == Some(p.section)
+                                && y.st_type != STT_SECTION
+                                && !crate::shared::is_extern(i, y)
+                        })
+                    })
+                })
+            };
         if !(s.class.rule().section_symbol || debug_shared_symbol)
             || !may_keep(layout, id)
             || layout.shared.no_symbol.contains(&id)
@@ -448,6 +462,18 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             // `-g` keeps it (rule 12.4).
             continue;
         }
+        if executable
+            && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED
+            && placed
+                .flatten()
+                .and_then(|(id, _)| layout.section(id))
+                .is_some_and(|s| s.class == SectionClass::DebugShared)
+        {
+            // Rule 12.8: the extern symbols a `-r` output defined in
+            // `.nv_debug.shared` (`dyn`, `dynb`) go, name included, like the
+            // undefined ones of rule 12.2 (rr-shm, mix: `.strtab` lacks them).
+            continue;
+        }
         let name = strtab.add(global.name);
         if executable && TABLE_SYMBOLS.contains(&global.name) {
             continue;
@@ -462,7 +488,13 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         let base = placed.flatten().filter(|&(id, _)| !keeps_shared_value(layout, id)).map_or(0, |(_, o)| o);
         // Rule 5.3: undefined weak objects (`__UFT_OFFSET`, ...) become
         // global; defined weak data (vtables) stays weak (poly, exec and `-r`).
-        let bind = if sym.bind == STB_WEAK && sym.st_type != STT_FUNC && sym.section_index().is_none() {
+        // Rule 12.8: a weak extern shared symbol (a relinked `-r` output's
+        // `externsharedinstance`) stays weak where `-r` defines it.
+        let bind = if sym.bind == STB_WEAK
+            && sym.st_type != STT_FUNC
+            && sym.section_index().is_none()
+            && sym.other & STO_CUDA_SPACE_MASK != STO_CUDA_SHARED
+        {
             STB_GLOBAL
         } else {
             sym.bind
