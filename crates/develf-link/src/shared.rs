@@ -399,11 +399,18 @@ fn plan_executable(
             let reached = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().min();
             cur = align_up(align_up(cur, EXTERN_ALIGN), reached.unwrap_or(EXTERN_ALIGN));
             plan.extern_offset.insert(k.text, cur);
-            // Rule 12.8: a larger extern alignment (0x100 after relinking a
-            // `-r` output) rounds the window, not the extern offset (rr-shm:
-            // `ksa`'s extern at 0x3a0, window 0x400).
-            cur = align_up(cur, facts.extern_align);
-            align = align.max(facts.extern_align);
+            // Rule 12.8: the largest extern alignment the kernel reaches
+            // (0x100 after relinking a `-r` output) rounds the window, not the
+            // extern offset (rr-shm: `ksa`'s extern at 0x3a0, window 0x400),
+            // and is the window's alignment. Per kernel: an over-aligned
+            // `extern __shared__` elsewhere in the link does not count (xa:
+            // `__align__(32)` `buf` and `__align__(128)` `big` in two files,
+            // sm_75/sm_90/sm_100: 0x20/0x80 windows and aligns, a plain
+            // extern's kernel 16).
+            let most = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max();
+            let most = most.unwrap_or(EXTERN_ALIGN).max(EXTERN_ALIGN);
+            cur = align_up(cur, most);
+            align = align.max(most);
         }
         let keep = !vars.is_empty()
             || k.uses_extern
