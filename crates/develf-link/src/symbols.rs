@@ -11,7 +11,7 @@ use crate::input::InputObject;
 use crate::layout::{Keep, Layout, LogEntry, OutId, SectionClass};
 use crate::resolve::{GlobalId, Resolution, SymbolRef, TABLE_SYMBOLS};
 use develf_eiattr::CallGraph;
-use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_PROTOTYPE};
+use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_PROTOTYPE, SHT_CUDA_RESOLVED_RELA};
 use develf_format::symbol::{
     STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_MANAGED, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STO_VISIBILITY_MASK,
     STT_FUNC, STT_OBJECT, STT_SECTION, STV_INTERNAL,
@@ -317,7 +317,9 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         // surface header slots, no input pieces) come before it; an input's
         // `.rela.nv.constant3` (a `__constant__` initialised with a device
         // address) keeps its creation place (misc, sm_75..sm_90, 8/8).
-        let linker_made = |r: &crate::layout::OutSection| r.pieces.is_empty();
+        // `-preserve-relocs`' `.nv.resolvedrela.nv.constant3` keeps its place
+        // too (xconst sm_90: after `.rela.nv.constant3`; U23).
+        let linker_made = |r: &crate::layout::OutSection| r.pieces.is_empty() && r.sh_type != SHT_CUDA_RESOLVED_RELA;
         if s.class == SectionClass::Relocation
             && linker_made(s)
             && s.target.and_then(|t| layout.section(t)).is_some_and(|t| t.name.starts_with(".nv.constant"))
