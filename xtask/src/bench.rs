@@ -497,20 +497,6 @@ fn summarize(runs: &[Run], timeout: Duration) -> Summary {
     }
 }
 
-fn build_develf(root: &Path) -> Result<()> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    println!("building target/release/develf ...");
-    let status = Command::new(cargo)
-        .args(["build", "--release", "-p", "develf-cli", "--bin", "develf"])
-        .current_dir(root)
-        .status()
-        .context("running cargo build")?;
-    if !status.success() {
-        bail!("cargo build --release -p develf-cli failed");
-    }
-    Ok(())
-}
-
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse_options(args)?;
     let root = toolchain::workspace_root();
@@ -525,7 +511,7 @@ pub fn run(args: &[String]) -> Result<()> {
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let cases = generate(&dir, &toolchain.tool("ptxas"), &options)?;
     if options.build {
-        build_develf(&root)?;
+        toolchain::build_develf(&root)?;
     }
     let develf = root.join("target").join("release").join("develf");
     if !develf.exists() {

@@ -201,7 +201,7 @@ pub fn run(args: &[String]) -> Result<()> {
         .with_context(|| format!("{} has no parent directory", toolchain.cuda13_bin.display()))?
         .to_path_buf();
     if options.build {
-        build_develf(&root)?;
+        toolchain::build_develf(&root)?;
     }
     let develf = root.join("target").join("release").join("develf");
     if !develf.is_file() {
@@ -285,20 +285,6 @@ fn run_on_gpu(work: &Path, options: &Options) -> Result<()> {
     }
     if !all_same {
         bail!("a program linked by develf behaved differently from the one linked by nvlink");
-    }
-    Ok(())
-}
-
-fn build_develf(root: &Path) -> Result<()> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    println!("building target/release/develf ...");
-    let status = Command::new(cargo)
-        .args(["build", "--release", "-p", "develf-cli", "--bin", "develf"])
-        .current_dir(root)
-        .status()
-        .context("running cargo build")?;
-    if !status.success() {
-        bail!("cargo build --release -p develf-cli failed");
     }
     Ok(())
 }

@@ -83,6 +83,21 @@ pub fn workspace_root() -> PathBuf {
     manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
+/// Builds `target/release/develf` (what `bench` and `dropin` run).
+pub fn build_develf(root: &Path) -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    println!("building target/release/develf ...");
+    let status = Command::new(cargo)
+        .args(["build", "--release", "-p", "develf-cli", "--bin", "develf"])
+        .current_dir(root)
+        .status()
+        .context("running cargo build")?;
+    if !status.success() {
+        bail!("cargo build --release -p develf-cli failed");
+    }
+    Ok(())
+}
+
 pub fn toolchains_dir() -> PathBuf {
     match std::env::var_os("DEVELF_TOOLCHAINS") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
