@@ -35,15 +35,34 @@ pub enum EncodeError {
     LengthMismatch { stored: u16, actual: usize },
 }
 
-fn write_record(out: &mut Vec<u8>, format: Format, code: u8, value: u16, payload: &[u8]) -> Result<(), EncodeError> {
+/// Appends a record whose payload `encode` appends (returning the header's
+/// `u16` for BVAL/HVAL/NVAL). The payload goes straight into `out` and an
+/// SVAL length is filled in after: no buffer per record (a link encodes tens
+/// of thousands).
+fn write_record(
+    out: &mut Vec<u8>,
+    format: Format,
+    code: u8,
+    encode: impl FnOnce(&mut Vec<u8>) -> u16,
+) -> Result<(), EncodeError> {
+    let start = out.len();
+    out.extend_from_slice(&[format as u8, code, 0, 0]);
+    let value = encode(out);
+    let payload = out.len() - start - 4;
     let value = if format == Format::Sval {
-        u16::try_from(payload.len()).map_err(|_| EncodeError::PayloadTooLarge { len: payload.len() })?
+        match u16::try_from(payload) {
+            Ok(len) => len,
+            Err(_) => {
+                out.truncate(start);
+                return Err(EncodeError::PayloadTooLarge { len: payload });
+            }
+        }
     } else {
         value
     };
-    out.extend_from_slice(&[format as u8, code]);
-    out.extend_from_slice(&value.to_le_bytes());
-    out.extend_from_slice(payload);
+    if let Some(field) = out.get_mut(start + 2..start + 4) {
+        field.copy_from_slice(&value.to_le_bytes());
+    }
     Ok(())
 }
 
@@ -128,9 +147,7 @@ macro_rules! attribute_table {
             pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
                 match self {
                     $( $name::$variant(v) => {
-                        let mut payload = Vec::new();
-                        let value = v.encode(&mut payload);
-                        write_record(out, <$shape as Shape>::FORMAT, $code, value, &payload)
+                        write_record(out, <$shape as Shape>::FORMAT, $code, |payload| v.encode(payload))
                     } )*
                     $name::Raw(r) => write_raw(out, r),
                 }

@@ -1,20 +1,22 @@
 //! An output section's bytes, without copying them before they are written.
 //!
-//! Most of a link's output is input code copied through with a few patched
+//! Most of a link's output is input code copied through with a few changed
 //! bytes per relocation. Holding a patched copy of every section until the
-//! file is written would double the memory a link needs (the inputs are held
-//! anyway), so relocation records what it changed ([`Patch`]: the bytes of
-//! the site after the relocation) and the writer copies the input pieces and
-//! lays the patches over them, one section at a time. A section that a later
-//! phase rewrites as a whole (frame tables, Mercury code) is made
-//! [`Body::Owned`] first with [`Body::materialize`].
+//! file is written would double the memory a link needs, so relocation
+//! records what it changes ([`Fixup`]) and the writer copies the input
+//! pieces and applies the fixups over them, one section at a time: this is
+//! where relocations reach the bytes. A section that a later phase rewrites
+//! as a whole (frame tables, Mercury code) is made [`Body::Owned`] first with
+//! [`Body::materialize`].
 
-use std::collections::BTreeMap;
+use develf_reloc::FieldWrite;
+use std::collections::BTreeSet;
 
 /// The most bytes a relocation changes: a 128-bit instruction.
 pub(crate) const MAX_SITE: usize = 16;
 
-/// The bytes at `at` after a relocation was applied there.
+/// The bytes at `at` after a relocation was applied there, for relocations
+/// that had to read their site (a REL addend).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Patch {
     at: u64,
@@ -22,15 +24,57 @@ pub(crate) struct Patch {
     bytes: [u8; MAX_SITE],
 }
 
-/// The input sections of an output section at their offsets, and the patches
-/// to apply over them in order.
+/// One relocation's change to a section, applied in order.
+#[derive(Debug, Clone)]
+enum Fixup {
+    /// A field worked out without the bytes (`develf_reloc::plan`): most
+    /// relocations.
+    Field { at: u64, write: FieldWrite },
+    /// Bytes worked out from the site ([`Merged::site`]). Rare: boxed.
+    Bytes(Box<Patch>),
+}
+
+impl Fixup {
+    fn at(&self) -> u64 {
+        match self {
+            Fixup::Field { at, .. } => *at,
+            Fixup::Bytes(p) => p.at,
+        }
+    }
+
+    /// Applies the change to `window`, which holds the section's bytes from
+    /// `window_at` on (`size`: the section's). A field whose site lies
+    /// partly outside is worked on a copy of its site: scattering changes
+    /// only the field's bits, so the bytes inside the window come out right.
+    fn apply(&self, window: &mut [u8], window_at: u64, size: u64) {
+        match self {
+            Fixup::Bytes(p) => {
+                copy_overlap(window, window_at, p.at, p.bytes.get(..usize::from(p.len)).unwrap_or_default())
+            }
+            Fixup::Field { at, write } => {
+                let len = usize::try_from(size.saturating_sub(*at)).unwrap_or(MAX_SITE).min(MAX_SITE);
+                let mut site = [0u8; MAX_SITE];
+                let site = &mut site[..len];
+                copy_overlap(site, *at, window_at, window);
+                // Checked when the relocation was planned (same length).
+                if write.write(site).is_ok() {
+                    copy_overlap(window, window_at, *at, site);
+                }
+            }
+        }
+    }
+}
+
+/// The input sections of an output section at their offsets, and the
+/// relocations to apply over them in order.
 #[derive(Debug, Default)]
 pub(crate) struct Merged<'a> {
     size: u64,
     pieces: Vec<(u64, &'a [u8])>,
-    patches: Vec<Patch>,
-    /// Patches by (offset, order), to find those overlapping a new site.
-    by_offset: BTreeMap<(u64, usize), ()>,
+    fixups: Vec<Fixup>,
+    /// Fixups by (offset, order), to find those overlapping a site that is
+    /// read; built on the first [`Merged::site`] (most sections never read one).
+    by_offset: Option<BTreeSet<(u64, usize)>>,
 }
 
 impl<'a> Merged<'a> {
@@ -54,16 +98,34 @@ impl<'a> Merged<'a> {
         self.pieces.push((offset, bytes));
     }
 
+    /// How many bytes a relocation at `at` may use: up to [`MAX_SITE`], fewer
+    /// at the end of the section.
+    pub(crate) fn site_len(&self, at: u64) -> usize {
+        usize::try_from(self.size.saturating_sub(at)).unwrap_or(MAX_SITE).min(MAX_SITE)
+    }
+
+    fn push(&mut self, fixup: Fixup) {
+        if let Some(index) = &mut self.by_offset {
+            index.insert((fixup.at(), self.fixups.len()));
+        }
+        self.fixups.push(fixup);
+    }
+
+    /// Records a relocation planned without its site, to apply at `at`.
+    pub(crate) fn field(&mut self, at: u64, write: FieldWrite) {
+        self.push(Fixup::Field { at, write });
+    }
+
     /// The current bytes of `at..at + MAX_SITE` and how many there are
     /// (fewer at the end of the section), for a relocation to patch and hand
     /// back to [`Merged::patch`].
-    pub(crate) fn site(&self, at: u64) -> ([u8; MAX_SITE], usize) {
-        let end = at.saturating_add(MAX_SITE as u64).min(self.size);
-        let len = usize::try_from(end.saturating_sub(at)).unwrap_or(0);
+    pub(crate) fn site(&mut self, at: u64) -> ([u8; MAX_SITE], usize) {
+        let len = self.site_len(at);
         let mut site = [0u8; MAX_SITE];
         if len == 0 {
             return (site, 0);
         }
+        let end = at.saturating_add(len as u64);
         let window = &mut site[..len];
         // Pieces are in offset order and do not overlap.
         let first = self.pieces.partition_point(|&(offset, bytes)| offset.saturating_add(bytes.len() as u64) <= at);
@@ -73,12 +135,15 @@ impl<'a> Merged<'a> {
             }
             copy_overlap(window, at, offset, bytes);
         }
+        let fixups = &self.fixups;
+        let index =
+            self.by_offset.get_or_insert_with(|| fixups.iter().enumerate().map(|(order, f)| (f.at(), order)).collect());
         let lower = at.saturating_sub(MAX_SITE as u64 - 1);
-        let mut earlier: Vec<usize> = self.by_offset.range((lower, 0)..(end, 0)).map(|(&(_, i), ())| i).collect();
+        let mut earlier: Vec<usize> = index.range((lower, 0)..(end, 0)).map(|&(_, order)| order).collect();
         earlier.sort_unstable();
-        for i in earlier {
-            if let Some(p) = self.patches.get(i) {
-                copy_overlap(window, at, p.at, p.bytes.get(..usize::from(p.len)).unwrap_or_default());
+        for order in earlier {
+            if let Some(f) = self.fixups.get(order) {
+                f.apply(window, at, self.size);
             }
         }
         (site, len)
@@ -89,9 +154,7 @@ impl<'a> Merged<'a> {
         let len = site.len().min(MAX_SITE);
         let mut bytes = [0u8; MAX_SITE];
         bytes[..len].copy_from_slice(&site[..len]);
-        let order = self.patches.len();
-        self.patches.push(Patch { at, len: len as u8, bytes });
-        self.by_offset.insert((at, order), ());
+        self.push(Fixup::Bytes(Box::new(Patch { at, len: len as u8, bytes })));
     }
 
     /// Writes the section's bytes into `out` (`size` bytes).
@@ -99,8 +162,8 @@ impl<'a> Merged<'a> {
         for &(offset, bytes) in &self.pieces {
             copy_overlap(out, 0, offset, bytes);
         }
-        for p in &self.patches {
-            copy_overlap(out, 0, p.at, p.bytes.get(..usize::from(p.len)).unwrap_or_default());
+        for f in &self.fixups {
+            f.apply(out, 0, self.size);
         }
     }
 }
@@ -189,6 +252,7 @@ impl Body<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failing unwrap is a failing test
 mod tests {
     use super::*;
 
@@ -213,6 +277,28 @@ mod tests {
         expect[4..36].fill(1);
         expect[8..16].fill(2);
         expect[16..20].fill(3);
+        assert_eq!(bytes, expect);
+    }
+
+    #[test]
+    fn planned_fields_are_seen_by_later_sites_and_written_in_order() {
+        // R_CUDA_64 (type 2): a whole 8-byte field.
+        let input = [0xaau8; 24];
+        let mut m = Merged::new(24);
+        m.piece(0, &input);
+        let write = develf_reloc::plan(2, m.site_len(4), 0x1122_3344_5566_7788, 0, 4).unwrap().unwrap();
+        m.field(4, write);
+        // A later relocation reading the site sees the planned field.
+        let (mut site, len) = m.site(8);
+        assert_eq!(&site[..4], &[0x44, 0x33, 0x22, 0x11]);
+        assert_eq!(&site[4..len], &[0xaa; 12][..len - 4]);
+        site[0] = 0x99;
+        m.patch(8, &site[..len]);
+        let mut body = Body::Merged(Box::new(m));
+        let bytes = body.materialize().clone();
+        let mut expect = vec![0xaau8; 24];
+        expect[4..12].copy_from_slice(&0x1122_3344_5566_7788u64.to_le_bytes());
+        expect[8] = 0x99;
         assert_eq!(bytes, expect);
     }
 

@@ -96,7 +96,7 @@ impl<'a> View<'a> {
     }
 
     fn relocations(&self, index: usize) -> Vec<(u64, u32, String, Option<i64>)> {
-        let Some(rs) = self.cubin.relocation_sections().find(|r| r.section == index) else { return Vec::new() };
+        let Some(rs) = self.cubin.relocation_section(index) else { return Vec::new() };
         let table = self.cubin.symbols_for_link(rs.symtab);
         let mut list: Vec<_> = rs
             .entries()

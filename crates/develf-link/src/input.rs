@@ -5,7 +5,7 @@ use crate::error::LinkError;
 use crate::options::{Input, LinkOptions};
 use develf_format::header::{ABI_VERSION_7, Arch, EM_CUDA};
 use develf_format::section::{SHT_CUDA_INFO, SHT_CUDA_MERCURY_INFO};
-use develf_format::symbol::STT_FUNC;
+use develf_format::symbol::{STB_WEAK, STT_FUNC};
 use develf_parse::Cubin;
 use develf_parse::elf::{Class, Section, Symbol};
 use hashbrown::HashMap;
@@ -29,6 +29,9 @@ pub(crate) struct InputObject<'a> {
     /// Per (section described, merc copy): the first `.nv.info.<fn>` /
     /// `.nv.merc.nv.info.<fn>` about it (sh_info = the `.text.<fn>`).
     info_about: HashMap<(usize, bool), usize>,
+    /// Weak symbols defined in a section that are not functions (vtables,
+    /// template statics): the only ones a losing copy's bytes can hold (rule 9).
+    weak_data: Vec<usize>,
 }
 
 impl<'a> InputObject<'a> {
@@ -57,6 +60,11 @@ impl<'a> InputObject<'a> {
     /// section whose sh_info is `text`.
     pub fn info_about(&self, text: usize, merc: bool) -> Option<usize> {
         self.info_about.get(&(text, merc)).copied()
+    }
+
+    /// The weak data symbols (see the field).
+    pub fn weak_data(&self) -> impl Iterator<Item = &Symbol<'a>> + '_ {
+        self.weak_data.iter().filter_map(|&k| self.symbol(k))
     }
 
     /// The name of section `index` for messages.
@@ -109,6 +117,12 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
             function_in.entry(section).or_insert(y.index);
         }
     }
+    let weak_data = cubin
+        .symbols()
+        .iter()
+        .filter(|y| y.bind == STB_WEAK && y.st_type != STT_FUNC && y.section_index().is_some())
+        .map(|y| y.index)
+        .collect();
     let mut info_about = HashMap::new();
     for s in cubin.sections() {
         let merc = s.sh_type == SHT_CUDA_MERCURY_INFO;
@@ -125,6 +139,7 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
         cubin,
         function_in,
         info_about,
+        weak_data,
     })
 }
 

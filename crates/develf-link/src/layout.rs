@@ -19,7 +19,8 @@ use develf_format::section::{
 use develf_format::symbol::{
     STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
 };
-use hashbrown::{HashMap, HashSet};
+use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
+use std::hash::BuildHasher as _;
 
 /// Index of an output section in creation order.
 pub(crate) type OutId = usize;
@@ -225,7 +226,7 @@ pub(crate) struct Layout {
     pub prototype_vetoed: HashSet<GlobalId>,
     /// Per input, per section: where its bytes went.
     pub placement: Vec<Vec<Option<(OutId, u64)>>>,
-    pub by_name: HashMap<String, OutId>,
+    pub by_name: NameIndex,
     pub executable: bool,
     pub mercury: bool,
     /// Rule 12: kernel shared windows, extern shared memory.
@@ -274,6 +275,38 @@ pub(crate) struct TextureBank {
     pub header_indices: Option<(OutId, OutId)>,
 }
 
+/// Output sections by name. The ids are hashed by their section's name, so
+/// each name is stored once, in its [`OutSection`] (a big link creates tens
+/// of thousands of sections).
+#[derive(Debug, Default)]
+pub(crate) struct NameIndex {
+    ids: HashTable<OutId>,
+    hasher: DefaultHashBuilder,
+}
+
+impl NameIndex {
+    fn name_of(sections: &[OutSection], id: OutId) -> &str {
+        sections.get(id).map_or("", |s| s.name.as_str())
+    }
+
+    pub fn get(&self, sections: &[OutSection], name: &str) -> Option<OutId> {
+        self.ids.find(self.hasher.hash_one(name), |&id| Self::name_of(sections, id) == name).copied()
+    }
+
+    /// Makes section `id` (already in `sections`) the one its name finds.
+    pub fn insert(&mut self, sections: &[OutSection], id: OutId) {
+        let name = Self::name_of(sections, id);
+        let hash = self.hasher.hash_one(name);
+        match self.ids.find_mut(hash, |&k| Self::name_of(sections, k) == name) {
+            Some(slot) => *slot = id,
+            None => {
+                let hasher = &self.hasher;
+                self.ids.insert_unique(hash, id, |&k| hasher.hash_one(Self::name_of(sections, k)));
+            }
+        }
+    }
+}
+
 impl Layout {
     pub fn placed(&self, input: usize, section: usize) -> Option<(OutId, u64)> {
         self.placement.get(input).and_then(|p| p.get(section)).copied().flatten()
@@ -291,19 +324,19 @@ impl Layout {
     }
 
     pub fn find(&self, name: &str) -> Option<OutId> {
-        self.by_name.get(name).copied()
+        self.by_name.get(&self.sections, name)
     }
 
     /// Adds a section the linker makes itself (no input has it) at the end
     /// of the creation log; an existing section of that name is returned.
     pub(crate) fn push_section(&mut self, section: OutSection) -> OutId {
-        if let Some(&id) = self.by_name.get(&section.name) {
+        if let Some(id) = self.find(&section.name) {
             return id;
         }
         let id = self.sections.len();
-        self.by_name.insert(section.name.clone(), id);
         self.log.push(LogEntry::Section(id));
         self.sections.push(section);
+        self.by_name.insert(&self.sections, id);
         id
     }
 }
@@ -322,7 +355,7 @@ struct Builder<'l, 'a> {
 
 impl Builder<'_, '_> {
     fn create(&mut self, name: &str, class: SectionClass, sh_type: u32, flags: u64, align: u64) -> OutId {
-        if let Some(&id) = self.layout.by_name.get(name) {
+        if let Some(id) = self.layout.find(name) {
             return id;
         }
         let entsize = match class {
@@ -356,7 +389,7 @@ impl Builder<'_, '_> {
             keep,
             target: None,
         });
-        self.layout.by_name.insert(name.to_string(), id);
+        self.layout.by_name.insert(&self.layout.sections, id);
         self.layout.log.push(LogEntry::Section(id));
         id
     }
@@ -412,7 +445,7 @@ pub(crate) fn build(
         log: Vec::new(),
         prototype_vetoed: prototype_vetoes(inputs, resolution),
         placement: inputs.iter().map(|i| vec![None; i.sections().len()]).collect(),
-        by_name: HashMap::new(),
+        by_name: NameIndex::default(),
         executable,
         mercury,
         shared: crate::shared::SharedPlan::default(),
@@ -551,7 +584,7 @@ pub(crate) fn build(
                 // two files) is met here and kept, in the surviving bank.
                 if b.layout.placed(i, index).is_none() && b.resolution.is_discarded(i, index) {
                     let name = input.section(index).map(|s| s.name).unwrap_or_default();
-                    if let Some(&id) = b.layout.by_name.get(name) {
+                    if let Some(id) = b.layout.find(name) {
                         b.layout.aliases.insert((i, index), id);
                     }
                 }
@@ -577,7 +610,7 @@ pub(crate) fn build(
                 });
             if replaced {
                 let text = input.section(s.info as usize).map(|t| t.name).unwrap_or_default();
-                if let Some(&owner) = b.layout.by_name.get(text) {
+                if let Some(owner) = b.layout.find(text) {
                     let id = b.create(s.name, C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
                     if let Some(out) = b.layout.sections.get_mut(id) {
                         out.info = InfoField::Section(owner);
@@ -623,7 +656,7 @@ pub(crate) fn build(
             // drops emptied relocation sections, so on merc a section that
             // had some stays (shm, clus), while one emptied by constant or
             // global references goes (cm: `.rela.text._Z3kcmPf`).
-            let has_shared = input.cubin.relocation_sections().find(|r| r.section == s.index).is_some_and(|r| {
+            let has_shared = input.cubin.relocation_section(s.index).is_some_and(|r| {
                 r.entries().any(|e| {
                     input.symbol(e.symbol as usize).is_some_and(|y| y.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED)
                 })
@@ -730,8 +763,8 @@ fn keep_symtab_shndx(layout: &mut Layout) {
             flags: develf_format::section::SHF_CUDA_MERCURY,
             ..shndx.clone()
         };
-        layout.by_name.insert(merc.name.clone(), layout.sections.len());
         layout.sections.push(merc);
+        layout.by_name.insert(&layout.sections, layout.sections.len() - 1);
         return;
     }
     let created = layout.sections.len() + usize::from(layout.executable);

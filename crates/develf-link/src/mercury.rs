@@ -551,7 +551,7 @@ impl Relocator<'_, '_> {
         let mut kept = Vec::new();
         for piece in rela.pieces.iter().rev() {
             let Some(input) = self.inputs.get(piece.input) else { continue };
-            let Some(rs) = input.cubin.relocation_sections().find(|r| r.section == piece.section) else { continue };
+            let Some(rs) = input.cubin.relocation_section(piece.section) else { continue };
             let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
             // Rule 9: nothing inside a losing weak data copy, as in `.rela.*`;
             // the merc data section mirrors its normal one byte for byte.

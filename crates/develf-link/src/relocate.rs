@@ -16,8 +16,7 @@ use crate::symbols::SymbolTable;
 use develf_format::reloc_desc::Action;
 use develf_format::section::SHT_CUDA_RESOLVED_RELA;
 use develf_format::symbol::{
-    STB_WEAK, STO_CUDA_CONSTANT, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC,
-    STT_SECTION,
+    STO_CUDA_CONSTANT, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
 };
 use develf_parse::elf::Symbol;
 use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
@@ -73,8 +72,8 @@ pub(crate) struct Resolved {
 
 fn bank_number(section: &str) -> u64 {
     let Some(rest) = section.strip_prefix(".nv.constant") else { return 0 };
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().unwrap_or(0)
+    let digits = rest.bytes().take_while(u8::is_ascii_digit);
+    digits.fold(0u64, |n, d| n.saturating_mul(10).saturating_add(u64::from(d - b'0')))
 }
 
 /// Resolves a relocation's symbol to its place in the output. One resolver
@@ -329,11 +328,12 @@ impl<'a> Context<'_, 'a> {
             let mut kept = Vec::new();
             for piece in rel.pieces.iter().rev() {
                 let Some(input) = self.inputs.get(piece.input) else { continue };
-                let Some(rs) = input.cubin.relocation_sections().find(|r| r.section == piece.section) else { continue };
+                let Some(rs) = input.cubin.relocation_section(piece.section) else { continue };
                 let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
                 let losing = self.losing_data(piece.input, rs.target as usize);
-                let entries: Vec<_> = rs.entries().collect();
-                for (position, r) in entries.iter().enumerate().rev() {
+                for r in rs.entries().rev() {
+                    let r = &r;
+                    let position = r.index;
                     if losing.iter().any(|&(from, to)| (from..to).contains(&r.offset)) {
                         continue;
                     }
@@ -387,15 +387,31 @@ impl<'a> Context<'_, 'a> {
                             // samplers): not modelled.
                             return Ok(());
                         }
-                        let (mut site, len) = data.site(offset);
-                        let site = &mut site[..len];
+                        let undefined_bank = match (shared_value, desc.value_part) {
+                            (None, ValuePart::BankAddress(n)) if resolved.undefined_constant => Some(n),
+                            _ => None,
+                        };
                         let value = match (shared_value, desc.value_part) {
                             (Some(v), _) => v,
-                            (None, ValuePart::BankAddress(n)) if resolved.undefined_constant => {
-                                undefined_bank_address(r.r_type, n, site, self.layout.mercury)
-                            }
                             (None, ValuePart::BankAddress(n)) => resolved.value.saturating_add(resolved.bank << n),
                             (None, _) => resolved.value,
+                        };
+                        // Most relocations are planned here and written with
+                        // the section (crate::body); a REL addend or an
+                        // undefined constant's bank is read from the site.
+                        if let (Some(a), None) = (r.addend, undefined_bank) {
+                            let planned = develf_reloc::plan(r.r_type, data.site_len(offset), value, a, offset)
+                                .map_err(|e| fail(e.to_string()))?;
+                            if let Some(write) = planned {
+                                data.field(offset, write);
+                            }
+                            return Ok(());
+                        }
+                        let (mut site, len) = data.site(offset);
+                        let site = &mut site[..len];
+                        let value = match undefined_bank {
+                            Some(n) => undefined_bank_address(r.r_type, n, site, self.layout.mercury),
+                            None => value,
                         };
                         match r.addend {
                             Some(a) => develf_reloc::apply(r.r_type, site, value, a, offset),
@@ -416,11 +432,10 @@ impl<'a> Context<'_, 'a> {
                         }
                         Disposition::ApplyDead => {
                             if offset <= data.len() {
-                                let (mut site, len) = data.site(offset);
-                                let site = &mut site[..len];
-                                develf_reloc::apply_dead(r.r_type, site).map_err(|e| fail(e.to_string()))?;
-                                if len > 0 {
-                                    data.patch(offset, site);
+                                let planned = develf_reloc::plan_dead(r.r_type, data.site_len(offset))
+                                    .map_err(|e| fail(e.to_string()))?;
+                                if let Some(write) = planned {
+                                    data.field(offset, write);
                                 }
                             }
                         }
@@ -473,9 +488,8 @@ pub(crate) fn losing_data(
     section: usize,
 ) -> Vec<(u64, u64)> {
     let Some(i) = inputs.get(input) else { return Vec::new() };
-    i.symbols()
-        .iter()
-        .filter(|s| s.bind == STB_WEAK && s.st_type != STT_FUNC && s.section_index() == Some(section))
+    i.weak_data()
+        .filter(|s| s.section_index() == Some(section))
         .filter(|s| {
             let me = SymbolRef { input, symbol: s.index };
             resolution.definition_of(me).is_some_and(|d| d != me)

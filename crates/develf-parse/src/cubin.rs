@@ -96,6 +96,11 @@ impl<'a> Cubin<'a> {
         self.elf.relocation_sections()
     }
 
+    /// Section `index` as a relocation section, if it is one.
+    pub fn relocation_section(&self, index: usize) -> Option<RelocationSection<'a>> {
+        self.elf.relocation_section(index)
+    }
+
     /// `e_flags` decoded by the header's ABI version.
     pub fn flags(&self) -> CudaFlags {
         CudaFlags::decode(self.header().abi_version, self.header().flags)

@@ -233,7 +233,7 @@ impl<'a> RelocationSection<'a> {
     }
 
     /// The entries, decoded on the fly (no allocation).
-    pub fn entries(&self) -> impl Iterator<Item = Relocation> + 'a {
+    pub fn entries(&self) -> impl DoubleEndedIterator<Item = Relocation> + 'a {
         let (class, endian, rela, data) = (self.class, self.endian, self.rela, self.data);
         let size = self.entry_size();
         data.chunks_exact(size).enumerate().filter_map(move |(index, bytes)| {
@@ -379,7 +379,16 @@ impl<'a> ElfFile<'a> {
 
     /// Every relocation section: `SHT_REL`, `SHT_RELA` and the Mercury RELA type.
     pub fn relocation_sections(&self) -> impl Iterator<Item = RelocationSection<'a>> + '_ {
-        self.sections.iter().filter(|s| sec::is_relocation_type(s.sh_type)).map(|s| RelocationSection {
+        self.sections.iter().filter_map(|s| self.relocation_view(s))
+    }
+
+    /// Section `index` as a relocation section, if it is one.
+    pub fn relocation_section(&self, index: usize) -> Option<RelocationSection<'a>> {
+        self.sections.get(index).and_then(|s| self.relocation_view(s))
+    }
+
+    fn relocation_view(&self, s: &Section<'a>) -> Option<RelocationSection<'a>> {
+        sec::is_relocation_type(s.sh_type).then(|| RelocationSection {
             section: s.index,
             target: s.info,
             symtab: s.link,

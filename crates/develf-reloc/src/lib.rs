@@ -251,18 +251,71 @@ pub fn apply_desc(desc: &RelocDesc, site: &mut [u8], value: u64, addend: i64, pl
     Ok(())
 }
 
+/// A relocation worked out before its bytes are at hand: `field` goes into
+/// the bit pieces of `desc` (a linker checks every relocation first and
+/// patches the bytes while it writes the file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldWrite {
+    pub desc: &'static RelocDesc,
+    pub field: u64,
+}
+
+impl FieldWrite {
+    /// Scatters the field into `site`, leaving the other bits as they are.
+    pub fn write(&self, site: &mut [u8]) -> Result<(), RelocError> {
+        let len = check_site(self.desc, site)?;
+        let word = scatter(self.desc.pieces, load(site, len), u128::from(self.field));
+        store(site, len, word);
+        Ok(())
+    }
+}
+
+fn check_site_len(desc: &RelocDesc, have: usize) -> Result<(), RelocError> {
+    let need = desc.site_len();
+    if have < need {
+        return Err(RelocError::SiteTooShort { r_type: desc.r_type, need, have, location: None });
+    }
+    Ok(())
+}
+
+/// [`apply`] without the site: what a RELA relocation writes into a site of
+/// `site_len` bytes (`None`: it leaves the field as it is). The same errors
+/// as [`apply`]: the result depends only on the type, `S`, `A` and `P`.
+pub fn plan(
+    r_type: u32,
+    site_len: usize,
+    value: u64,
+    addend: i64,
+    place: u64,
+) -> Result<Option<FieldWrite>, RelocError> {
+    let desc = lookup(r_type)?;
+    check_site_len(desc, site_len)?;
+    let field = match desc.action {
+        // A live symbol: nvlink leaves the field (and drops the relocation).
+        Action::None | Action::ClearIfDead => return Ok(None),
+        Action::Write | Action::ReplaceInstruction => field_value(desc, value, addend, place)?,
+        Action::WriteConstant(constant) => constant,
+    };
+    Ok(Some(FieldWrite { desc, field }))
+}
+
+/// [`apply_dead`] without the site: `R_CUDA_UNUSED_CLEAR*` write 0, every
+/// other type nothing.
+pub fn plan_dead(r_type: u32, site_len: usize) -> Result<Option<FieldWrite>, RelocError> {
+    let desc = lookup(r_type)?;
+    check_site_len(desc, site_len)?;
+    Ok((desc.action == Action::ClearIfDead).then_some(FieldWrite { desc, field: 0 }))
+}
+
 /// What nvlink does to a site whose symbol's code it removed (dead function
 /// elimination, a discarded duplicate): `R_CUDA_UNUSED_CLEAR*` zero their
 /// field; every other type leaves the bytes as they are (the relocation is
 /// dropped).
 pub fn apply_dead(r_type: u32, site: &mut [u8]) -> Result<(), RelocError> {
-    let desc = lookup(r_type)?;
-    let len = check_site(desc, site)?;
-    if desc.action == Action::ClearIfDead {
-        let word = scatter(desc.pieces, load(site, len), 0);
-        store(site, len, word);
+    match plan_dead(r_type, site.len())? {
+        Some(write) => write.write(site),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Applies a REL relocation: the addend is the one stored in the field

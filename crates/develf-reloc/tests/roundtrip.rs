@@ -23,6 +23,37 @@ fn piece_mask(r_type: u32) -> u128 {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
+    /// The linker plans relocations without their bytes and writes them
+    /// later (`plan`, `plan_dead`, `FieldWrite::write`): the same bytes and
+    /// the same errors as `apply`/`apply_dead` on the site, for every site length.
+    #[test]
+    fn planning_then_writing_equals_applying(
+        type_index in 0usize..182,
+        word in any::<[u8; 16]>(),
+        len in 0usize..=16,
+        s in any::<u64>(),
+        a in any::<i64>(),
+        p in any::<u64>(),
+    ) {
+        let types = all_types();
+        let r_type = types[type_index % types.len()];
+        let mut applied = word;
+        let applied_result = apply(r_type, &mut applied[..len], s, a, p);
+        let mut planned = word;
+        let planned_result = develf_reloc::plan(r_type, len, s, a, p)
+            .and_then(|w| w.map_or(Ok(()), |w| w.write(&mut planned[..len])));
+        prop_assert_eq!(applied_result.map_err(|e| e.to_string()), planned_result.map_err(|e| e.to_string()));
+        prop_assert_eq!(applied, planned);
+
+        let mut dead = word;
+        let dead_result = apply_dead(r_type, &mut dead[..len]);
+        let mut dead_planned = word;
+        let dead_planned_result = develf_reloc::plan_dead(r_type, len)
+            .and_then(|w| w.map_or(Ok(()), |w| w.write(&mut dead_planned[..len])));
+        prop_assert_eq!(dead_result.map_err(|e| e.to_string()), dead_planned_result.map_err(|e| e.to_string()));
+        prop_assert_eq!(dead, dead_planned);
+    }
+
     #[test]
     fn apply_then_extract_gives_the_field_back(
         type_index in 0usize..182,
