@@ -55,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
                 *byte ^= triple[2];
             }
         }
-        let inputs = [Input { name: CORPUS[first].0, bytes: &a }, Input { name: CORPUS[second].0, bytes: &b }];
+        let inputs = [Input::new(CORPUS[first].0, &a), Input::new(CORPUS[second].0, &b)];
         let _ = link(&options, &inputs);
     } else {
         let Some((&cuts, rest)) = rest.split_first() else { return };
@@ -67,7 +67,7 @@ fuzz_target!(|data: &[u8]| {
         let names = ["a.cubin", "b.cubin", "c.cubin"];
         let count = if three { 3 } else { 2 };
         let inputs: Vec<Input<'_>> =
-            pieces.iter().zip(names).take(count).map(|(bytes, name)| Input { name, bytes }).collect();
+            pieces.iter().zip(names).take(count).map(|(bytes, name)| Input::new(name, bytes)).collect();
         let _ = link(&options, &inputs);
     }
 });

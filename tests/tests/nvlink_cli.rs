@@ -445,10 +445,7 @@ fn a_link_writes_what_the_library_links() {
     let sb = b.to_string_lossy().into_owned();
     let mut options = develf_link::LinkOptions::new(Arch::parse("sm_90").expect("arch"));
     options.output_name = out.to_string_lossy().into_owned();
-    let library = develf_link::link(
-        &options,
-        &[develf_link::Input { name: &sa, bytes: &da }, develf_link::Input { name: &sb, bytes: &db }],
-    );
+    let library = develf_link::link(&options, &[develf_link::Input::new(&sa, &da), develf_link::Input::new(&sb, &db)]);
     let status = nvlink_cmd::run_nvlink(os(&["-arch=sm_90", &sa, &sb, "-o", &out.to_string_lossy()]));
     match library {
         Ok(bytes) => {
@@ -490,7 +487,7 @@ fn dump(names: &[&str], arch: &str) -> String {
     let fixtures = fixtures_dir();
     let data: Vec<Vec<u8>> = names.iter().map(|n| std::fs::read(fixtures.join(n)).expect("fixture")).collect();
     let inputs: Vec<develf_link::Input<'_>> =
-        names.iter().zip(&data).map(|(name, bytes)| develf_link::Input { name, bytes }).collect();
+        names.iter().zip(&data).map(|(name, bytes)| develf_link::Input::new(name, bytes)).collect();
     nvlink_cmd::callgraph_dump(&inputs, Arch::parse(arch).expect("arch"), true)
 }
 
@@ -528,11 +525,8 @@ fn call_graph_dumps_match_nvlink() {
     assert!(raw.contains("1: ^calls_fib_kernel(int *, int)"));
     let fixtures = fixtures_dir();
     let data = std::fs::read(fixtures.join("obj/sm_90/calls_main.cubin")).expect("fixture");
-    let mangled = nvlink_cmd::callgraph_dump(
-        &[develf_link::Input { name: "m", bytes: &data }],
-        Arch::parse("sm_90").expect("arch"),
-        false,
-    );
+    let mangled =
+        nvlink_cmd::callgraph_dump(&[develf_link::Input::new("m", &data)], Arch::parse("sm_90").expect("arch"), false);
     assert!(mangled.contains("1: ^_Z16calls_fib_kernelPii [24] ->"), "{mangled}");
 }
 

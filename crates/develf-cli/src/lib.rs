@@ -5,6 +5,7 @@ pub mod commands;
 pub mod extract;
 pub mod fatbin_cmd;
 pub mod input;
+pub mod input_file;
 pub mod metadata;
 pub mod model;
 pub mod nvlink_cmd;

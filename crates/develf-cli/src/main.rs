@@ -88,6 +88,20 @@ enum FatbinCommand {
 }
 
 fn main() -> ExitCode {
+    // The command runs on this thread, made one of the worker pool's threads
+    // (a link joins it, develf_link::link_image). Then the sequential phases
+    // allocate from the main heap, which grows in large steps; a pool
+    // thread's heap grows a page at a time, and its thousands of mprotect
+    // calls stall the other thread's page faults (big link: 2,900 calls
+    // against 390). Without a pool (it could not start) it runs as is.
+    let threads = develf_cli::nvlink_cmd::threads_from_env().unwrap_or(0);
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build() {
+        Ok(pool) => pool.install(run),
+        Err(_) => run(),
+    }
+}
+
+fn run() -> ExitCode {
     let mut args = std::env::args_os();
     if args.next().is_some_and(|argv0| develf_cli::nvlink_cmd::invoked_as_nvlink(&argv0)) {
         return develf_cli::nvlink_cmd::main_nvlink(args.collect());

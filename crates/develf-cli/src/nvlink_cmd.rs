@@ -937,6 +937,9 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
 struct LoadedFile {
     name: String,
     data: Vec<u8>,
+    /// A relocatable cubin read without its code (crate::input_file): its
+    /// index in [`Loaded::code`], where the linker reads the code from.
+    code: Option<usize>,
     /// Rule 13.3: an archive named like nvlink's system library, whose members
     /// join the link only when they define a symbol it still needs.
     system: bool,
@@ -956,25 +959,40 @@ fn find_library(name: &str, paths: &[PathBuf]) -> Option<PathBuf> {
 /// then the `-l` libraries in the order given, wherever they stood. An archive
 /// met a second time (the same file by canonical path, also through `-l`)
 /// adds nothing (rule 13.2); a copy under another name is a second archive.
-fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<LoadedFile>, String> {
+/// The files of a link, and the open files of those read without their code.
+struct Loaded {
+    files: Vec<LoadedFile>,
+    code: crate::input_file::CodeFiles,
+}
+
+fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, String> {
+    let mut open = Vec::new();
     let mut files = Vec::with_capacity(request.inputs.len());
     let mut archives_seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
-    let mut add = |files: &mut Vec<LoadedFile>, name: String, path: &Path, data: Vec<u8>| {
+    let mut add = |files: &mut Vec<LoadedFile>, name: String, path: &Path, data: Vec<u8>, code| {
         let archive = Archive::sniff(&data);
         if archive && !archives_seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())) {
             return;
         }
         let system = archive && path.file_name().is_some_and(|n| n == SYSTEM_LIBRARY);
-        files.push(LoadedFile { name, data, system });
+        files.push(LoadedFile { name, data, code, system });
     };
     // Read in parallel (a big link reads tens of MB), used in command-line
-    // order: the first unreadable file is the one reported.
+    // order: the first unreadable file is the one reported. Up to
+    // MAX_OPEN_CODE_FILES cubins are read without their code, which stays
+    // in the (open) file until the output is written.
     let names: Vec<&String> =
         request.inputs.iter().filter_map(|i| if let InputArg::File(name) = i { Some(name) } else { None }).collect();
-    let contents: Vec<std::io::Result<Vec<u8>>> = names.par_iter().map(std::fs::read).collect();
+    let leave_code = names.len() <= crate::input_file::MAX_OPEN_CODE_FILES;
+    let contents: Vec<std::io::Result<crate::input_file::FileBytes>> =
+        names.par_iter().map(|name| crate::input_file::read(Path::new(name), leave_code)).collect();
     for (name, data) in names.into_iter().zip(contents) {
         let data = data.map_err(|e| format!("Could not open input file '{name}': {e}"))?;
-        add(&mut files, name.clone(), Path::new(name), data);
+        let code = data.code.map(|file| {
+            open.push(file);
+            open.len() - 1
+        });
+        add(&mut files, name.clone(), Path::new(name), data.bytes, code);
     }
     for input in &request.inputs {
         if let InputArg::Library(lib) = input {
@@ -982,7 +1000,7 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<Load
                 Some(path) => {
                     let name = path.display().to_string();
                     let data = std::fs::read(&path).map_err(|e| format!("Could not open library '{name}': {e}"))?;
-                    add(&mut files, name, &path, data);
+                    add(&mut files, name, &path, data, None);
                 }
                 // nvlink skips a library it cannot find without a word; say it,
                 // as an info so that -Werror does not fail a link nvlink makes.
@@ -990,13 +1008,14 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<Load
             }
         }
     }
-    Ok(files)
+    Ok(Loaded { files, code: crate::input_file::CodeFiles::new(open) })
 }
 
 const EM_CUDA: u16 = 190;
 
-/// A device object to link: its name for messages and its bytes.
-type NamedObject<'a> = (String, Cow<'a, [u8]>);
+/// A device object to link: its name for messages, its bytes and, for a
+/// cubin read without its code, the file the code is read from.
+type NamedObject<'a> = (String, Cow<'a, [u8]>, Option<usize>);
 
 fn is_cubin(data: &[u8]) -> bool {
     data.len() > 20 && data.starts_with(b"\x7fELF") && u16::from_le_bytes([data[18], data[19]]) == EM_CUDA
@@ -1010,6 +1029,8 @@ struct Unit<'a> {
     data: &'a [u8],
     /// Given on the command line, not taken from an archive.
     direct: bool,
+    /// See [`LoadedFile::code`].
+    code: Option<usize>,
 }
 
 /// The objects a file brings: itself, or for an archive its host-object
@@ -1019,14 +1040,14 @@ struct Unit<'a> {
 fn units_of(file: &LoadedFile) -> Result<Vec<Unit<'_>>, String> {
     let name = &file.name;
     if !Archive::sniff(&file.data) {
-        return Ok(vec![Unit { name: name.clone(), data: &file.data, direct: true }]);
+        return Ok(vec![Unit { name: name.clone(), data: &file.data, direct: true, code: file.code }]);
     }
     let archive = Archive::parse(&file.data).map_err(|d| format!("{name}: {d}"))?;
     let mut units = Vec::new();
     for member in archive.files() {
         let member = member.map_err(|d| format!("{name}: {d}"))?;
         if develf_fatbin::sniff(member.data) == Some(develf_fatbin::ContainerKind::HostElf) {
-            units.push(Unit { name: format!("{name}:{}", member.name), data: member.data, direct: false });
+            units.push(Unit { name: format!("{name}:{}", member.name), data: member.data, direct: false, code: None });
         }
     }
     Ok(units)
@@ -1042,7 +1063,7 @@ fn device_objects<'a>(unit: &Unit<'a>, arch: Arch, reporter: &mut Reporter) -> R
         for entry in entries {
             let label = if entry.label.is_empty() { name.clone() } else { format!("{name}:{}", entry.label) };
             match entry.data {
-                Ok(bytes) => out.push((label, bytes)),
+                Ok(bytes) => out.push((label, bytes, None)),
                 Err(d) => return Err(format!("{label}: {d}")),
             }
         }
@@ -1059,7 +1080,7 @@ fn device_objects<'a>(unit: &Unit<'a>, arch: Arch, reporter: &mut Reporter) -> R
         return Ok(out);
     }
     if is_cubin(data) {
-        return Ok(vec![(name.clone(), Cow::Borrowed(data))]);
+        return Ok(vec![(name.clone(), Cow::Borrowed(data), unit.code)]);
     }
     // nvlink skips files it does not recognise without a word; say it.
     reporter.warning(&format!("Input file '{name}' is not a cubin, fatbin, host object or archive; skipped"));
@@ -1249,7 +1270,7 @@ fn gather_objects<'a>(
     let mut needed: std::collections::HashSet<String> = std::collections::HashSet::new();
     let symbols_of = |objects: &[NamedObject<'_>]| {
         let (mut d, mut u) = (Vec::new(), Vec::new());
-        for (_, bytes) in objects {
+        for (_, bytes, _) in objects {
             let (more_d, more_u) = defined_and_undefined(bytes);
             d.extend(more_d);
             u.extend(more_u);
@@ -1296,6 +1317,13 @@ fn gather_objects<'a>(
     Ok(gathered)
 }
 
+/// The linker's inputs: each object's bytes and, for a cubin read without
+/// its code, the source to read it from.
+fn object_inputs<'a>(gathered: &'a Gathered<'_>, sources: &'a [crate::input_file::FileCode<'_>]) -> Vec<Input<'a>> {
+    let source = |k: usize| sources.get(k).map(|s| s as &dyn develf_link::CodeSource);
+    gathered.objects.iter().map(|(name, bytes, code)| Input { name, bytes, code: code.and_then(source) }).collect()
+}
+
 fn link_options(request: &LinkRequest, gathered: &Gathered<'_>) -> LinkOptions {
     let mut options = LinkOptions::new(request.arch);
     // Rule 13.5: a cubin or fatbin given directly (nvlink: `a.o b.cubin` keeps
@@ -1331,9 +1359,10 @@ fn link_failure(error: &LinkError) -> LinkFailure {
 /// Reads the request's files and links them in memory; writes nothing. For
 /// tools (`cargo xtask diff`) that compare the bytes.
 pub fn link_bytes(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<u8>, LinkFailure> {
-    let files = load_files(request, reporter).map_err(LinkFailure::fatal)?;
-    let gathered = gather_objects(&files, request.arch, reporter)?;
-    let inputs: Vec<Input<'_>> = gathered.objects.iter().map(|(name, bytes)| Input { name, bytes }).collect();
+    let loaded = load_files(request, reporter).map_err(LinkFailure::fatal)?;
+    let gathered = gather_objects(&loaded.files, request.arch, reporter)?;
+    let sources = loaded.code.sources();
+    let inputs = object_inputs(&gathered, &sources);
     develf_link::link(&link_options(request, &gathered), &inputs).map_err(|e| link_failure(&e))
 }
 
@@ -1354,15 +1383,16 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
         }
         failure.status
     };
-    let files = match load_files(request, reporter) {
+    let loaded = match load_files(request, reporter) {
         Ok(f) => f,
         Err(message) => return reporter.fatal(&message),
     };
-    let gathered = match gather_objects(&files, request.arch, reporter) {
+    let gathered = match gather_objects(&loaded.files, request.arch, reporter) {
         Ok(g) => g,
         Err(failure) => return report(failure, reporter),
     };
-    let inputs: Vec<Input<'_>> = gathered.objects.iter().map(|(name, bytes)| Input { name, bytes }).collect();
+    let sources = loaded.code.sources();
+    let inputs = object_inputs(&gathered, &sources);
     let image = match develf_link::link_image(&link_options(request, &gathered), &inputs) {
         Ok(b) => b,
         Err(error) => return report(link_failure(&error), reporter),

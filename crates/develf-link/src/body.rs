@@ -9,8 +9,10 @@
 //! as a whole (frame tables, Mercury code) is made [`Body::Owned`] first with
 //! [`Body::materialize`].
 
+use crate::options::CodeSource;
 use develf_reloc::FieldWrite;
 use std::collections::BTreeSet;
+use std::io;
 
 /// The most bytes a relocation changes: a 128-bit instruction.
 pub(crate) const MAX_SITE: usize = 16;
@@ -22,6 +24,53 @@ pub(crate) struct Patch {
     at: u64,
     len: u8,
     bytes: [u8; MAX_SITE],
+}
+
+/// An input section's bytes in an output section.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum PieceBytes<'a> {
+    Here(&'a [u8]),
+    /// `len` bytes at `offset` of an input whose code is read when it is
+    /// needed ([`crate::Input::code`]).
+    Elsewhere {
+        source: &'a dyn CodeSource,
+        offset: u64,
+        len: u64,
+    },
+}
+
+impl PieceBytes<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            PieceBytes::Here(bytes) => bytes.len() as u64,
+            PieceBytes::Elsewhere { len, .. } => *len,
+        }
+    }
+
+    /// Copies the part of the piece (which lies at `piece_at`) that falls
+    /// inside `dst` (which starts at `dst_at`).
+    fn copy_into(&self, dst: &mut [u8], dst_at: u64, piece_at: u64) -> io::Result<()> {
+        match *self {
+            PieceBytes::Here(bytes) => {
+                copy_overlap(dst, dst_at, piece_at, bytes);
+                Ok(())
+            }
+            PieceBytes::Elsewhere { source, offset, len } => {
+                let start = dst_at.max(piece_at);
+                let end = dst_at.saturating_add(dst.len() as u64).min(piece_at.saturating_add(len));
+                if start >= end {
+                    return Ok(());
+                }
+                let (Ok(d), Ok(n)) = (usize::try_from(start - dst_at), usize::try_from(end - start)) else {
+                    return Ok(());
+                };
+                match dst.get_mut(d..d.saturating_add(n)) {
+                    Some(window) => source.read_exact_at(window, offset.saturating_add(start - piece_at)),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
 }
 
 /// One relocation's change to a section, applied in order.
@@ -70,7 +119,7 @@ impl Fixup {
 #[derive(Debug, Default)]
 pub(crate) struct Merged<'a> {
     size: u64,
-    pieces: Vec<(u64, &'a [u8])>,
+    pieces: Vec<(u64, PieceBytes<'a>)>,
     fixups: Vec<Fixup>,
     /// Fixups by (offset, order), to find those overlapping a site that is
     /// read; built on the first [`Merged::site`] (most sections never read one).
@@ -93,8 +142,8 @@ impl<'a> Merged<'a> {
     }
 
     /// Adds an input section at `offset`; pieces come in offset order.
-    pub(crate) fn piece(&mut self, offset: u64, bytes: &'a [u8]) {
-        debug_assert!(self.pieces.last().is_none_or(|&(o, b)| o + b.len() as u64 <= offset));
+    pub(crate) fn piece(&mut self, offset: u64, bytes: PieceBytes<'a>) {
+        debug_assert!(self.pieces.last().is_none_or(|&(o, b)| o + b.len() <= offset));
         self.pieces.push((offset, bytes));
     }
 
@@ -119,21 +168,21 @@ impl<'a> Merged<'a> {
     /// The current bytes of `at..at + MAX_SITE` and how many there are
     /// (fewer at the end of the section), for a relocation to patch and hand
     /// back to [`Merged::patch`].
-    pub(crate) fn site(&mut self, at: u64) -> ([u8; MAX_SITE], usize) {
+    pub(crate) fn site(&mut self, at: u64) -> io::Result<([u8; MAX_SITE], usize)> {
         let len = self.site_len(at);
         let mut site = [0u8; MAX_SITE];
         if len == 0 {
-            return (site, 0);
+            return Ok((site, 0));
         }
         let end = at.saturating_add(len as u64);
         let window = &mut site[..len];
         // Pieces are in offset order and do not overlap.
-        let first = self.pieces.partition_point(|&(offset, bytes)| offset.saturating_add(bytes.len() as u64) <= at);
+        let first = self.pieces.partition_point(|&(offset, bytes)| offset.saturating_add(bytes.len()) <= at);
         for &(offset, bytes) in self.pieces.get(first..).unwrap_or_default() {
             if offset >= end {
                 break;
             }
-            copy_overlap(window, at, offset, bytes);
+            bytes.copy_into(window, at, offset)?;
         }
         let fixups = &self.fixups;
         let index =
@@ -146,7 +195,7 @@ impl<'a> Merged<'a> {
                 f.apply(window, at, self.size);
             }
         }
-        (site, len)
+        Ok((site, len))
     }
 
     /// Records `site` (from [`Merged::site`], now patched) as the bytes at `at`.
@@ -158,13 +207,14 @@ impl<'a> Merged<'a> {
     }
 
     /// Writes the section's bytes into `out` (`size` bytes).
-    fn fill(&self, out: &mut [u8]) {
+    fn fill(&self, out: &mut [u8]) -> io::Result<()> {
         for &(offset, bytes) in &self.pieces {
-            copy_overlap(out, 0, offset, bytes);
+            bytes.copy_into(out, 0, offset)?;
         }
         for f in &self.fixups {
             f.apply(out, 0, self.size);
         }
+        Ok(())
     }
 }
 
@@ -211,16 +261,25 @@ impl Body<'_> {
     }
 
     /// The bytes as one buffer, to rewrite in place.
-    pub(crate) fn materialize(&mut self) -> &mut Vec<u8> {
+    pub(crate) fn materialize(&mut self) -> io::Result<&mut Vec<u8>> {
         if let Body::Merged(m) = self {
             let mut bytes = vec![0u8; usize::try_from(m.size).unwrap_or(0)];
-            m.fill(&mut bytes);
+            m.fill(&mut bytes)?;
             *self = Body::Owned(bytes);
         }
         match self {
-            Body::Owned(bytes) => bytes,
+            Body::Owned(bytes) => Ok(bytes),
             Body::Merged(_) => unreachable!("materialized above"),
         }
+    }
+
+    /// [`Body::materialize`] for the linker's phases: a failure to read an
+    /// input's code names the output section.
+    pub(crate) fn bytes_mut(&mut self, section: &str) -> Result<&mut Vec<u8>, crate::LinkError> {
+        self.materialize().map_err(|e| crate::LinkError::ReadCode {
+            what: format!("output section {section}"),
+            message: e.to_string(),
+        })
     }
 
     /// Writes the bytes to `sink`, using `scratch` to assemble a merged section.
@@ -230,24 +289,25 @@ impl Body<'_> {
             Body::Merged(m) => {
                 scratch.clear();
                 scratch.resize(usize::try_from(m.size).unwrap_or(0), 0);
-                m.fill(scratch);
+                m.fill(scratch)?;
                 sink.write_all(scratch)
             }
         }
     }
 
     /// Places the bytes into `out` at `at`.
-    pub(crate) fn put(&self, out: &mut [u8], at: u64) {
+    pub(crate) fn put(&self, out: &mut [u8], at: u64) -> io::Result<()> {
         match self {
             Body::Owned(bytes) => copy_overlap(out, 0, at, bytes),
             Body::Merged(m) => {
                 let start = usize::try_from(at).unwrap_or(usize::MAX);
                 let end = start.saturating_add(usize::try_from(m.size).unwrap_or(usize::MAX));
                 if let Some(dst) = out.get_mut(start..end) {
-                    m.fill(dst);
+                    m.fill(dst)?;
                 }
             }
         }
+        Ok(())
     }
 }
 
@@ -260,19 +320,19 @@ mod tests {
     fn overlapping_patches_apply_in_order() {
         let input = [1u8; 32];
         let mut m = Merged::new(40);
-        m.piece(4, &input);
+        m.piece(4, PieceBytes::Here(&input));
         // A first relocation changes 8 bytes at 8, a second 8 bytes at 12
         // (seeing the first's bytes 12..16).
-        let (mut site, len) = m.site(8);
+        let (mut site, len) = m.site(8).unwrap();
         assert_eq!((site, len), ([1u8; 16], 16));
         site[..8].copy_from_slice(&[2; 8]);
         m.patch(8, &site[..8]);
-        let (mut site, len) = m.site(12);
+        let (mut site, len) = m.site(12).unwrap();
         assert_eq!(&site[..8], &[2, 2, 2, 2, 1, 1, 1, 1]);
         site[4..8].copy_from_slice(&[3; 4]);
         m.patch(12, &site[..len]);
         let mut body = Body::Merged(Box::new(m));
-        let bytes = body.materialize().clone();
+        let bytes = body.materialize().unwrap().clone();
         let mut expect = vec![0u8; 40];
         expect[4..36].fill(1);
         expect[8..16].fill(2);
@@ -285,17 +345,17 @@ mod tests {
         // R_CUDA_64 (type 2): a whole 8-byte field.
         let input = [0xaau8; 24];
         let mut m = Merged::new(24);
-        m.piece(0, &input);
+        m.piece(0, PieceBytes::Here(&input));
         let write = develf_reloc::plan(2, m.site_len(4), 0x1122_3344_5566_7788, 0, 4).unwrap().unwrap();
         m.field(4, write);
         // A later relocation reading the site sees the planned field.
-        let (mut site, len) = m.site(8);
+        let (mut site, len) = m.site(8).unwrap();
         assert_eq!(&site[..4], &[0x44, 0x33, 0x22, 0x11]);
         assert_eq!(&site[4..len], &[0xaa; 12][..len - 4]);
         site[0] = 0x99;
         m.patch(8, &site[..len]);
         let mut body = Body::Merged(Box::new(m));
-        let bytes = body.materialize().clone();
+        let bytes = body.materialize().unwrap().clone();
         let mut expect = vec![0xaau8; 24];
         expect[4..12].copy_from_slice(&0x1122_3344_5566_7788u64.to_le_bytes());
         expect[8] = 0x99;
@@ -303,11 +363,31 @@ mod tests {
     }
 
     #[test]
+    fn code_elsewhere_is_read_from_its_source() {
+        let file: Vec<u8> = (0..64u8).collect();
+        let source: &dyn CodeSource = &file;
+        let mut m = Merged::new(24);
+        m.piece(0, PieceBytes::Here(&[0xee; 4]));
+        m.piece(8, PieceBytes::Elsewhere { source, offset: 32, len: 16 });
+        assert_eq!(&m.site(6).unwrap().0[..6], &[0, 0, 32, 33, 34, 35]);
+        let mut body = Body::Merged(Box::new(m));
+        let bytes = body.materialize().unwrap().clone();
+        let mut expect = vec![0u8; 24];
+        expect[..4].fill(0xee);
+        expect[8..24].copy_from_slice(&file[32..48]);
+        assert_eq!(bytes, expect);
+        // A source that cannot deliver is an error, not zeros.
+        let mut short = Merged::new(8);
+        short.piece(0, PieceBytes::Elsewhere { source, offset: 60, len: 8 });
+        assert!(Body::Merged(Box::new(short)).materialize().is_err());
+    }
+
+    #[test]
     fn site_is_cut_at_the_section_end() {
         let input = [7u8; 10];
         let mut m = Merged::new(10);
-        m.piece(0, &input);
-        assert_eq!(m.site(4).1, 6);
-        assert_eq!(m.site(12).1, 0);
+        m.piece(0, PieceBytes::Here(&input));
+        assert_eq!(m.site(4).unwrap().1, 6);
+        assert_eq!(m.site(12).unwrap().1, 0);
     }
 }

@@ -213,6 +213,9 @@ pub enum LinkError {
     /// A relocation could not be applied (value out of range, site outside its section).
     #[error("{file}: relocation in {section} at offset {offset:#x}: {message}")]
     Relocation { file: String, section: String, offset: u64, message: String },
+    /// An input's code could not be read from its [`crate::CodeSource`].
+    #[error("reading the code of {what}: {message}")]
+    ReadCode { what: String, message: String },
     /// The output would exceed what an ELF64 cubin can describe.
     #[error("output too large: {0}")]
     TooLarge(String),

@@ -1,10 +1,11 @@
 //! Phase 1: read every input (in parallel), check that it is a relocatable
 //! cubin for a compatible architecture.
 
+use crate::body::PieceBytes;
 use crate::error::LinkError;
-use crate::options::{Input, LinkOptions};
+use crate::options::{CodeSource, Input, LinkOptions};
 use develf_format::header::{ABI_VERSION_7, Arch, EM_CUDA};
-use develf_format::section::{SHT_CUDA_INFO, SHT_CUDA_MERCURY_INFO};
+use develf_format::section::{SHF_EXECINSTR, SHT_CUDA_INFO, SHT_CUDA_MERCURY_INFO, SHT_PROGBITS};
 use develf_format::symbol::{STB_WEAK, STT_FUNC};
 use develf_parse::Cubin;
 use develf_parse::elf::{Class, Section, Symbol};
@@ -23,6 +24,9 @@ pub(crate) struct InputObject<'a> {
     /// An ABI-7 object (ptxas 12.x layout): no tkinfo note, `.rel` relocations,
     /// its e_flags do not contribute to the output's (rules 3.4, 10).
     pub abi7: bool,
+    /// Where code sections' bytes are read from when the input's bytes do
+    /// not hold them ([`Input::code`]).
+    code: Option<&'a dyn CodeSource>,
     /// Per section: the first STT_FUNC symbol defined in it (the function a
     /// `.text.<fn>` holds). Built once so later phases do not scan the symtab.
     function_in: HashMap<usize, usize>,
@@ -65,6 +69,19 @@ impl<'a> InputObject<'a> {
     /// The weak data symbols (see the field).
     pub fn weak_data(&self) -> impl Iterator<Item = &Symbol<'a>> + '_ {
         self.weak_data.iter().filter_map(|&k| self.symbol(k))
+    }
+
+    /// The bytes of section `index` as a piece of an output section: in
+    /// memory, or, for code the input's bytes do not hold, where they are in
+    /// its source.
+    pub fn piece_bytes(&self, index: usize) -> PieceBytes<'a> {
+        let Some(s) = self.section(index) else { return PieceBytes::Here(&[]) };
+        match self.code {
+            Some(source) if s.sh_type == SHT_PROGBITS && s.flags & SHF_EXECINSTR != 0 => {
+                PieceBytes::Elsewhere { source, offset: s.offset, len: s.data.map_or(0, |d| d.len() as u64) }
+            }
+            _ => PieceBytes::Here(s.data.unwrap_or_default()),
+        }
     }
 
     /// The name of section `index` for messages.
@@ -136,6 +153,7 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
         index,
         name: input.name,
         abi7: header.abi_version == ABI_VERSION_7,
+        code: input.code,
         cubin,
         function_in,
         info_about,

@@ -8,7 +8,7 @@
 //! let a = std::fs::read("a.cubin")?;
 //! let b = std::fs::read("b.cubin")?;
 //! let options = LinkOptions::new(Arch::parse("sm_90").unwrap());
-//! let bytes = link(&options, &[Input { name: "a.cubin", bytes: &a }, Input { name: "b.cubin", bytes: &b }])?;
+//! let bytes = link(&options, &[Input::new("a.cubin", &a), Input::new("b.cubin", &b)])?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -38,17 +38,26 @@ pub use error::{
     Duplicate, LinkError, Location, RegisterOverLimit, SharedContribution, SharedOverLimit, SymbolName, Undefined,
     demangle,
 };
-pub use options::{Input, LinkOptions, OutputKind};
+pub use options::{CodeSource, Input, LinkOptions, OutputKind};
 pub use write::Image;
 
 /// Links `inputs` (in command-line order) into one cubin.
 pub fn link(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, LinkError> {
-    link_image(options, inputs).map(Image::into_bytes)
+    link_image(options, inputs)?
+        .into_bytes()
+        .map_err(|e| LinkError::ReadCode { what: "the inputs".to_string(), message: e.to_string() })
 }
 
 /// [`link`], returning the output as an [`Image`] to stream to a file
 /// ([`Image::write_to`]) without first assembling it in memory.
+///
+/// Called from a rayon pool's thread, with `options.threads` 0 or that
+/// pool's size, the link runs in that pool; otherwise in a pool of its own.
 pub fn link_image<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image<'a>, LinkError> {
+    let in_pool = rayon::current_thread_index().is_some();
+    if in_pool && (options.threads == 0 || options.threads == rayon::current_num_threads()) {
+        return link_in_pool(options, inputs);
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
         .build()

@@ -696,7 +696,11 @@ pub(crate) fn relocate(
         }
         let Some(target) = s.target else { continue };
         let capsule = layout.section(target).is_some_and(|t| t.sh_type == SHT_CUDA_CAPMERC);
-        let mut data = contents.data.get_mut(target).map(|b| std::mem::take(b.materialize())).unwrap_or_default();
+        let target_name = layout.section(target).map_or("", |t| t.name.as_str());
+        let mut data = match contents.data.get_mut(target) {
+            Some(body) => std::mem::take(body.bytes_mut(target_name)?),
+            None => Vec::new(),
+        };
         let kept = r.section(s, &mut data, capsule);
         if let Some(slot) = contents.data.get_mut(target) {
             *slot = Body::Owned(data);
@@ -719,17 +723,17 @@ pub(crate) fn relocate(
     // Rule 11.2: the normal `.debug_frame` loses the CIE+FDE of every dead
     // or losing function (before the CIE pointers are recomputed).
     if let Some(frame) = layout.find(".debug_frame") {
-        cut_frame_entries(inputs, resolution, layout, frame, contents);
+        cut_frame_entries(inputs, resolution, layout, frame, contents)?;
     }
     for name in LINE_TABLES {
         if let Some(table) = layout.find(name) {
-            cut_line_sequences(inputs, resolution, layout, table, contents);
+            cut_line_sequences(inputs, resolution, layout, table, contents)?;
         }
     }
     for (id, s) in layout.sections.iter().enumerate() {
         if s.name == ".debug_frame" || s.name == ".nv.merc.debug_frame" {
             if let Some(data) = contents.data.get_mut(id) {
-                fix_cie_pointers(data.materialize());
+                fix_cie_pointers(data.bytes_mut(&s.name)?);
             }
         }
     }
@@ -738,7 +742,7 @@ pub(crate) fn relocate(
         for (id, s) in layout.sections.iter().enumerate() {
             if s.class == SectionClass::Text && is_kernel_text(inputs, layout, id) {
                 if let Some(data) = contents.data.get_mut(id) {
-                    drop_stack_scoreboard(data.materialize());
+                    drop_stack_scoreboard(data.bytes_mut(&s.name)?);
                 }
             }
         }
@@ -801,8 +805,8 @@ fn cut_frame_entries(
     layout: &Layout,
     frame: OutId,
     contents: &mut Contents,
-) {
-    let Some(out) = layout.section(frame) else { return };
+) -> Result<(), LinkError> {
+    let Some(out) = layout.section(frame) else { return Ok(()) };
     // Output byte ranges to remove, ascending.
     let mut cut: Vec<(u64, u64)> = Vec::new();
     for piece in &out.pieces {
@@ -839,7 +843,7 @@ fn cut_frame_entries(
             k += 1;
         }
     }
-    remove_ranges(layout, frame, cut, contents);
+    remove_ranges(layout, frame, cut, contents)
 }
 
 /// Whether debug records about function `here` describe code that is not in
@@ -875,10 +879,10 @@ fn cut_line_sequences(
     layout: &Layout,
     table: OutId,
     contents: &mut Contents,
-) {
+) -> Result<(), LinkError> {
     const SET_ADDRESS_PREFIX: u64 = 3;
     const END_SEQUENCE: [u8; 3] = [0x00, 0x01, 0x01];
-    let Some(out) = layout.section(table) else { return };
+    let Some(out) = layout.section(table) else { return Ok(()) };
     let mut cut: Vec<(u64, u64)> = Vec::new();
     let mut lengths: Vec<(u64, u32)> = Vec::new();
     for piece in &out.pieces {
@@ -940,7 +944,8 @@ fn cut_line_sequences(
             unit = end;
         }
     }
-    if let Some(data) = contents.data.get_mut(table).map(Body::materialize) {
+    if let Some(body) = contents.data.get_mut(table) {
+        let data = body.bytes_mut(&out.name)?;
         for (at, length) in lengths {
             let at = usize::try_from(at).unwrap_or(usize::MAX);
             if let Some(slot) = data.get_mut(at..at.saturating_add(4)) {
@@ -948,18 +953,25 @@ fn cut_line_sequences(
             }
         }
     }
-    remove_ranges(layout, table, cut, contents);
+    remove_ranges(layout, table, cut, contents)
 }
 
 /// Removes output byte ranges of section `target` and moves (or drops) the
 /// relocations that patch it accordingly.
-fn remove_ranges(layout: &Layout, target: OutId, mut cut: Vec<(u64, u64)>, contents: &mut Contents) {
+fn remove_ranges(
+    layout: &Layout,
+    target: OutId,
+    mut cut: Vec<(u64, u64)>,
+    contents: &mut Contents,
+) -> Result<(), LinkError> {
     let frame = target;
     if cut.is_empty() {
-        return;
+        return Ok(());
     }
     cut.sort_unstable();
-    if let Some(data) = contents.data.get_mut(frame).map(Body::materialize) {
+    let name = layout.section(frame).map_or("", |s| s.name.as_str());
+    if let Some(body) = contents.data.get_mut(frame) {
+        let data = body.bytes_mut(name)?;
         let mut kept = Vec::with_capacity(data.len());
         let mut at = 0usize;
         for &(start, end) in &cut {
@@ -996,6 +1008,7 @@ fn remove_ranges(layout: &Layout, target: OutId, mut cut: Vec<(u64, u64)>, conte
             });
         }
     }
+    Ok(())
 }
 
 /// Rule 7.9 (merc): every FDE's CIE pointer names the CIE before it. ptxas

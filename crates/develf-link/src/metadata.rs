@@ -315,58 +315,24 @@ impl Context<'_, '_> {
 
     fn call_facts(&self, nv_info: &[Attribute]) -> CallFacts {
         let mut facts = CallFacts::default();
-        for input in self.inputs {
-            for s in input.sections() {
-                if s.sh_type != SHT_CUDA_CALLGRAPH {
-                    continue;
+        // Each input's part is read in parallel and merged in input order.
+        let parts: Vec<InputFacts> = self.inputs.par_iter().map(|input| self.input_facts(input)).collect();
+        for part in parts {
+            for (a, b) in part.calls {
+                let list = facts.callees.entry(a).or_default();
+                if !list.contains(&b) {
+                    list.push(b);
                 }
-                let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
-                for Pair(caller, callee) in graph.calls {
-                    if !self.survives(input.index, caller) {
-                        continue;
-                    }
-                    if let (Some(a), Some(b)) =
-                        (self.out_index(input.index, caller), self.out_index(input.index, callee))
-                    {
-                        let list = facts.callees.entry(a).or_default();
-                        if !list.contains(&b) {
-                            list.push(b);
-                        }
-                    }
-                }
-                let signed = |Pair(f, p): Pair| {
-                    if !self.survives(input.index, f) {
-                        return None;
-                    }
-                    Some((self.out_index(input.index, f)?, self.signature(input, p)?))
-                };
-                for (f, p) in graph.indirect_calls.into_iter().filter_map(signed) {
-                    facts.indirect.entry(f).or_default().push(p);
-                }
-                facts.address_taken.extend(graph.address_taken.into_iter().filter_map(signed));
             }
-        }
-        for input in self.inputs {
-            for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_INFO && s.name.starts_with(".nv.info.")) {
-                let Some(function) =
-                    input.function_in(s.info as usize).and_then(|y| self.out_index(input.index, y as u32))
-                else {
-                    continue;
-                };
-                // Only two codes matter here: decode just those records.
-                let wanted = |r: &RawRecord<'_>| r.attribute == EIATTR_NUM_BARRIERS || r.attribute == EIATTR_EXTERNS;
-                for raw in nvinfo::records(s.bytes()).flatten().filter(wanted) {
-                    match Attribute::decode(&raw) {
-                        Attribute::NumBarriers(ByteValue(n)) => {
-                            facts.barriers.insert(function, n);
-                        }
-                        Attribute::Externs(list) => {
-                            let out = list.0.iter().filter_map(|&e| self.out_index(input.index, e)).collect();
-                            facts.externs.entry(function).or_insert(out);
-                        }
-                        _ => {}
-                    }
-                }
+            for (f, p) in part.indirect {
+                facts.indirect.entry(f).or_default().push(p);
+            }
+            facts.address_taken.extend(part.address_taken);
+            for (function, n) in part.barriers {
+                facts.barriers.insert(function, n);
+            }
+            for (function, out) in part.externs {
+                facts.externs.entry(function).or_insert(out);
             }
         }
         for attr in nv_info {
@@ -384,6 +350,54 @@ impl Context<'_, '_> {
         let targets = facts.callees.values().flatten().chain(facts.address_taken.iter().map(|(g, _)| g));
         facts.undefined_target = targets.copied().any(|g| !self.is_defined_output(g));
         facts
+    }
+
+    /// One input's call edges (output symbol indices), indirect calls,
+    /// address-taken functions, and its functions' barrier counts and
+    /// EXTERNS, in the input's order.
+    fn input_facts(&self, input: &InputObject<'_>) -> InputFacts {
+        let mut part = InputFacts::default();
+        for s in input.sections() {
+            if s.sh_type != SHT_CUDA_CALLGRAPH {
+                continue;
+            }
+            let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
+            for Pair(caller, callee) in graph.calls {
+                if !self.survives(input.index, caller) {
+                    continue;
+                }
+                if let (Some(a), Some(b)) = (self.out_index(input.index, caller), self.out_index(input.index, callee)) {
+                    part.calls.push((a, b));
+                }
+            }
+            let signed = |Pair(f, p): Pair| {
+                if !self.survives(input.index, f) {
+                    return None;
+                }
+                Some((self.out_index(input.index, f)?, self.signature(input, p)?))
+            };
+            part.indirect.extend(graph.indirect_calls.into_iter().filter_map(signed));
+            part.address_taken.extend(graph.address_taken.into_iter().filter_map(signed));
+        }
+        for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_INFO && s.name.starts_with(".nv.info.")) {
+            let Some(function) = input.function_in(s.info as usize).and_then(|y| self.out_index(input.index, y as u32))
+            else {
+                continue;
+            };
+            // Only two codes matter here: decode just those records.
+            let wanted = |r: &RawRecord<'_>| r.attribute == EIATTR_NUM_BARRIERS || r.attribute == EIATTR_EXTERNS;
+            for raw in nvinfo::records(s.bytes()).flatten().filter(wanted) {
+                match Attribute::decode(&raw) {
+                    Attribute::NumBarriers(ByteValue(n)) => part.barriers.push((function, n)),
+                    Attribute::Externs(list) => {
+                        let out = list.0.iter().filter_map(|&e| self.out_index(input.index, e)).collect();
+                        part.externs.push((function, out));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        part
     }
 
     /// Rule 7.2: an EXTERNS entry stays when the output leaves it undefined
@@ -415,26 +429,33 @@ impl Context<'_, '_> {
 
     /// Rule 7.1.
     fn nv_info(&self) -> Result<(Vec<u8>, CallFacts), LinkError> {
-        let mut records: Vec<Attribute> = Vec::new();
-        for input in self.inputs {
-            for s in input.sections() {
-                if s.sh_type != SHT_CUDA_INFO || s.name != ".nv.info" {
-                    continue;
-                }
-                for record in NvInfo::decode(s.bytes()).records {
-                    let mut attr = record.attribute;
-                    if self.layout.executable && attr.code() == EIATTR_MAX_STACK_SIZE {
+        // Each input's records are decoded in parallel, kept in input order.
+        let per_input: Vec<Vec<Attribute>> = self
+            .inputs
+            .par_iter()
+            .map(|input| {
+                let mut records = Vec::new();
+                for s in input.sections() {
+                    if s.sh_type != SHT_CUDA_INFO || s.name != ".nv.info" {
                         continue;
                     }
-                    if !attr.symbols().iter().all(|&sym| self.survives(input.index, sym))
-                        || !self.remap(input.index, &mut attr)
-                    {
-                        continue;
+                    for record in NvInfo::decode(s.bytes()).records {
+                        let mut attr = record.attribute;
+                        if self.layout.executable && attr.code() == EIATTR_MAX_STACK_SIZE {
+                            continue;
+                        }
+                        if !attr.symbols().iter().all(|&sym| self.survives(input.index, sym))
+                            || !self.remap(input.index, &mut attr)
+                        {
+                            continue;
+                        }
+                        records.push(attr);
                     }
-                    records.push(attr);
                 }
-            }
-        }
+                records
+            })
+            .collect();
+        let mut records: Vec<Attribute> = per_input.into_iter().flatten().collect();
         records.reverse();
         let facts = self.call_facts(&records);
         if self.layout.executable {
@@ -844,6 +865,16 @@ impl Context<'_, '_> {
 /// `.nv.info.<fn>` or its merc copy `.nv.merc.nv.info.<fn>` (rule 11).
 fn is_info_type(sh_type: u32) -> bool {
     sh_type == SHT_CUDA_INFO || sh_type == develf_format::section::SHT_CUDA_MERCURY_INFO
+}
+
+/// What one input adds to [`CallFacts`] ([`Context::input_facts`]).
+#[derive(Debug, Default)]
+struct InputFacts {
+    calls: Vec<(u32, u32)>,
+    indirect: Vec<(u32, u32)>,
+    address_taken: Vec<(u32, u32)>,
+    barriers: Vec<(u32, u16)>,
+    externs: Vec<(u32, Vec<u32>)>,
 }
 
 /// Per output section: the generated contents (`None` for merged sections).

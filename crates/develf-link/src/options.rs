@@ -67,4 +67,43 @@ impl LinkOptions {
 pub struct Input<'a> {
     pub name: &'a str,
     pub bytes: &'a [u8],
+    /// Where the contents of the input's code sections (`SHT_PROGBITS` with
+    /// `SHF_EXECINSTR`) are read from when `bytes` does not hold them
+    /// (`bytes` has to have the file's size; what it holds there is
+    /// ignored). The linker reads code only when it needs it, mostly while
+    /// the output is written, so a program that reads its inputs this way
+    /// (`develf nvlink` does) keeps most of a big link's bytes out of memory.
+    pub code: Option<&'a dyn CodeSource>,
+}
+
+impl<'a> Input<'a> {
+    /// An input whose bytes are all in memory.
+    pub fn new(name: &'a str, bytes: &'a [u8]) -> Input<'a> {
+        Input { name, bytes, code: None }
+    }
+}
+
+/// Random access to an input's bytes, for [`Input::code`].
+pub trait CodeSource: Sync + std::fmt::Debug {
+    /// Fills `buf` with the bytes at file offset `offset`.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()>;
+}
+
+#[cfg(unix)]
+impl CodeSource for std::fs::File {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(self, buf, offset)
+    }
+}
+
+/// Bytes held in memory serve as their own source (tests, and programs that
+/// already have the file).
+impl CodeSource for Vec<u8> {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        let bytes = start.checked_add(buf.len()).and_then(|end| self.get(start..end));
+        let bytes = bytes.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
+        buf.copy_from_slice(bytes);
+        Ok(())
+    }
 }

@@ -7,7 +7,7 @@
 //! the results collected in section order, so the bytes do not depend on
 //! the thread count.
 
-use crate::body::{Body, Merged};
+use crate::body::{Body, Merged, PieceBytes};
 use crate::error::LinkError;
 use crate::input::InputObject;
 use crate::layout::{Layout, OutId, SectionClass, occupies_file};
@@ -302,12 +302,12 @@ impl<'a> Context<'_, 'a> {
         if in_file {
             usize::try_from(out.size).map_err(|_| LinkError::TooLarge(out.name.clone()))?;
             data = Merged::new(out.size);
-            let mut pieces: Vec<(u64, &'a [u8])> = out
+            let mut pieces: Vec<(u64, PieceBytes<'a>)> = out
                 .pieces
                 .iter()
                 .map(|p| {
-                    let bytes = self.inputs.get(p.input).and_then(|i| i.section(p.section)).and_then(|s| s.data);
-                    (p.offset, bytes.unwrap_or_default())
+                    let bytes = self.inputs.get(p.input).map_or(PieceBytes::Here(&[]), |i| i.piece_bytes(p.section));
+                    (p.offset, bytes)
                 })
                 .collect();
             pieces.sort_by_key(|&(offset, _)| offset);
@@ -407,7 +407,10 @@ impl<'a> Context<'_, 'a> {
                             }
                             return Ok(());
                         }
-                        let (mut site, len) = data.site(offset);
+                        let (mut site, len) = data.site(offset).map_err(|e| LinkError::ReadCode {
+                            what: format!("{} for a relocation in {}", input.name, input.section_name(rs.section)),
+                            message: e.to_string(),
+                        })?;
                         let site = &mut site[..len];
                         let value = match undefined_bank {
                             Some(n) => undefined_bank_address(r.r_type, n, site, self.layout.mercury),

@@ -207,24 +207,25 @@ impl<'a> Image<'a> {
         true
     }
 
-    /// The whole file in one buffer.
-    pub fn into_bytes(self) -> Vec<u8> {
+    /// The whole file in one buffer. Fails only when an input's code cannot
+    /// be read ([`crate::Input::code`]).
+    pub fn into_bytes(self) -> std::io::Result<Vec<u8>> {
         self.to_bytes()
     }
 
-    fn to_bytes(&self) -> Vec<u8> {
+    fn to_bytes(&self) -> std::io::Result<Vec<u8>> {
         let mut out = vec![0u8; usize::try_from(self.total).unwrap_or(0)];
         for (at, body) in &self.pieces {
-            body.put(&mut out, *at);
+            body.put(&mut out, *at)?;
         }
-        out
+        Ok(out)
     }
 
     /// Writes the file to `sink` front to back, without first assembling it in
     /// memory (unless pieces overlap, as merc aliases do).
     pub fn write_to(&self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
         if !self.sequential() {
-            return sink.write_all(&self.to_bytes());
+            return sink.write_all(&self.to_bytes()?);
         }
         const ZEROS: [u8; 4096] = [0; 4096];
         let mut written = 0u64;
@@ -344,7 +345,7 @@ pub(crate) fn write<'a>(
             None => contents.data.get_mut(id).map(std::mem::take).unwrap_or_default(),
         };
         if let Some(text) = crate::mercury::capsule_text(s) {
-            crate::mercury::patch_capsule(s, body.materialize(), Some(idx(&text)));
+            crate::mercury::patch_capsule(s, body.bytes_mut(&s.name)?, Some(idx(&text)));
         }
         let size = if occupies_file(s.sh_type) { body.len() } else { s.size };
         let merc_link_info = crate::mercury::link_info(s, strtab_index, merc_symtab_index, symbols);

@@ -120,7 +120,7 @@ fn mutated_fixture_objects_never_panic_the_linker() {
         options.threads = 1;
         options.output = if case % 4 == 3 { OutputKind::Relocatable } else { OutputKind::Executable };
         options.preserve_relocs = case % 7 == 5;
-        let inputs = [Input { name: a_name, bytes: &a }, Input { name: b_name, bytes: &b }];
+        let inputs = [Input::new(a_name, &a), Input::new(b_name, &b)];
         match link(&options, &inputs) {
             Ok(_) => ok += 1,
             Err(_) => err += 1,

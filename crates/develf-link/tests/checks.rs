@@ -18,7 +18,7 @@ fn sm(name: &str) -> Arch {
 
 fn link_files(options: &LinkOptions, files: &[&str]) -> Result<Vec<u8>, LinkError> {
     let bytes: Vec<Vec<u8>> = files.iter().map(|f| fixture(f)).collect();
-    let inputs: Vec<Input<'_>> = files.iter().zip(&bytes).map(|(name, bytes)| Input { name, bytes }).collect();
+    let inputs: Vec<Input<'_>> = files.iter().zip(&bytes).map(|(name, bytes)| Input::new(name, bytes)).collect();
     link(options, &inputs)
 }
 

@@ -12,7 +12,8 @@
 //! asserted floors are the shares reached so far, so they cannot regress.
 
 use develf_format::header::Arch;
-use develf_link::{Input, LinkError, LinkOptions, OutputKind, compare, link};
+use develf_format::section::{SHF_EXECINSTR, SHT_PROGBITS};
+use develf_link::{CodeSource, Input, LinkError, LinkOptions, OutputKind, compare, link};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -92,10 +93,40 @@ fn cases() -> Vec<Case> {
 fn run(case: &Case, threads: usize) -> Result<Vec<u8>, LinkError> {
     let root = fixtures();
     let bytes: Vec<Vec<u8>> = case.inputs.iter().map(|p| std::fs::read(root.join(p)).expect("input")).collect();
-    let inputs: Vec<Input<'_>> = case.inputs.iter().zip(&bytes).map(|(name, b)| Input { name, bytes: b }).collect();
+    let inputs: Vec<Input<'_>> = case.inputs.iter().zip(&bytes).map(|(name, b)| Input::new(name, b)).collect();
     let mut options = case.options.clone();
     options.threads = threads;
     link(&options, &inputs)
+}
+
+/// [`run`] with every input's code left out of its bytes (zeros there) and
+/// read from a [`CodeSource`] instead, as `develf nvlink` reads files.
+fn run_with_code_elsewhere(case: &Case) -> Result<Vec<u8>, LinkError> {
+    let root = fixtures();
+    let files: Vec<Vec<u8>> = case.inputs.iter().map(|p| std::fs::read(root.join(p)).expect("input")).collect();
+    let without_code: Vec<Vec<u8>> = files
+        .iter()
+        .map(|bytes| {
+            let mut copy = bytes.clone();
+            let cubin = develf_parse::Cubin::parse(bytes).expect("fixture parses");
+            for s in cubin.sections() {
+                if s.sh_type == SHT_PROGBITS && s.flags & SHF_EXECINSTR != 0 {
+                    let start = s.offset as usize;
+                    if let Some(code) = copy.get_mut(start..start + s.bytes().len()) {
+                        code.fill(0);
+                    }
+                }
+            }
+            copy
+        })
+        .collect();
+    let inputs: Vec<Input<'_>> = case
+        .inputs
+        .iter()
+        .zip(without_code.iter().zip(&files))
+        .map(|(name, (bytes, file))| Input { name, bytes, code: Some(file as &dyn CodeSource) })
+        .collect();
+    link(&case.options, &inputs)
 }
 
 fn is_mercury(arch: &str) -> bool {
@@ -228,13 +259,24 @@ fn output_does_not_depend_on_thread_count() {
     }
 }
 
+/// No phase reads code from an input's bytes but through its code source:
+/// every fixture link gives the same bytes (or the same error) either way.
+#[test]
+fn code_read_from_its_source_gives_the_same_output() {
+    for case in cases() {
+        let in_memory = run(&case, 0).map_err(|e| e.to_string());
+        let elsewhere = run_with_code_elsewhere(&case).map_err(|e| e.to_string());
+        assert!(in_memory == elsewhere, "{}: code read from its source changes the output", case.path);
+    }
+}
+
 #[test]
 fn undefined_symbol_is_a_clear_error() {
     // calls_main alone calls lib_fibi and lib_scalei, which only calls_lib defines.
     let root = fixtures();
     let main = std::fs::read(root.join("obj/sm_90/calls_main.cubin")).expect("calls_main");
     let options = LinkOptions::new(Arch::parse("sm_90").expect("arch"));
-    let err = link(&options, &[Input { name: "calls_main.cubin", bytes: &main }]).expect_err("must fail");
+    let err = link(&options, &[Input::new("calls_main.cubin", &main)]).expect_err("must fail");
     let text = err.to_string();
     assert!(matches!(err, LinkError::UndefinedSymbols(_)), "{text}");
     assert!(text.contains("`lib_fib(int)`"), "demangled name missing: {text}");
@@ -243,7 +285,7 @@ fn undefined_symbol_is_a_clear_error() {
     // -r leaves them undefined.
     let mut relocatable = options.clone();
     relocatable.output = OutputKind::Relocatable;
-    assert!(link(&relocatable, &[Input { name: "calls_main.cubin", bytes: &main }]).is_ok());
+    assert!(link(&relocatable, &[Input::new("calls_main.cubin", &main)]).is_ok());
 }
 
 #[test]
@@ -251,10 +293,10 @@ fn arch_mismatch_and_garbage_are_errors() {
     let root = fixtures();
     let obj = std::fs::read(root.join("obj/sm_90/calls_lib.cubin")).expect("calls_lib");
     let options = LinkOptions::new(Arch::parse("sm_80").expect("arch"));
-    let err = link(&options, &[Input { name: "calls_lib.cubin", bytes: &obj }]).expect_err("sm_90 into sm_80");
+    let err = link(&options, &[Input::new("calls_lib.cubin", &obj)]).expect_err("sm_90 into sm_80");
     assert!(matches!(err, LinkError::ArchMismatch { .. }), "{err}");
     let options = LinkOptions::new(Arch::parse("sm_90").expect("arch"));
     for cut in [0, 10, 64, 200, obj.len() / 2] {
-        let _ = link(&options, &[Input { name: "cut.cubin", bytes: &obj[..cut] }]);
+        let _ = link(&options, &[Input::new("cut.cubin", &obj[..cut])]);
     }
 }
