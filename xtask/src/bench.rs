@@ -420,24 +420,40 @@ fn measure(program: &Path, args: &[String], env: &[(&str, String)], log: &Path, 
     // Its own process group, so a timeout kills the tool and not only `time`.
     command.process_group(0);
     let start = Instant::now();
-    let mut child = command.spawn().with_context(|| format!("running {}", program.display()))?;
+    let child = command.spawn().with_context(|| format!("running {}", program.display()))?;
+    let pid = child.id();
+    // A thread waits for the child, so the wall time ends when it exits
+    // (polling would add up to a poll interval to a 50 ms run); this one
+    // enforces the time limit and, without GNU time, polls the peak RSS.
+    let (done, finished) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let mut child = child;
+        let status = child.wait();
+        let _ = done.send(Instant::now());
+        status
+    });
     let mut polled_peak: Option<u64> = None;
-    let status = loop {
-        if let Some(status) = child.try_wait().context("waiting")? {
-            break Some(status);
+    let poll = if gnu_time.exists() { timeout } else { Duration::from_millis(5) };
+    let end = loop {
+        match finished.recv_timeout(poll.min(timeout.saturating_sub(start.elapsed()))) {
+            Ok(at) => break Some(at),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break Some(Instant::now()),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
         }
-        if start.elapsed() > timeout {
-            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
-            let _ = child.kill();
-            let _ = child.wait();
+        if start.elapsed() >= timeout {
+            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{pid}")]).status();
             break None;
         }
         if !gnu_time.exists() {
-            polled_peak = polled_peak.max(vm_hwm(child.id()));
+            polled_peak = polled_peak.max(vm_hwm(pid));
         }
-        std::thread::sleep(Duration::from_millis(5));
     };
-    let wall = start.elapsed().as_secs_f64();
+    let waited = waiter.join().map_err(|_| anyhow::anyhow!("waiting for {}", program.display()))?;
+    let status = match end {
+        Some(_) => Some(waited.context("waiting")?),
+        None => None,
+    };
+    let wall = end.unwrap_or_else(Instant::now).duration_since(start).as_secs_f64();
     let rss_kib = if gnu_time.exists() {
         fs::read_to_string(&time_file).ok().and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()))
     } else {

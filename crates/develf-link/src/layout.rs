@@ -289,6 +289,10 @@ impl NameIndex {
         sections.get(id).map_or("", |s| s.name.as_str())
     }
 
+    fn with_capacity(n: usize) -> NameIndex {
+        NameIndex { ids: HashTable::with_capacity(n), hasher: DefaultHashBuilder::default() }
+    }
+
     pub fn get(&self, sections: &[OutSection], name: &str) -> Option<OutId> {
         self.ids.find(self.hasher.hash_one(name), |&id| Self::name_of(sections, id) == name).copied()
     }
@@ -440,12 +444,15 @@ pub(crate) fn build(
 ) -> Layout {
     let executable = options.output == OutputKind::Executable;
     let mercury = options.arch.sm >= 100;
+    // Most input sections make or join an output section: room for all of
+    // them up front (a big link has tens of thousands).
+    let capacity = inputs.iter().map(|i| i.sections().len()).sum::<usize>() + 64;
     let layout = Layout {
-        sections: Vec::new(),
-        log: Vec::new(),
+        sections: Vec::with_capacity(capacity),
+        log: Vec::with_capacity(capacity),
         prototype_vetoed: prototype_vetoes(inputs, resolution),
         placement: inputs.iter().map(|i| vec![None; i.sections().len()]).collect(),
-        by_name: NameIndex::default(),
+        by_name: NameIndex::with_capacity(capacity),
         executable,
         mercury,
         shared: crate::shared::SharedPlan::default(),
