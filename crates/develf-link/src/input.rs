@@ -5,7 +5,7 @@ use crate::body::PieceBytes;
 use crate::error::LinkError;
 use crate::options::{CodeSource, Input, LinkOptions};
 use develf_format::header::{ABI_VERSION_7, Arch, EM_CUDA};
-use develf_format::section::{SHF_EXECINSTR, SHT_CUDA_INFO, SHT_CUDA_MERCURY_INFO, SHT_PROGBITS};
+use develf_format::section::{SHF_EXECINSTR, SHT_CUDA_INFO, SHT_CUDA_MERCURY_INFO, SHT_PROGBITS, occupies_file};
 use develf_format::symbol::{STB_WEAK, STT_FUNC};
 use develf_parse::Cubin;
 use develf_parse::elf::{Class, Section, Symbol};
@@ -119,6 +119,17 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
     }
     if cubin.symtab().is_none() {
         return Err(bad("no .symtab".to_string()));
+    }
+    // A section whose bytes are not all in the file would link as zeros.
+    let outside = cubin.sections().iter().find(|s| s.size > 0 && s.data.is_none() && occupies_file(s.sh_type));
+    if let Some(s) = outside {
+        return Err(bad(format!(
+            "section {} ({} bytes at {:#x}) runs past the end of the {}-byte file",
+            cubin.section_label(s.index),
+            s.size,
+            s.offset,
+            input.bytes.len()
+        )));
     }
     let object = cubin.target().ok_or_else(|| bad("e_flags name no SM architecture".to_string()))?;
     if !arch_compatible(object, target) {

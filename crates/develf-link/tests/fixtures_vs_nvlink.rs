@@ -299,4 +299,14 @@ fn arch_mismatch_and_garbage_are_errors() {
     for cut in [0, 10, 64, 200, obj.len() / 2] {
         let _ = link(&options, &[Input::new("cut.cubin", &obj[..cut])]);
     }
+    // A code section said to run past the end of the file is an error, not
+    // code read as zeros.
+    let cubin = develf_parse::Cubin::parse(&obj).expect("parses");
+    let text = cubin.sections().iter().find(|s| s.name.starts_with(".text.")).expect("a .text").index;
+    let shoff = u64::from_le_bytes(obj[0x28..0x30].try_into().expect("8 bytes")) as usize;
+    let mut long = obj.clone();
+    let size_field = shoff + text * 64 + 32;
+    long[size_field..size_field + 8].copy_from_slice(&(1u64 << 20).to_le_bytes());
+    let err = link(&options, &[Input::new("long.cubin", &long)]).expect_err("section past the end");
+    assert!(err.to_string().contains("runs past the end of the"), "{err}");
 }
