@@ -343,7 +343,8 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         st_type: 0,
         other: 0,
         section: SymbolSection::Raw(0),
-        value: 0,
+        // Rule 12.9: not always 0 after relinking a `-r` output.
+        value: layout.shared.null_value,
         size: 0,
     }];
     let mut section_symbol = vec![None; layout.sections.len()];
@@ -510,10 +511,14 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             }
             // U16: `-r` gives an undefined variable (a CUDA object of global
             // or constant space) the value -1 (pb alone: `pa_arr`; tpl_a
-            // alone: `ctab_b`; sm_90).
+            // alone: `ctab_b`; sm_90). Only a variable with a space: the
+            // table symbols a merc `-r` output turned into CUDA objects with
+            // st_other 0 (`__UFT`, `.nv.reservedSmem.cap`) keep their value
+            // when it is relinked with `-r` (sm_100, 6/6).
             None if !executable
                 && global.definition.is_none()
                 && sym.st_type == develf_format::symbol::STT_CUDA_OBJECT
+                && sym.other & STO_CUDA_SPACE_MASK != 0
                 && sym.other & STO_CUDA_SPACE_MASK != STO_CUDA_SHARED
                 && matches!(section, SymbolSection::Raw(0)) =>
             {
