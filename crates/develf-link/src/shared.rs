@@ -47,6 +47,15 @@ pub(crate) struct SharedPlan {
     /// Executables: every kernel's static window, for the over-limit check
     /// (crate::checks, rule 12.6).
     pub windows: Vec<Window>,
+    /// Executables under `-g`/`-preserve-relocs` (rule 12.10): the section
+    /// each device function's shared variable is kept in (its kernel's
+    /// `.nv.shared.<k>` when one kernel reaches it, else `.nv_debug.shared`).
+    pub homes: HashMap<SymbolRef, OutId>,
+    /// Executables under `-g` (rule 12.10): each `extern __shared__` symbol's
+    /// value.
+    pub extern_values: HashMap<String, u64>,
+    /// Executables: where the common area (rule 12.1) ends, if there is one.
+    pub common_area: Option<u64>,
     /// The value nvlink leaves in the null symbol (rule 12.9): not 0 only
     /// when an input `.nv.shared.<k>` has no variables (a `-r` output's
     /// extern room).
@@ -118,6 +127,8 @@ struct Facts {
     extern_align: u64,
     /// The largest extern alignment each function's code refers to.
     node_extern_align: HashMap<Node, u64>,
+    /// The extern symbols each function's code names.
+    node_externs: HashMap<Node, Vec<String>>,
 }
 
 fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
@@ -129,6 +140,7 @@ fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
         defined_extern: false,
         extern_align: 0,
         node_extern_align: HashMap::new(),
+        node_externs: HashMap::new(),
     };
     // Same-named externs are one symbol, and the first copy (input order,
     // symbol order) gives its alignment: the weak `externsharedinstance`s
@@ -182,6 +194,7 @@ fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
     for (node, names) in node_names {
         let a = names.iter().filter_map(|n| name_align.get(n)).copied().max().unwrap_or(EXTERN_ALIGN);
         f.node_extern_align.insert(node, a);
+        f.node_externs.insert(node, names.iter().map(|n| (*n).to_string()).collect());
     }
     // The link's extern alignment counts every extern, named by code or not
     // (rule 12.9: relinking e2+e1 with `-r`, whose code names only the
@@ -307,9 +320,22 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
             // defined here (relinked shm, xshm: a device function's `dyn`;
             // relinked shared, whose `dyn` no code names: kept).
             out.keep = if facts.any_extern && !facts.defined_extern { Keep::Always } else { Keep::Never };
+            // Rule 12.10: under `-g`/`-preserve-relocs` it holds the common
+            // area after the reserved one (xshm 0x420, g2 0x418; g3, with a
+            // private variable only, 0x400) and is kept for it (g5, without
+            // extern memory).
+            if keeps_symbols && !layout.mercury {
+                if let Some(end) = plan.common_area {
+                    out.size = reserved.saturating_add(end);
+                    out.keep = Keep::Always;
+                }
+            }
         }
-        // Rule 12.4: `-g` defines `extern __shared__` in `.nv_debug.shared`.
-        if layout.debug && facts.any_extern {
+        // Rule 12.4: `-g` defines `extern __shared__` in `.nv_debug.shared`;
+        // rule 12.10: so does `-preserve-relocs` when a common area is there
+        // and a reserved area (g2, g7, g8, xshm on sm_90; not sm_75).
+        let pr_keeps = layout.preserve_relocs && !layout.mercury && plan.common_area.is_some() && reserved != 0;
+        if (layout.debug || pr_keeps) && facts.any_extern {
             plan.debug_shared = debug_shared;
         }
     } else {
@@ -385,16 +411,19 @@ fn plan_executable(
 ) {
     // Device functions' variables (`.nv_debug.shared`), by the kernels that reach them.
     let mut pool: Vec<(Variable, Node)> = Vec::new();
+    // The alignment of each pool variable's input `.nv_debug.shared`.
+    let mut pool_section_align: HashMap<SymbolRef, u64> = HashMap::new();
     for input in inputs {
         for (node, vars) in facts.uses.iter().filter(|(n, _)| n.0 == input.index) {
             for &v in vars {
                 let Some(sym) = input.symbol(v.symbol) else { continue };
-                let in_pool = sym
+                let section = sym
                     .section_index()
                     .and_then(|x| input.section(x))
-                    .is_some_and(|s| SectionClass::of_input(s.name, s.sh_type) == Some(SectionClass::DebugShared));
-                if in_pool && !pool.iter().any(|(p, _)| p.symbol == v) {
+                    .filter(|s| SectionClass::of_input(s.name, s.sh_type) == Some(SectionClass::DebugShared));
+                if let Some(section) = section.filter(|_| !pool.iter().any(|(p, _)| p.symbol == v)) {
                     pool.push((Variable { symbol: v, align: sym.value.max(1), size: sym.size }, *node));
+                    pool_section_align.insert(v, section.addralign.max(1));
                 }
             }
         }
@@ -411,7 +440,12 @@ fn plan_executable(
         match by.as_slice() {
             [only] => private.entry(*only).or_default().push(v),
             _ => {
-                global_align = Some(global_align.unwrap_or(1).max(v.align));
+                // Rule 12.10: its input section's alignment, not the
+                // variable's (g5: an `int` array shared by two kernels in an
+                // object whose `.nv_debug.shared` is 8-aligned by a private
+                // `double` array: every window 8-aligned).
+                let a = pool_section_align.get(&v.symbol).copied().unwrap_or(v.align).max(v.align);
+                global_align = Some(global_align.unwrap_or(1).max(a));
                 if by.len() >= 2 {
                     common.push((v, by.len(), *node));
                 }
@@ -427,13 +461,18 @@ fn plan_executable(
     common.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol)));
     let mut end = 0u64;
     let mut common_end: HashMap<Node, u64> = HashMap::new();
+    let debug_shared = layout.find(".nv_debug.shared");
     for (v, _, node) in &common {
         let at = align_up(end, v.align);
         plan.offsets.insert(v.symbol, at);
+        if let Some(id) = debug_shared {
+            plan.homes.insert(v.symbol, id);
+        }
         end = at.saturating_add(v.size);
         let e = common_end.entry(*node).or_default();
         *e = (*e).max(end);
     }
+    let common_area = end;
     for (i, k) in kernels.iter().enumerate() {
         let mut cur = k.reach.iter().filter_map(|n| common_end.get(n)).copied().max().unwrap_or(0);
         let mut align = k.own_align;
@@ -446,6 +485,7 @@ fn plan_executable(
         for v in &vars {
             let at = align_up(cur, v.align);
             plan.offsets.insert(v.symbol, at);
+            plan.homes.insert(v.symbol, k.shared);
             cur = at.saturating_add(v.size);
             align = align.max(v.align);
         }
@@ -517,6 +557,21 @@ fn plan_executable(
         }
     }
     share_extern_offsets(layout, facts, kernels, reserved, plan);
+    plan.common_area = (!common.is_empty()).then_some(common_area);
+    // Rule 12.10: `-g`'s extern symbols have a value: the extern offset of
+    // the kernels using them, plus the reserved area when `.nv_debug.shared`
+    // holds a common area (g1 0, g3 0x20, g6 0x30; g2 0x420, xshm `xshm_dyn`
+    // 0x5b0 and `xshm_dynb` 0x400; sm_75 and sm_90).
+    if layout.debug {
+        let add = if common.is_empty() { 0 } else { reserved };
+        for k in kernels {
+            let Some(&start) = plan.extern_offset.get(&k.text) else { continue };
+            for name in k.reach.iter().filter_map(|n| facts.node_externs.get(n)).flatten() {
+                let v = plan.extern_values.entry(name.clone()).or_default();
+                *v = (*v).max(start.saturating_add(add));
+            }
+        }
+    }
 }
 
 /// Rule 12.1: a device function's `extern __shared__` memory has one address,
@@ -534,17 +589,32 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
         v.sort_unstable();
         v
     };
-    if users.is_empty() {
+    // Kernels that must agree: those reaching one device function using
+    // extern memory; under `-g`, also those naming one extern symbol, which
+    // then has one value (rule 12.10: g6's three kernels, own 0, 0x24 and
+    // 0xc, all put `d` at 0x30, windows 0x430).
+    let mut groups: Vec<Vec<usize>> =
+        users.iter().map(|f| (0..kernels.len()).filter(|&i| kernels[i].reach.contains(f)).collect()).collect();
+    if layout.debug {
+        let mut names: Vec<&String> = facts.node_externs.values().flatten().collect();
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            let names_it =
+                |k: &Kernel| k.reach.iter().any(|n| facts.node_externs.get(n).is_some_and(|l| l.contains(name)));
+            groups.push((0..kernels.len()).filter(|&i| names_it(&kernels[i])).collect());
+        }
+    }
+    if groups.is_empty() {
         return;
     }
     let mut start: Vec<Option<u64>> = kernels.iter().map(|k| plan.extern_offset.get(&k.text).copied()).collect();
     let mut changed = true;
     while changed {
         changed = false;
-        for f in &users {
-            let reaching: Vec<usize> = (0..kernels.len()).filter(|&i| kernels[i].reach.contains(f)).collect();
+        for reaching in &groups {
             let Some(top) = reaching.iter().filter_map(|&i| start[i]).max() else { continue };
-            for &i in &reaching {
+            for &i in reaching {
                 if start[i] != Some(top) {
                     start[i] = Some(top);
                     changed = true;
@@ -562,6 +632,9 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
         let Some(s) = *s else { continue };
         if plan.extern_offset.get(&k.text).is_some_and(|&old| old < s) {
             plan.extern_offset.insert(k.text, s);
+            // A window the sharing made non-empty has a section symbol (g4
+            // sm_75: `k2`, extern memory only through `f`, at 0x10).
+            plan.no_symbol.remove(&k.shared);
             if let Some(out) = layout.sections.get_mut(k.shared) {
                 out.size = out.size.max(align_up(s, facts.extern_align).saturating_add(reserved));
             }
