@@ -267,8 +267,16 @@ impl<'a> Context<'_, 'a> {
             return None;
         }
         let symbol = resolved.index?;
-        let section_symbol =
-            self.inputs.get(input).and_then(|i| i.symbol(r.symbol as usize)).is_some_and(|s| s.st_type == STT_SECTION);
+        let input_symbol = self.inputs.get(input).and_then(|i| Some((i, i.symbol(r.symbol as usize)?)));
+        // Rule 12.10: `-preserve-relocs` alone keeps an `extern __shared__`
+        // symbol (with a common area) but lists none of its relocations; `-g`
+        // lists them (rule 12.4).
+        let extern_shared = input_symbol
+            .is_some_and(|(i, s)| s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED && crate::shared::is_extern(i, s));
+        if self.layout.executable && extern_shared && !self.layout.debug {
+            return None;
+        }
+        let section_symbol = input_symbol.is_some_and(|(_, s)| s.st_type == STT_SECTION);
         let base = if section_symbol { resolved.value as i64 } else { 0 };
         let addend = r.addend.unwrap_or(0).wrapping_add(base);
         Some(OutRelocation { offset, r_type: r.r_type, symbol, addend: Some(addend) })

@@ -47,6 +47,19 @@ pub(crate) struct SharedPlan {
     /// Executables: every kernel's static window, for the over-limit check
     /// (crate::checks, rule 12.6).
     pub windows: Vec<Window>,
+    /// Executables under `-g`/`-preserve-relocs` (rule 12.10): the section
+    /// each device function's shared variable is kept in (its kernel's
+    /// `.nv.shared.<k>` when one kernel reaches it, else `.nv_debug.shared`).
+    pub homes: HashMap<SymbolRef, OutId>,
+    /// Executables under `-g` (rule 12.10): each `extern __shared__` symbol's
+    /// value.
+    pub extern_values: HashMap<String, u64>,
+    /// Executables: where the common area (rule 12.1) ends, if there is one.
+    pub common_area: Option<u64>,
+    /// The value nvlink leaves in the null symbol (rule 12.9): not 0 only
+    /// when an input `.nv.shared.<k>` has no variables (a `-r` output's
+    /// extern room).
+    pub null_value: u64,
 }
 
 /// One kernel's static shared memory in an executable: where its variables
@@ -114,6 +127,8 @@ struct Facts {
     extern_align: u64,
     /// The largest extern alignment each function's code refers to.
     node_extern_align: HashMap<Node, u64>,
+    /// The extern symbols each function's code names.
+    node_externs: HashMap<Node, Vec<String>>,
 }
 
 fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
@@ -125,10 +140,18 @@ fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
         defined_extern: false,
         extern_align: 0,
         node_extern_align: HashMap::new(),
+        node_externs: HashMap::new(),
     };
-    // Same-named externs are one symbol: the weak `externsharedinstance`s of
-    // a `-r` output (0x100, 0x10, 0x10) all align to 0x100 (rule 12.8).
+    // Same-named externs are one symbol, and the first copy (input order,
+    // symbol order) gives its alignment: the weak `externsharedinstance`s
+    // of a `-r` output (0x100, 0x10, 0x10) all align to 0x100 (rule 12.8),
+    // but (0x10, 0x20, 0x10) to 0x10 (rule 12.9's e2: windows 16-aligned).
     let mut name_align: HashMap<&str, u64> = HashMap::new();
+    for input in inputs {
+        for sym in input.symbols().iter().filter(|y| is_shared(y) && is_extern(input, y)) {
+            name_align.entry(sym.name).or_insert(sym.value);
+        }
+    }
     let mut node_names: HashMap<Node, Vec<&str>> = HashMap::new();
     for input in inputs {
         for rs in input.cubin.relocation_sections() {
@@ -146,9 +169,6 @@ fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
                         f.extern_users.insert(from);
                         f.any_extern = true;
                         f.defined_extern |= sym.section_index().is_some();
-                        f.extern_align = f.extern_align.max(sym.value);
-                        let a = name_align.entry(sym.name).or_default();
-                        *a = (*a).max(sym.value);
                         node_names.entry(from).or_default().push(sym.name);
                     } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {
                         f.uses.entry(from).or_default().push(here);
@@ -174,6 +194,13 @@ fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
     for (node, names) in node_names {
         let a = names.iter().filter_map(|n| name_align.get(n)).copied().max().unwrap_or(EXTERN_ALIGN);
         f.node_extern_align.insert(node, a);
+        f.node_externs.insert(node, names.iter().map(|n| (*n).to_string()).collect());
+    }
+    // The link's extern alignment counts every extern, named by code or not
+    // (rule 12.9: relinking e2+e1 with `-r`, whose code names only the
+    // instances (first 0x10): `buf`'s 0x40 aligns `.nv_debug.shared`).
+    if f.any_extern {
+        f.extern_align = name_align.values().copied().max().unwrap_or(0);
     }
     if f.extern_align == 0 {
         f.extern_align = EXTERN_ALIGN;
@@ -206,6 +233,9 @@ struct Kernel {
     /// The own variables laid out by rule 12.1's order (`-r` sizes, rule 12.3).
     own_extent: u64,
     own_align: u64,
+    /// An input `.nv.shared.<k>` without variables (a `-r` output's extern
+    /// room): its (input, section) and `sh_addralign` (rule 12.9).
+    room: Option<(Node, u64)>,
     reach: Vec<Node>,
     uses_extern: bool,
 }
@@ -222,11 +252,13 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
         let mut own = Vec::new();
         let mut own_size = 0;
         let mut own_align = 1;
+        let mut room = None;
         for p in &s.pieces {
             let Some(input) = inputs.get(p.input) else { continue };
             if let Some(sec) = input.section(p.section) {
                 own_size = own_size.max(p.offset.saturating_add(sec.size));
                 own_align = own_align.max(sec.addralign);
+                room = room.or(Some(((p.input, p.section), sec.addralign)));
             }
             for sym in input.symbols().iter().filter(|y| is_shared(y) && y.section_index() == Some(p.section)) {
                 own.push(Variable {
@@ -235,6 +267,9 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
                     size: sym.size,
                 });
             }
+        }
+        if !own.is_empty() {
+            room = None;
         }
         if let Some(max) = own.iter().map(|v| v.align).max() {
             // Rule 12.8: with variables, theirs is the alignment; a `-r`
@@ -254,7 +289,7 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
         };
         let reach = reach(facts, node);
         let uses_extern = reach.iter().any(|n| facts.extern_users.contains(n));
-        out.push(Kernel { shared: id, text, own, own_size, own_extent, own_align, reach, uses_extern });
+        out.push(Kernel { shared: id, text, own, own_size, own_extent, own_align, room, reach, uses_extern });
     }
     out
 }
@@ -272,7 +307,7 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
         .map(|s| s.value)
         .max()
         .unwrap_or(0);
-    let mut plan = SharedPlan { reserved, ..SharedPlan::default() };
+    let mut plan = SharedPlan { reserved, null_value: null_value(layout, &kernels, reserved), ..SharedPlan::default() };
     if layout.executable {
         plan_executable(inputs, layout, &facts, &kernels, reserved, &mut plan);
         if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
@@ -285,24 +320,84 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
             // defined here (relinked shm, xshm: a device function's `dyn`;
             // relinked shared, whose `dyn` no code names: kept).
             out.keep = if facts.any_extern && !facts.defined_extern { Keep::Always } else { Keep::Never };
+            // Rule 12.10: under `-g`/`-preserve-relocs` it holds the common
+            // area after the reserved one (xshm 0x420, g2 0x418; g3, with a
+            // private variable only, 0x400) and is kept for it (g5, without
+            // extern memory).
+            if keeps_symbols && !layout.mercury {
+                if let Some(end) = plan.common_area {
+                    out.size = reserved.saturating_add(end);
+                    out.keep = Keep::Always;
+                }
+            }
         }
-        // Rule 12.4: `-g` defines `extern __shared__` in `.nv_debug.shared`.
-        if layout.debug && facts.any_extern {
+        // Rule 12.4: `-g` defines `extern __shared__` in `.nv_debug.shared`;
+        // rule 12.10: so does `-preserve-relocs` when a common area is there
+        // and a reserved area (g2, g7, g8, xshm on sm_90; not sm_75).
+        let pr_keeps = layout.preserve_relocs && !layout.mercury && plan.common_area.is_some() && reserved != 0;
+        if (layout.debug || pr_keeps) && facts.any_extern {
             plan.debug_shared = debug_shared;
         }
     } else {
         plan_relocatable(layout, &facts, &kernels, &mut plan);
         if facts.any_extern {
             if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
-                // The extern symbol is defined here: its alignment counts
-                // (rule 12.8: 0x100 after relinking).
-                out.size = out.size.max(facts.extern_align);
+                // Rule 12.9: a `-r` output's `.nv_debug.shared` holding only
+                // extern symbols (its room, sized by their alignment) adds
+                // nothing: relinking `r.f1` (0x10) and `r.e1` (0x40) gives 0x40.
+                let rooms: u64 = out
+                    .pieces
+                    .iter()
+                    .filter(|p| !holds_variables(inputs, p.input, p.section))
+                    .filter_map(|p| inputs.get(p.input)?.section(p.section).map(|s| s.size))
+                    .sum();
+                // The extern symbols are defined here and get room as a
+                // kernel that does not use extern memory does (below): 0 ->
+                // 0x10 (objects), 0x20 -> 0x50 for a relinked xshm (0x30, the
+                // instance value as alignment), 0x297 stays (rr-shm, 0x100).
+                out.size = grow_by_room(out.size.saturating_sub(rooms), facts.extern_align);
                 out.align = out.align.max(facts.extern_align);
             }
             plan.debug_shared = debug_shared;
         }
     }
     layout.shared = plan;
+}
+
+/// Rule 12.3: `-r`'s room for extern memory in a section whose code does not
+/// use it: `a` more bytes when it holds less than `a` (0 -> 0x10, 4 -> 0x14,
+/// 7 -> 0x17), nothing otherwise (0x31, 0x200). Fits 9 kernel samples and 5
+/// `.nv_debug.shared` ones; the mechanism is unknown.
+fn grow_by_room(extent: u64, a: u64) -> u64 {
+    if extent < a { extent.saturating_add(a) } else { extent }
+}
+
+/// Whether an input section defines a shared variable with a size (not only
+/// the extern symbols a `-r` output defines in `.nv_debug.shared`).
+fn holds_variables(inputs: &[InputObject<'_>], input: usize, section: usize) -> bool {
+    inputs.get(input).is_some_and(|i| {
+        i.symbols().iter().any(|y| is_shared(y) && y.section_index() == Some(section) && !is_extern(i, y))
+    })
+}
+
+/// Rule 12.9: nvlink treats an input `.nv.shared.<k>` without variables (only
+/// `-r` outputs have one: the extern room of rule 12.3) as if it held a
+/// variable with symbol index 0, and so writes into the null symbol what it
+/// writes into a variable: executables add the reserved area once per such
+/// section (relinked sm_90: one 0x400, shm's three 0xc00, four kernels
+/// 0x1000; sm_75 0; the Mercury finaliser writes a clean null symbol, sm_100
+/// 0); `-r` sets the alignment (a COMMON-style value, rule 12.0) of the first
+/// such section in input order (0x10, 0x40 for a 64-aligned extern's room;
+/// `r.f1 r.e1` 0x10, `r.e1 r.f1` 0x40), `.nv.merc.symtab` mirroring it.
+fn null_value(layout: &Layout, kernels: &[Kernel], reserved: u64) -> u64 {
+    let rooms = kernels.iter().filter_map(|k| k.room);
+    if !layout.executable {
+        rooms.min_by_key(|&(node, _)| node).map_or(0, |(_, align)| align)
+    } else if layout.mercury {
+        0
+    } else {
+        reserved.saturating_mul(rooms.count() as u64)
+    }
 }
 
 /// Rule 12.1.
@@ -316,16 +411,19 @@ fn plan_executable(
 ) {
     // Device functions' variables (`.nv_debug.shared`), by the kernels that reach them.
     let mut pool: Vec<(Variable, Node)> = Vec::new();
+    // The alignment of each pool variable's input `.nv_debug.shared`.
+    let mut pool_section_align: HashMap<SymbolRef, u64> = HashMap::new();
     for input in inputs {
         for (node, vars) in facts.uses.iter().filter(|(n, _)| n.0 == input.index) {
             for &v in vars {
                 let Some(sym) = input.symbol(v.symbol) else { continue };
-                let in_pool = sym
+                let section = sym
                     .section_index()
                     .and_then(|x| input.section(x))
-                    .is_some_and(|s| SectionClass::of_input(s.name, s.sh_type) == Some(SectionClass::DebugShared));
-                if in_pool && !pool.iter().any(|(p, _)| p.symbol == v) {
+                    .filter(|s| SectionClass::of_input(s.name, s.sh_type) == Some(SectionClass::DebugShared));
+                if let Some(section) = section.filter(|_| !pool.iter().any(|(p, _)| p.symbol == v)) {
                     pool.push((Variable { symbol: v, align: sym.value.max(1), size: sym.size }, *node));
+                    pool_section_align.insert(v, section.addralign.max(1));
                 }
             }
         }
@@ -342,7 +440,12 @@ fn plan_executable(
         match by.as_slice() {
             [only] => private.entry(*only).or_default().push(v),
             _ => {
-                global_align = Some(global_align.unwrap_or(1).max(v.align));
+                // Rule 12.10: its input section's alignment, not the
+                // variable's (g5: an `int` array shared by two kernels in an
+                // object whose `.nv_debug.shared` is 8-aligned by a private
+                // `double` array: every window 8-aligned).
+                let a = pool_section_align.get(&v.symbol).copied().unwrap_or(v.align).max(v.align);
+                global_align = Some(global_align.unwrap_or(1).max(a));
                 if by.len() >= 2 {
                     common.push((v, by.len(), *node));
                 }
@@ -358,13 +461,18 @@ fn plan_executable(
     common.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol)));
     let mut end = 0u64;
     let mut common_end: HashMap<Node, u64> = HashMap::new();
+    let debug_shared = layout.find(".nv_debug.shared");
     for (v, _, node) in &common {
         let at = align_up(end, v.align);
         plan.offsets.insert(v.symbol, at);
+        if let Some(id) = debug_shared {
+            plan.homes.insert(v.symbol, id);
+        }
         end = at.saturating_add(v.size);
         let e = common_end.entry(*node).or_default();
         *e = (*e).max(end);
     }
+    let common_area = end;
     for (i, k) in kernels.iter().enumerate() {
         let mut cur = k.reach.iter().filter_map(|n| common_end.get(n)).copied().max().unwrap_or(0);
         let mut align = k.own_align;
@@ -377,6 +485,7 @@ fn plan_executable(
         for v in &vars {
             let at = align_up(cur, v.align);
             plan.offsets.insert(v.symbol, at);
+            plan.homes.insert(v.symbol, k.shared);
             cur = at.saturating_add(v.size);
             align = align.max(v.align);
         }
@@ -409,15 +518,32 @@ fn plan_executable(
             // extern's kernel 16).
             let most = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max();
             let most = most.unwrap_or(EXTERN_ALIGN).max(EXTERN_ALIGN);
-            cur = align_up(cur, most);
+            // Rule 12.9: a common area's alignment (raised to the link's
+            // extern alignment) rounds the window too (an shm_a `-r` output
+            // with the plain shm_b object: `ksb` reaches only the object's
+            // 16-aligned `dynb`, but shares `dev_sh2`'s variables with `ksa`:
+            // its 0x197 bytes round to 0x200, the extern offset stays 0x1a0).
+            cur = align_up(cur, most.max(global_align.unwrap_or(1)));
             align = align.max(most);
         }
-        let keep = !vars.is_empty()
+        // Rule 12.9 (U24): an extern-only window that comes out empty (no
+        // reserved area: sm_75, or sm_100+ where the finaliser adds it later)
+        // goes when its extern is over-aligned (xa: `kb`, 32-aligned `buf`;
+        // a relinked shm_a's `ksb_only_dyn`, 0x100; sm_75 and sm_100), and
+        // stays with a plain 16-aligned one (shared: `shared_dynamic_kernel`,
+        // xa: `kd`). On sm_90 the reserved 0x400 keeps it.
+        let empty_over_aligned = cur == 0
+            && (layout.mercury || reserved == 0)
+            && k.uses_extern
+            && !any_common
+            && align.max(global_align.unwrap_or(1)) > EXTERN_ALIGN;
+        let keep = (!vars.is_empty()
             || k.uses_extern
             || any_common
             || !k.own.is_empty()
             || k.own_size > 0
-            || (global_align.is_some() && facts.any_extern);
+            || (global_align.is_some() && facts.any_extern))
+            && !empty_over_aligned;
         if let Some(g) = global_align {
             align = align.max(g);
         }
@@ -431,6 +557,21 @@ fn plan_executable(
         }
     }
     share_extern_offsets(layout, facts, kernels, reserved, plan);
+    plan.common_area = (!common.is_empty()).then_some(common_area);
+    // Rule 12.10: `-g`'s extern symbols have a value: the extern offset of
+    // the kernels using them, plus the reserved area when `.nv_debug.shared`
+    // holds a common area (g1 0, g3 0x20, g6 0x30; g2 0x420, xshm `xshm_dyn`
+    // 0x5b0 and `xshm_dynb` 0x400; sm_75 and sm_90).
+    if layout.debug {
+        let add = if common.is_empty() { 0 } else { reserved };
+        for k in kernels {
+            let Some(&start) = plan.extern_offset.get(&k.text) else { continue };
+            for name in k.reach.iter().filter_map(|n| facts.node_externs.get(n)).flatten() {
+                let v = plan.extern_values.entry(name.clone()).or_default();
+                *v = (*v).max(start.saturating_add(add));
+            }
+        }
+    }
 }
 
 /// Rule 12.1: a device function's `extern __shared__` memory has one address,
@@ -448,17 +589,32 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
         v.sort_unstable();
         v
     };
-    if users.is_empty() {
+    // Kernels that must agree: those reaching one device function using
+    // extern memory; under `-g`, also those naming one extern symbol, which
+    // then has one value (rule 12.10: g6's three kernels, own 0, 0x24 and
+    // 0xc, all put `d` at 0x30, windows 0x430).
+    let mut groups: Vec<Vec<usize>> =
+        users.iter().map(|f| (0..kernels.len()).filter(|&i| kernels[i].reach.contains(f)).collect()).collect();
+    if layout.debug {
+        let mut names: Vec<&String> = facts.node_externs.values().flatten().collect();
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            let names_it =
+                |k: &Kernel| k.reach.iter().any(|n| facts.node_externs.get(n).is_some_and(|l| l.contains(name)));
+            groups.push((0..kernels.len()).filter(|&i| names_it(&kernels[i])).collect());
+        }
+    }
+    if groups.is_empty() {
         return;
     }
     let mut start: Vec<Option<u64>> = kernels.iter().map(|k| plan.extern_offset.get(&k.text).copied()).collect();
     let mut changed = true;
     while changed {
         changed = false;
-        for f in &users {
-            let reaching: Vec<usize> = (0..kernels.len()).filter(|&i| kernels[i].reach.contains(f)).collect();
+        for reaching in &groups {
             let Some(top) = reaching.iter().filter_map(|&i| start[i]).max() else { continue };
-            for &i in &reaching {
+            for &i in reaching {
                 if start[i] != Some(top) {
                     start[i] = Some(top);
                     changed = true;
@@ -476,6 +632,9 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
         let Some(s) = *s else { continue };
         if plan.extern_offset.get(&k.text).is_some_and(|&old| old < s) {
             plan.extern_offset.insert(k.text, s);
+            // A window the sharing made non-empty has a section symbol (g4
+            // sm_75: `k2`, extern memory only through `f`, at 0x10).
+            plan.no_symbol.remove(&k.shared);
             if let Some(out) = layout.sections.get_mut(k.shared) {
                 out.size = out.size.max(align_up(s, facts.extern_align).saturating_add(reserved));
             }
@@ -492,7 +651,14 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan
     for k in kernels {
         let (size, align) = if facts.any_extern {
             let size = if k.uses_extern {
-                let offset = align_up(k.own_size, a).max(a);
+                // Variables count, not a `-r` output's section size, and the
+                // kernel's own extern alignment, not the link's (rule 12.9:
+                // relinking a `-r` output whose `k2` has 0x1c of variables in
+                // a 0x80 section: instance 0x40 when the first instance copy
+                // is 0x40-aligned, 0x20 when it is 0x10; size 0x80 either way).
+                let mine = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max();
+                let mine = mine.unwrap_or(a);
+                let offset = align_up(k.own_extent, mine).max(mine);
                 // One instance per kernel whose own code uses extern memory,
                 // equal offsets included (shm: 0x100, 0x10, 0x10); a kernel
                 // reaching it only through a device function gets none (xshm:
@@ -503,7 +669,7 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan
                 }
                 offset.max(a.saturating_mul(2))
             } else if k.own_extent < a {
-                k.own_extent + a
+                grow_by_room(k.own_extent, a)
             } else {
                 k.own_extent.max(k.own_size)
             };

@@ -271,7 +271,8 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             !executable
                 || !((per_function_bank(&o.name) && !layout.preserve_relocs)
                     || (o.class == SectionClass::Shared && !keeps_shared_locals(layout))
-                    || o.class == SectionClass::DebugShared)
+                    || (o.class == SectionClass::DebugShared
+                        && !(keeps_shared_locals(layout) && layout.shared.homes.contains_key(r))))
         })
     };
     let mut sequence: Vec<LogEntry> = Vec::with_capacity(layout.log.len());
@@ -343,7 +344,8 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         st_type: 0,
         other: 0,
         section: SymbolSection::Raw(0),
-        value: 0,
+        // Rule 12.9: not always 0 after relinking a `-r` output.
+        value: layout.shared.null_value,
         size: 0,
     }];
     let mut section_symbol = vec![None; layout.sections.len()];
@@ -354,14 +356,20 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             LogEntry::Section(id) => id,
             LogEntry::Local(r) => {
                 let Some(sym) = inputs.get(r.input).and_then(|i| i.symbol(r.symbol)) else { continue };
-                let Some((id, base)) = sym.section_index().and_then(|x| layout.local_home(r.input, x)) else {
+                let Some((mut id, base)) = sym.section_index().and_then(|x| layout.local_home(r.input, x)) else {
                     continue;
                 };
+                // Rule 12.10: a device function's shared variable kept by
+                // `-g`/`-preserve-relocs` lives in its one kernel's window.
+                if let Some(&home) = layout.shared.homes.get(&r).filter(|_| executable) {
+                    id = home;
+                }
                 local_index.insert(r, index_of(&symbols));
                 let (st_type, mut other) = rewrite_type(executable, sym.st_type, sym.other);
                 let base = if keeps_shared_value(layout, id) { 0 } else { base };
                 let mut value = sym.value.saturating_add(base);
-                if executable && layout.section(id).is_some_and(|o| o.class == SectionClass::Shared) {
+                let shared_home = layout.section(id).is_some_and(|o| o.class == SectionClass::Shared);
+                if executable && (shared_home || layout.shared.homes.contains_key(&r)) {
                     // Rule 12.4: a kernel's shared variable kept in an
                     // executable has its window offset, reserved area
                     // included (0x400 on sm_90, 0 on sm_75), not ptxas's
@@ -458,7 +466,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             continue;
         }
         let extern_shared = placed.is_none() && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED;
-        if executable && extern_shared && !layout.debug {
+        if executable && extern_shared && layout.shared.debug_shared.is_none() {
             // Rule 12.2: an executable resolves `extern __shared__` per kernel
             // and keeps neither the symbol nor its name (shared: 18/18 links);
             // `-g` keeps it (rule 12.4).
@@ -501,7 +509,11 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         } else {
             sym.bind
         };
-        let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
+        let (st_type, mut other) = rewrite_type(executable, sym.st_type, sym.other);
+        if executable && extern_shared && !layout.debug {
+            // Rule 12.10: as a kept variable under `-preserve-relocs` alone (12.4).
+            other = STV_INTERNAL;
+        }
         // U17: a `.common` global is defined where the linker put it.
         let (section, value, size) = match common {
             Some((id, offset)) => {
@@ -510,10 +522,14 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             }
             // U16: `-r` gives an undefined variable (a CUDA object of global
             // or constant space) the value -1 (pb alone: `pa_arr`; tpl_a
-            // alone: `ctab_b`; sm_90).
+            // alone: `ctab_b`; sm_90). Only a variable with a space: the
+            // table symbols a merc `-r` output turned into CUDA objects with
+            // st_other 0 (`__UFT`, `.nv.reservedSmem.cap`) keep their value
+            // when it is relinked with `-r` (sm_100, 6/6).
             None if !executable
                 && global.definition.is_none()
                 && sym.st_type == develf_format::symbol::STT_CUDA_OBJECT
+                && sym.other & STO_CUDA_SPACE_MASK != 0
                 && sym.other & STO_CUDA_SPACE_MASK != STO_CUDA_SHARED
                 && matches!(section, SymbolSection::Raw(0)) =>
             {
@@ -522,7 +538,15 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             // Rule 12.4: `-g`'s executable `extern __shared__` has value 0
             // (ptxas's alignment 0x10 is not kept as `-r` keeps it; shared,
             // sm_75/sm_90, where every kernel's extern memory starts at 0).
-            None if executable && extern_shared => (section, 0, sym.size),
+            // Rule 12.10: unless a window's extern offset says otherwise.
+            // `-preserve-relocs` alone lays none out: -1 (U16's undefined
+            // value) plus the reserved area, 0x3ff on sm_90.
+            None if executable && extern_shared && !layout.debug => {
+                (section, layout.shared.reserved.wrapping_sub(1), sym.size)
+            }
+            None if executable && extern_shared => {
+                (section, layout.shared.extern_values.get(global.name).copied().unwrap_or(0), sym.size)
+            }
             None => (section, sym.value.saturating_add(base), sym.size),
         };
         set(&mut global_index, g, index_of(&symbols));
