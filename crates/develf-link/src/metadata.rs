@@ -251,6 +251,38 @@ impl CallFacts {
         self.most_registers = most;
     }
 
+    /// Rule 7.1: recursion counts indirect calls too, an indirect call site
+    /// reaching every address-taken function of its prototype (fptr: `kfp2`
+    /// calls through `pick(i)`, whose targets include `sub2`, which calls the
+    /// mutually recursive `odd`/`even`: nvlink appends CRS_STACK_SIZE
+    /// 0xffffffff to `kfp2`; sm_75, 86, 90, 100, 120 exec). Only `recursive`
+    /// changes: register counts still follow direct calls (kfp2's REGCOUNT
+    /// is its own in the same links).
+    fn find_recursion_through_addresses(&mut self) {
+        if self.indirect.is_empty() || self.address_taken.is_empty() {
+            return;
+        }
+        let mut widened = CallFacts { callees: self.callees.clone(), ..CallFacts::default() };
+        for (&caller, sites) in &self.indirect {
+            let targets = self.address_taken.iter().filter(|(_, p)| sites.contains(p)).map(|&(g, _)| g);
+            let list = widened.callees.entry(caller).or_default();
+            for t in targets {
+                if !list.contains(&t) {
+                    list.push(t);
+                }
+            }
+        }
+        widened.find_recursion();
+        for (f, &r) in widened.recursive.iter().enumerate() {
+            if r {
+                if self.recursive.len() <= f {
+                    self.recursive.resize(f + 1, false);
+                }
+                self.recursive[f] = true;
+            }
+        }
+    }
+
     /// Frame of `f` plus the deepest callee chain, `None` under recursion.
     fn stack_size(&self, f: u32, memo: &mut HashMap<u32, Option<u32>>, depth: usize) -> Option<u32> {
         if let Some(v) = memo.get(&f) {
@@ -381,6 +413,7 @@ impl Context<'_, '_> {
             }
         }
         facts.find_recursion();
+        facts.find_recursion_through_addresses();
         let targets = facts.callees.values().flatten().chain(facts.address_taken.iter().map(|(g, _)| g));
         facts.undefined_target = targets.copied().any(|g| !self.is_defined_output(g));
         facts
@@ -451,7 +484,13 @@ impl Context<'_, '_> {
             }
             let mut memo = HashMap::new();
             for k in self.kernels() {
-                let value = facts.stack_size(k, &mut memo, 0).unwrap_or(UNKNOWN_STACK);
+                // Recursion through an indirect call makes it unknown too
+                // (fptr `kfp2`, rule 7.1).
+                let value = if facts.is_recursive(k) {
+                    UNKNOWN_STACK
+                } else {
+                    facts.stack_size(k, &mut memo, 0).unwrap_or(UNKNOWN_STACK)
+                };
                 records.push(Attribute::MinStackSize(FunctionValue { function: k, value }));
             }
         }
@@ -527,7 +566,10 @@ impl Context<'_, '_> {
             if !self.remap(input.index, &mut attr) {
                 continue;
             }
-            if self.layout.executable && recursive {
+            // Rule 7.1: only a kernel's record; a recursive device function
+            // keeps its own (fptr: the mutually recursive `odd`/`even` keep
+            // CRS_STACK_SIZE 0; sm_75, 80, 86, 90, 100, 120 exec).
+            if self.layout.executable && recursive && kernel {
                 if let Attribute::CrsStackSize(w) = &mut attr {
                     *w = Word(UNKNOWN_STACK);
                 }
