@@ -1037,7 +1037,7 @@ fn device_objects<'a>(unit: &Unit<'a>, arch: Arch, reporter: &mut Reporter) -> R
     let name = &unit.name;
     let data = unit.data;
     if develf_fatbin::sniff(data).is_some() {
-        let entries = develf_fatbin::relocatable_elfs_for(data, arch.sm).map_err(|d| format!("{name}: {d}"))?;
+        let entries = develf_fatbin::relocatable_elfs_compatible(data, arch.sm).map_err(|d| format!("{name}: {d}"))?;
         let mut out = Vec::with_capacity(entries.len());
         for entry in entries {
             let label = if entry.label.is_empty() { name.clone() } else { format!("{name}:{}", entry.label) };
