@@ -534,6 +534,9 @@ pub(crate) fn build(
             .filter_map(|s| match s.section_index() {
                 Some(x) => Some((Some(x), (s.bind == STB_LOCAL).then_some(s.index))),
                 None if s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED => Some((None, None)),
+                // Rule 5.7: `-r` keeps an undefined local where it is met
+                // (libcudadevrt's `.nv.ptx.const0.size`).
+                None if !executable && s.bind == STB_LOCAL => Some((None, Some(s.index))),
                 None => None,
             })
             .collect();
@@ -541,7 +544,10 @@ pub(crate) fn build(
         order.extend((0..input.sections().len()).map(|x| (Some(x), None)));
         for (step, local) in order {
             let Some(index) = step else {
-                create_debug_shared(&mut b);
+                match local {
+                    Some(symbol) => b.layout.log.push(LogEntry::Local(SymbolRef { input: i, symbol })),
+                    None => create_debug_shared(&mut b),
+                }
                 continue;
             };
             create_for_symbol(&mut b, i, index, executable && !mercury);

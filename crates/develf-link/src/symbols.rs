@@ -261,9 +261,12 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     // stay, used or not (rule 5.5). `-g` and `-preserve-relocs` keep a
     // kernel's own shared variables (rule 12.4; sm_75..sm_90).
     let keep_local = |r: &SymbolRef| {
-        let placed = inputs
-            .get(r.input)
-            .and_then(|i| i.symbol(r.symbol))
+        let symbol = inputs.get(r.input).and_then(|i| i.symbol(r.symbol));
+        // Rule 5.7: an undefined local is logged by `-r` links only.
+        if symbol.is_some_and(|s| s.section_index().is_none()) {
+            return !executable;
+        }
+        let placed = symbol
             .and_then(|s| s.section_index())
             .and_then(|x| layout.local_home(r.input, x))
             .and_then(|(id, _)| layout.section(id));
@@ -354,6 +357,29 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             LogEntry::Section(id) => id,
             LogEntry::Local(r) => {
                 let Some(sym) = inputs.get(r.input).and_then(|i| i.symbol(r.symbol)) else { continue };
+                if sym.section_index().is_none() {
+                    // Rule 5.7: libcudadevrt's `.nv.ptx.const0.size` (LOCAL,
+                    // STV_INTERNAL, SHN_UNDEF, size 4) stays in `-r` outputs
+                    // with the value -1 of undefined variables (U16), among
+                    // its input's locals (dp + `-lcudadevrt`, sm_75/sm_90
+                    // `-r`; executables drop it).
+                    local_index.insert(r, index_of(&symbols));
+                    // An STT_OBJECT in the input, a CUDA object in nvlink's output.
+                    let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
+                    let object = matches!(sym.st_type, STT_OBJECT | develf_format::symbol::STT_CUDA_OBJECT);
+                    let (st_type, value) =
+                        if object { (develf_format::symbol::STT_CUDA_OBJECT, u64::MAX) } else { (st_type, sym.value) };
+                    symbols.push(OutSymbol {
+                        name: strtab.add(sym.name),
+                        bind: STB_LOCAL,
+                        st_type,
+                        other,
+                        section: SymbolSection::Raw(sym.raw_shndx),
+                        value,
+                        size: sym.size,
+                    });
+                    continue;
+                }
                 let Some((id, base)) = sym.section_index().and_then(|x| layout.local_home(r.input, x)) else {
                     continue;
                 };
