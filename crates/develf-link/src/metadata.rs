@@ -800,7 +800,11 @@ impl Context<'_, '_> {
     fn signature(&self, input: &InputObject<'_>, offset: u32) -> Option<u32> {
         let strtab = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize)?;
         let text = string_at(input.section(strtab)?.data?, offset)?;
-        self.symbols.strtab.offset(text)
+        // Rule 7.6: Mercury's `.strtab` ends with the signatures but not the
+        // empty one, which a kernel launched from the device has (dp sm_100
+        // `-r`: `<child, "">`); nvlink points it at the leading NUL, offset
+        // 0 (sm_90 gets a string of its own, offset 1).
+        self.symbols.strtab.offset(text).or_else(|| (text.is_empty() && self.layout.mercury).then_some(0))
     }
 
     /// Rule 7.6: calls sorted stably by caller; the other blocks concatenated.
