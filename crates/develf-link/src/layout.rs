@@ -17,7 +17,8 @@ use develf_format::section::{
     SHT_SYMTAB_SHNDX, is_relocation_type,
 };
 use develf_format::symbol::{
-    STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
+    STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_OBJECT, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC,
+    STT_OBJECT, STT_SECTION,
 };
 use hashbrown::{HashMap, HashSet};
 
@@ -534,9 +535,16 @@ pub(crate) fn build(
             .filter_map(|s| match s.section_index() {
                 Some(x) => Some((Some(x), (s.bind == STB_LOCAL).then_some(s.index))),
                 None if s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED => Some((None, None)),
-                // Rule 5.7: `-r` keeps an undefined local where it is met
-                // (libcudadevrt's `.nv.ptx.const0.size`).
-                None if !executable && s.bind == STB_LOCAL => Some((None, Some(s.index))),
+                // Rule 5.7: `-r` keeps an undefined local object where it is
+                // met (libcudadevrt's `.nv.ptx.const0.size`); not the unnamed
+                // NOTYPE one CUDA 12.9's ptxas writes (cub_b, sm_90 `-r`).
+                None if !executable
+                    && s.bind == STB_LOCAL
+                    && !s.name.is_empty()
+                    && matches!(s.st_type, STT_OBJECT | STT_CUDA_OBJECT) =>
+                {
+                    Some((None, Some(s.index)))
+                }
                 None => None,
             })
             .collect();

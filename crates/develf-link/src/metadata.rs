@@ -30,6 +30,8 @@ const NOTE_TKINFO: u32 = 2000;
 const REL_ACTION: [u8; 16] = [0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x11, 0x25, 0, 0x05, 0x36];
 /// Code 0x66, appended to kernels of ABI-7 inputs in executables (rules 7.2, 10).
 const ATTR_ABI7_MARK: u8 = 0x66;
+/// Rule 10: the barrier count an ABI-7 `.text` keeps in sh_flags bits 20..26.
+pub(crate) const ABI7_BARRIER_MASK: u64 = 0x7f << 20;
 /// `.nv.compat` byte-valued (EIFMT_BVAL) records whose merged value is the
 /// largest of the inputs' (rule 7.3, U5): code 0x02 (ptx: 2 over 1; mma: 4
 /// over 1 in either input order; 12/12 fixture links, 2 swapped runs).
@@ -581,17 +583,6 @@ impl Context<'_, '_> {
             }
         }
         reversed.reverse();
-        // Rule 10: only ABI-7 *kernels* get it (calls-mixed-abi's kernels
-        // do; ptx-mixed-abi's device function `ptx_lib_affine` does not, 4/4
-        // exec links; ABI-8 inputs carry it already).
-        if self.layout.executable && input.abi7 && kernel {
-            reversed.push(Attribute::Raw(RawAttribute {
-                format: 4,
-                code: ATTR_ABI7_MARK,
-                value: 4,
-                payload: vec![3, 0, 0, 0],
-            }));
-        }
         // Rule 7.2, exec EXTERNS of a kernel without a list of its own, or
         // of the output's only kernel: appended last (sys: sys_kernel gets
         // `__assertfail` from sys_checked). Device functions keep their own
@@ -622,6 +613,29 @@ impl Context<'_, '_> {
             && !reversed.iter().chain(&group).any(|a| matches!(a, Attribute::CrsStackSize(_)))
         {
             reversed.push(Attribute::CrsStackSize(Word(UNKNOWN_STACK)));
+        }
+        // Rule 10 (after rule 7.1's CRS_STACK_SIZE: fptr_b's recursive
+        // `kfp2` ends `CRS_STACK_SIZE, 0x66`): only ABI-7 *kernels* get it
+        // (calls-mixed-abi's kernels do; ptx-mixed-abi's device function
+        // `ptx_lib_affine` does not, 4/4 exec links; ABI-8 inputs carry it
+        // already). An ABI-7 function using barriers (its `.text` sh_flags
+        // bits 20..26) gets NUM_BARRIERS with that count appended instead,
+        // kernel or device function (cub_b built by CUDA 12.9's ptxas, sm_75
+        // and sm_90: `scan_long`, `red_int2`, `shared_scan` all 0x100006 ->
+        // NUM_BARRIERS 1, no 0x66; fptr_b's `kfp2`, flags 6: 0x66).
+        let abi7_barriers =
+            input.section(piece.section).filter(|_| input.abi7).map_or(0, |t| (t.flags & ABI7_BARRIER_MASK) >> 20);
+        if self.layout.executable && abi7_barriers != 0 {
+            if !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
+                reversed.push(Attribute::NumBarriers(ByteValue(u16::try_from(abi7_barriers).unwrap_or(u16::MAX))));
+            }
+        } else if self.layout.executable && input.abi7 && kernel {
+            reversed.push(Attribute::Raw(RawAttribute {
+                format: 4,
+                code: ATTR_ABI7_MARK,
+                value: 4,
+                payload: vec![3, 0, 0, 0],
+            }));
         }
         // Rule 7.2 (merc): group F follows the exec additions above (sys:
         // EXTERNS, cluster: NUM_BARRIERS come before CBANK_PARAM_SIZE).
