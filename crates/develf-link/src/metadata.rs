@@ -861,11 +861,36 @@ impl Context<'_, '_> {
         // indirect call sites (block 3) and address-of pairs (block 4) too
         // (poly: `kpoly`'s six vtable entries and two call signatures come out
         // reversed, on every architecture).
+        // The key is the caller's place in nvlink's symbol list *before*
+        // locals move to the front of `.symtab`: symbols in the order the
+        // inputs bring them, a global where it is first met (dbg, a `-G`
+        // object after a plain one: `fib`, `kf` from the first input, then
+        // the second's local `atomicAdd` wrapper, then `kd`; sm_75, 86, 90).
+        let rank = self.creation_ranks();
+        let key = |p: &Pair| rank.get(&p.0).copied().unwrap_or(u32::MAX);
         for list in [&mut out.calls, &mut out.indirect_calls, &mut out.address_of] {
             list.reverse();
-            list.sort_by_key(|p| p.0);
+            list.sort_by_key(key);
         }
         out.encode()
+    }
+
+    /// Output symbol index -> the order nvlink created the symbol in (see
+    /// [`Context::callgraph`]).
+    fn creation_ranks(&self) -> HashMap<u32, u32> {
+        let mut rank = HashMap::new();
+        for input in self.inputs {
+            for s in input.symbols() {
+                if s.index == 0 || s.st_type == develf_format::symbol::STT_SECTION {
+                    continue;
+                }
+                if let Some(o) = self.out_index(input.index, s.index as u32) {
+                    let next = u32::try_from(rank.len()).unwrap_or(u32::MAX);
+                    rank.entry(o).or_insert(next);
+                }
+            }
+        }
+        rank
     }
 
     /// Rule 7.8 (order unverified, U6): every input's entries in input order.
