@@ -291,13 +291,24 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     }
 
     // .shstrtab: the creation log.
+    // Rule 1.4: two sections of one name (static functions of one name in
+    // two inputs) share the string, in `.shstrtab` and `.strtab` (math:
+    // `__internal_trig_reduction_slowpathd`'s three sections, 0x86 bytes).
     let mut shstrtab = vec![0u8];
     let mut section_name = Vec::with_capacity(layout.sections.len());
+    let mut named: HashMap<&str, u32> = HashMap::new();
     for s in &layout.sections {
-        section_name.push(u32::try_from(shstrtab.len()).unwrap_or(u32::MAX));
+        if let Some(&o) = named.get(s.name.as_str()) {
+            section_name.push(o);
+            continue;
+        }
+        let o = u32::try_from(shstrtab.len()).unwrap_or(u32::MAX);
+        named.insert(&s.name, o);
+        section_name.push(o);
         shstrtab.extend_from_slice(s.name.as_bytes());
         shstrtab.push(0);
     }
+    let mut logged_names: HashSet<&str> = HashSet::new();
 
     // .strtab: prototypes, the log (relocations of constant banks first), locals, globals.
     let mut strtab = StringTable::new();
@@ -327,6 +338,9 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             && linker_made(s)
             && s.target.and_then(|t| layout.section(t)).is_some_and(|t| t.name.starts_with(".nv.constant"))
         {
+            continue;
+        }
+        if !logged_names.insert(s.name.as_str()) {
             continue;
         }
         if s.name.starts_with(".nv.constant") {
