@@ -228,6 +228,10 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(&["sm_90"]),
         abi7: ABI7_NONE,
     },
+    // Rules 1.4 and 7.1 (same-named static functions, recursion through an
+    // indirect call): one architecture per family keeps the bytes small.
+    cu("twin_a", "twin_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
+    cu("twin_b", "twin_b.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
     cu("xshm_a", "xshm_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xconst_a", "xconst_a.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
@@ -320,6 +324,7 @@ const GROUPS: &[GroupSpec] = &[
     group("virt", &[Abi8("virt_a"), Abi8("virt_b")]),
     group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),
+    group("twin", &[Abi8("twin_a"), Abi8("twin_b")]),
     // Rule 12.8: relinking `-r` outputs that use extern shared memory (the
     // weak `externsharedinstance`, `dyn` defined in `.nv_debug.shared`).
     GroupSpec {

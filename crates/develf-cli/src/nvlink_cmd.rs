@@ -1058,7 +1058,7 @@ fn device_objects<'a>(unit: &Unit<'a>, arch: Arch, reporter: &mut Reporter) -> R
     let name = &unit.name;
     let data = unit.data;
     if develf_fatbin::sniff(data).is_some() {
-        let entries = develf_fatbin::relocatable_elfs_for(data, arch.sm).map_err(|d| format!("{name}: {d}"))?;
+        let entries = develf_fatbin::relocatable_elfs_compatible(data, arch.sm).map_err(|d| format!("{name}: {d}"))?;
         let mut out = Vec::with_capacity(entries.len());
         for entry in entries {
             let label = if entry.label.is_empty() { name.clone() } else { format!("{name}:{}", entry.label) };
@@ -1218,6 +1218,9 @@ struct Gathered<'a> {
     registered: Vec<Registered>,
     /// Rule 13.5: the kernel patterns of every host object linked.
     host_kernels: Vec<String>,
+    /// Rule 13.5: whether a host object other than the system library's
+    /// names a kernel; only then do the patterns prune.
+    user_named_kernels: bool,
     /// A cubin or fatbin was given directly: host information does not apply.
     device_only_input: bool,
 }
@@ -1292,7 +1295,9 @@ fn gather_objects<'a>(
                 }
                 gathered.registered.extend(register_name(unit));
                 gathered.device_only_input |= is_device_only(unit);
-                gathered.host_kernels.extend(host_kernel_patterns(unit.data));
+                let patterns = host_kernel_patterns(unit.data);
+                gathered.user_named_kernels |= patterns.iter().any(|p| !p.is_empty());
+                gathered.host_kernels.extend(patterns);
                 gathered.objects.extend(objects);
             }
             continue;
@@ -1328,7 +1333,11 @@ fn link_options(request: &LinkRequest, gathered: &Gathered<'_>) -> LinkOptions {
     let mut options = LinkOptions::new(request.arch);
     // Rule 13.5: a cubin or fatbin given directly (nvlink: `a.o b.cubin` keeps
     // `a.o`'s unnamed kernels), or `-ignore-host-info`, turns host information off.
-    if !request.ignore_host_info && !gathered.device_only_input {
+    // The system library's own patterns (libcudadevrt names its `memset_3d`/
+    // `memcpy_3d` kernels in `.nvHRKI`) do not turn it on: host objects naming
+    // no kernel plus `-lcudadevrt` keep every kernel (dp: `parent`, `child`,
+    // `grand`; sm_75 and sm_90, as `nvcc -dlink` links them).
+    if !request.ignore_host_info && !gathered.device_only_input && gathered.user_named_kernels {
         options.host_kernels = Some(gathered.host_kernels.clone());
     }
     options.output = if request.relocatable { OutputKind::Relocatable } else { OutputKind::Executable };

@@ -474,6 +474,23 @@ pub fn relocatable_elfs_for(data: &[u8], sm: u32) -> Result<Vec<Entry<'_>>, Diag
     Ok(device_elfs(data)?.into_iter().filter(|e| e.sm == sm && (e.data.is_err() || e.is_relocatable_elf())).collect())
 }
 
+/// For a linker targeting `sm`: [`relocatable_elfs_for`] the SM itself when
+/// the file has code for it, else for the newest SM of the same major version
+/// below it, whose SASS the target runs (nvlink 13.5 with host objects made
+/// by `nvcc -c -rdc=true -gencode ...`: sm_80 + sm_90 linked for sm_86 and
+/// sm_89 takes sm_80's; sm_75 + sm_80 + sm_86 for sm_87 and sm_89 takes
+/// sm_86's; sm_75 alone for sm_80 has nothing, with nvlink's warning).
+pub fn relocatable_elfs_compatible(data: &[u8], sm: u32) -> Result<Vec<Entry<'_>>, Diagnostic> {
+    let all = device_elfs(data)?;
+    let usable = |e: &Entry<'_>| e.data.is_err() || e.is_relocatable_elf();
+    let chosen = if all.iter().any(|e| e.sm == sm && usable(e)) {
+        Some(sm)
+    } else {
+        all.iter().filter(|e| usable(e) && e.sm / 10 == sm / 10 && e.sm < sm).map(|e| e.sm).max()
+    };
+    Ok(all.into_iter().filter(|e| Some(e.sm) == chosen && usable(e)).collect())
+}
+
 fn bare_elf(data: &[u8]) -> Entry<'_> {
     let target = develf_parse::Cubin::parse(data).ok().and_then(|c| c.target());
     Entry {

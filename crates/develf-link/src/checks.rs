@@ -20,6 +20,16 @@ use std::collections::{HashMap, VecDeque};
 /// `extern __shared__` memory and `cudaFuncSetAttribute` at run time.
 pub(crate) const STATIC_SHARED_LIMIT: u64 = 0xc000;
 
+/// The largest `.nv.constant3` (the `__constant__` variables of every input,
+/// constant bank 3) nvlink writes, in executables and `-r` outputs alike:
+/// PTX `.const` arrays of 40000 + 25536 bytes link, 40000 + 25540 fail with
+/// `File uses too much global constant data (0x10004 bytes, 0x10000 max)`
+/// (exit status 255, sm_90, exec and `-r`; the same from nvcc objects on
+/// sm_75, sm_90 and sm_100, 0x101d0 and 0x12110 bytes). Counted after dead
+/// code: with `-variables-used`/`-kernels-used` dropping the second array
+/// the link succeeds.
+pub(crate) const CONSTANT_BANK_LIMIT: u64 = 0x10000;
+
 /// Output sections are made of input bytes and alignment padding; anything
 /// much larger than the inputs comes from a corrupt size or alignment.
 fn output_bound(inputs: &[InputObject<'_>]) -> u64 {
@@ -60,6 +70,18 @@ pub(crate) fn output_size(inputs: &[InputObject<'_>], layout: &Layout) -> Result
         }
     }
     Ok(())
+}
+
+/// Refuses an output whose global constant bank (`.nv.constant3`) is larger
+/// than [`CONSTANT_BANK_LIMIT`]. Otherwise the first relocation past 0xffff
+/// would fail with a less useful message.
+pub(crate) fn constant_bank(layout: &Layout) -> Result<(), LinkError> {
+    match layout.sections.iter().find(|s| s.name == ".nv.constant3") {
+        Some(s) if s.size > CONSTANT_BANK_LIMIT => {
+            Err(LinkError::ConstantBankOverLimit { bytes: s.size, limit: CONSTANT_BANK_LIMIT })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The name of the function whose code is section `text` of input `input`.

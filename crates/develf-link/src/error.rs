@@ -210,6 +210,13 @@ pub enum LinkError {
     /// of 32 calls function 'f' with regcount of 108`).
     #[error("{}", list(.0, "\n"))]
     RegisterLimit(Vec<RegisterOverLimit>),
+    /// The `__constant__` variables need more than bank 3's 64 KiB (nvlink:
+    /// `File uses too much global constant data (0x10004 bytes, 0x10000 max)`).
+    #[error(
+        "the __constant__ variables take {bytes:#x} bytes of constant bank 3, more than its {limit:#x}; \
+         move large read-only tables to __device__ memory"
+    )]
+    ConstantBankOverLimit { bytes: u64, limit: u64 },
     /// A relocation could not be applied (value out of range, site outside its section).
     #[error("{file}: relocation in {section} at offset {offset:#x}: {message}")]
     Relocation { file: String, section: String, offset: u64, message: String },

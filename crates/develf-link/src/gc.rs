@@ -1,12 +1,15 @@
 //! Phase 3: dead-code elimination (rule 9). Executables keep only the
 //! functions a kernel can reach (the kernels named by `-kernels-used`, when
-//! given) through relocations, plus functions whose address is stored in data.
+//! given) through relocations and `.nv.callgraph` calls, plus functions whose
+//! address is stored in data.
 //! `-r`, `-preserve-relocs` and `-g` keep everything. One pass over the relocations builds the edges; one
 //! breadth-first walk marks the live code: linear in the size of the call graph.
 
 use crate::input::InputObject;
 use crate::options::{LinkOptions, OutputKind};
 use crate::resolve::{Resolution, SHF_INFO_LINK, SymbolRef, is_kernel};
+use develf_eiattr::CallGraph;
+use develf_format::section::SHT_CUDA_CALLGRAPH;
 use std::collections::VecDeque;
 
 /// Which input sections survive.
@@ -102,6 +105,35 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                 } else if !from_debug {
                     // A function pointer in data (`.nv.global.init`, a constant bank).
                     root(to, &mut live, &mut queue);
+                }
+            }
+        }
+    }
+    // Rule 9.9: ptxas's call graph keeps a callee even where the call left
+    // no relocation. sm_75/sm_80 CUB objects list `warp_max ->
+    // __cuda_sm70_shflsync_down` though the shuffle was inlined (no
+    // `R_CUDA_ABS47_34` to it); nvlink keeps the function, its `.nv.info`,
+    // FDE and prototype (cub sm_75, sm_80, 10/10 links). Only the input's
+    // own `.nv.callgraph` (the merc copy repeats it with other indices).
+    for input in inputs {
+        for s in input.sections() {
+            if s.sh_type != SHT_CUDA_CALLGRAPH
+                || s.name != ".nv.callgraph"
+                || resolution.is_discarded(input.index, s.index)
+            {
+                continue;
+            }
+            let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
+            let text_of = |symbol: u32| {
+                let def = resolution.definition_of(SymbolRef { input: input.index, symbol: symbol as usize })?;
+                let section = inputs.get(def.input)?.symbol(def.symbol)?.section_index()?;
+                is_text(def.input, section).then(|| node(def.input, section)).flatten()
+            };
+            for pair in &graph.calls {
+                if let (Some(from), Some(to)) = (text_of(pair.0), text_of(pair.1)) {
+                    if let Some(e) = edges.get_mut(from) {
+                        e.push(to);
+                    }
                 }
             }
         }

@@ -17,7 +17,8 @@ use develf_format::section::{
     SHT_SYMTAB_SHNDX, is_relocation_type,
 };
 use develf_format::symbol::{
-    STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
+    STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_OBJECT, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC,
+    STT_OBJECT, STT_SECTION,
 };
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
 use std::hash::BuildHasher as _;
@@ -355,11 +356,56 @@ struct Builder<'l, 'a> {
     resolution: &'l Resolution<'a>,
     liveness: &'l Liveness,
     layout: Layout,
+    /// Rule 1.4: input sections of a static function whose name an earlier
+    /// input's function already has; they get output sections of their own.
+    private: HashSet<(usize, usize)>,
 }
+
+/// Rule 1.4: the sections that belong to one function, by name prefix.
+const FUNCTION_SECTION_PREFIXES: [&str; 9] = [
+    ".text.",
+    ".nv.info.",
+    ".rela.text.",
+    ".rel.text.",
+    ".nv.constant2.",
+    ".nv.capmerc.text.",
+    ".nv.merc.rela.text.",
+    ".nv.merc.rel.text.",
+    ".nv.merc.nv.info.",
+];
 
 impl Builder<'_, '_> {
     fn create(&mut self, name: &str, class: SectionClass, sh_type: u32, flags: u64, align: u64) -> OutId {
-        if let Some(id) = self.layout.find(name) {
+        self.create_in(false, name, class, sh_type, flags, align)
+    }
+
+    /// Rule 1.4: a static function named like one met before (two files'
+    /// `__internal_trig_reduction_slowpathd`, from `sin()`) keeps its own
+    /// `.text`, `.nv.info`, relocation and capsule sections.
+    fn mark_private(&mut self, input: usize, text: usize) {
+        let Some(function) =
+            self.inputs.get(input).and_then(|i| i.section(text)).and_then(|t| t.name.strip_prefix(".text."))
+        else {
+            return;
+        };
+        let Some(object) = self.inputs.get(input) else { return };
+        for s in object.sections() {
+            if FUNCTION_SECTION_PREFIXES.iter().any(|p| s.name.strip_prefix(p) == Some(function)) {
+                self.private.insert((input, s.index));
+            }
+        }
+    }
+
+    fn create_in(
+        &mut self,
+        private: bool,
+        name: &str,
+        class: SectionClass,
+        sh_type: u32,
+        flags: u64,
+        align: u64,
+    ) -> OutId {
+        if let (false, Some(id)) = (private, self.layout.find(name)) {
             return id;
         }
         let entsize = match class {
@@ -393,7 +439,9 @@ impl Builder<'_, '_> {
             keep,
             target: None,
         });
-        self.layout.by_name.insert(&self.layout.sections, id);
+        if !private {
+            self.layout.by_name.insert(&self.layout.sections, id);
+        }
         self.layout.log.push(LogEntry::Section(id));
         id
     }
@@ -414,7 +462,8 @@ impl Builder<'_, '_> {
         let s = *self.inputs.get(input)?.section(index)?;
         let class = SectionClass::of_input(s.name, s.sh_type)?;
         let align = s.addralign.max(1);
-        let id = self.create(s.name, class, s.sh_type, s.flags, align);
+        let private = self.private.contains(&(input, index));
+        let id = self.create_in(private, s.name, class, s.sh_type, s.flags, align);
         let executable = self.layout.executable;
         let out = self.layout.sections.get_mut(id)?;
         // Rule 12.3: `-r` sums the `.nv_debug.shared` inputs without padding
@@ -464,7 +513,7 @@ pub(crate) fn build(
         aliases: HashMap::new(),
         common: HashMap::new(),
     };
-    let mut b = Builder { inputs, resolution, liveness, layout };
+    let mut b = Builder { inputs, resolution, liveness, layout, private: HashSet::new() };
     // Rule 8.2: Mercury outputs get no `.nv.resolvedrela.*` (15/15 links).
     let preserve_relocs = options.preserve_relocs && !mercury;
     let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
@@ -515,6 +564,9 @@ pub(crate) fn build(
             // (fptr: `fptr_ident`, 12/12 links; rules 4.2, 5.1).
             if s.bind == STB_LOCAL && b.usable(i, text) {
                 b.layout.log.push(LogEntry::Local(me));
+                if input.section(text).is_some_and(|t| b.layout.find(t.name).is_some()) {
+                    b.mark_private(i, text);
+                }
             }
             let Some(id) = b.place(i, text) else {
                 // Rule 13.5: a kernel no host object names leaves its
@@ -574,6 +626,16 @@ pub(crate) fn build(
             .filter_map(|s| match s.section_index() {
                 Some(x) => Some((Some(x), (s.bind == STB_LOCAL).then_some(s.index))),
                 None if s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED => Some((None, None)),
+                // Rule 5.7: `-r` keeps an undefined local object where it is
+                // met (libcudadevrt's `.nv.ptx.const0.size`); not the unnamed
+                // NOTYPE one CUDA 12.9's ptxas writes (cub_b, sm_90 `-r`).
+                None if !executable
+                    && s.bind == STB_LOCAL
+                    && !s.name.is_empty()
+                    && matches!(s.st_type, STT_OBJECT | STT_CUDA_OBJECT) =>
+                {
+                    Some((None, Some(s.index)))
+                }
                 None => None,
             })
             .collect();
@@ -581,7 +643,10 @@ pub(crate) fn build(
         order.extend((0..input.sections().len()).map(|x| (Some(x), None)));
         for (step, local) in order {
             let Some(index) = step else {
-                create_debug_shared(&mut b);
+                match local {
+                    Some(symbol) => b.layout.log.push(LogEntry::Local(SymbolRef { input: i, symbol })),
+                    None => create_debug_shared(&mut b),
+                }
                 continue;
             };
             create_for_symbol(&mut b, i, index, executable && !mercury);
@@ -629,7 +694,8 @@ pub(crate) fn build(
                 continue;
             }
             let Some((owner, _)) = b.layout.placed(i, s.info as usize) else { continue };
-            let id = b.create(s.name, C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
+            let private = b.private.contains(&(i, s.index));
+            let id = b.create_in(private, s.name, C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
             if let Some(out) = b.layout.sections.get_mut(id) {
                 out.info = InfoField::Section(owner);
             }

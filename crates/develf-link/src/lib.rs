@@ -79,6 +79,7 @@ fn link_in_pool<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
     }
     let layout = layout::build(options, &objects, &resolution, &liveness);
     checks::output_size(&objects, &layout)?;
+    checks::constant_bank(&layout)?;
     if options.output == OutputKind::Executable {
         checks::shared_memory(&objects, &layout)?;
     }

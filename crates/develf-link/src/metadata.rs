@@ -30,6 +30,8 @@ const NOTE_TKINFO: u32 = 2000;
 const REL_ACTION: [u8; 16] = [0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x11, 0x25, 0, 0x05, 0x36];
 /// Code 0x66, appended to kernels of ABI-7 inputs in executables (rules 7.2, 10).
 const ATTR_ABI7_MARK: u8 = 0x66;
+/// Rule 10: the barrier count an ABI-7 `.text` keeps in sh_flags bits 20..26.
+pub(crate) const ABI7_BARRIER_MASK: u64 = 0x7f << 20;
 /// `.nv.compat` byte-valued (EIFMT_BVAL) records whose merged value is the
 /// largest of the inputs' (rule 7.3, U5): code 0x02 (ptx: 2 over 1; mma: 4
 /// over 1 in either input order; 12/12 fixture links, 2 swapped runs).
@@ -251,6 +253,38 @@ impl CallFacts {
         self.most_registers = most;
     }
 
+    /// Rule 7.1: recursion counts indirect calls too, an indirect call site
+    /// reaching every address-taken function of its prototype (fptr: `kfp2`
+    /// calls through `pick(i)`, whose targets include `sub2`, which calls the
+    /// mutually recursive `odd`/`even`: nvlink appends CRS_STACK_SIZE
+    /// 0xffffffff to `kfp2`; sm_75, 86, 90, 100, 120 exec). Only `recursive`
+    /// changes: register counts still follow direct calls (kfp2's REGCOUNT
+    /// is its own in the same links).
+    fn find_recursion_through_addresses(&mut self) {
+        if self.indirect.is_empty() || self.address_taken.is_empty() {
+            return;
+        }
+        let mut widened = CallFacts { callees: self.callees.clone(), ..CallFacts::default() };
+        for (&caller, sites) in &self.indirect {
+            let targets = self.address_taken.iter().filter(|(_, p)| sites.contains(p)).map(|&(g, _)| g);
+            let list = widened.callees.entry(caller).or_default();
+            for t in targets {
+                if !list.contains(&t) {
+                    list.push(t);
+                }
+            }
+        }
+        widened.find_recursion();
+        for (f, &r) in widened.recursive.iter().enumerate() {
+            if r {
+                if self.recursive.len() <= f {
+                    self.recursive.resize(f + 1, false);
+                }
+                self.recursive[f] = true;
+            }
+        }
+    }
+
     /// Frame of `f` plus the deepest callee chain, `None` under recursion.
     fn stack_size(&self, f: u32, memo: &mut HashMap<u32, Option<u32>>, depth: usize) -> Option<u32> {
         if let Some(v) = memo.get(&f) {
@@ -347,6 +381,7 @@ impl Context<'_, '_> {
             }
         }
         facts.find_recursion();
+        facts.find_recursion_through_addresses();
         let targets = facts.callees.values().flatten().chain(facts.address_taken.iter().map(|(g, _)| g));
         facts.undefined_target = targets.copied().any(|g| !self.is_defined_output(g));
         facts
@@ -472,7 +507,13 @@ impl Context<'_, '_> {
             }
             let mut memo = HashMap::new();
             for k in self.kernels() {
-                let value = facts.stack_size(k, &mut memo, 0).unwrap_or(UNKNOWN_STACK);
+                // Recursion through an indirect call makes it unknown too
+                // (fptr `kfp2`, rule 7.1).
+                let value = if facts.is_recursive(k) {
+                    UNKNOWN_STACK
+                } else {
+                    facts.stack_size(k, &mut memo, 0).unwrap_or(UNKNOWN_STACK)
+                };
                 records.push(Attribute::MinStackSize(FunctionValue { function: k, value }));
             }
         }
@@ -548,7 +589,10 @@ impl Context<'_, '_> {
             if !self.remap(input.index, &mut attr) {
                 continue;
             }
-            if self.layout.executable && recursive {
+            // Rule 7.1: only a kernel's record; a recursive device function
+            // keeps its own (fptr: the mutually recursive `odd`/`even` keep
+            // CRS_STACK_SIZE 0; sm_75, 80, 86, 90, 100, 120 exec).
+            if self.layout.executable && recursive && kernel {
                 if let Attribute::CrsStackSize(w) = &mut attr {
                     *w = Word(UNKNOWN_STACK);
                 }
@@ -560,17 +604,6 @@ impl Context<'_, '_> {
             }
         }
         reversed.reverse();
-        // Rule 10: only ABI-7 *kernels* get it (calls-mixed-abi's kernels
-        // do; ptx-mixed-abi's device function `ptx_lib_affine` does not, 4/4
-        // exec links; ABI-8 inputs carry it already).
-        if self.layout.executable && input.abi7 && kernel {
-            reversed.push(Attribute::Raw(RawAttribute {
-                format: 4,
-                code: ATTR_ABI7_MARK,
-                value: 4,
-                payload: vec![3, 0, 0, 0],
-            }));
-        }
         // Rule 7.2, exec EXTERNS of a kernel without a list of its own, or
         // of the output's only kernel: appended last (sys: sys_kernel gets
         // `__assertfail` from sys_checked). Device functions keep their own
@@ -601,6 +634,29 @@ impl Context<'_, '_> {
             && !reversed.iter().chain(&group).any(|a| matches!(a, Attribute::CrsStackSize(_)))
         {
             reversed.push(Attribute::CrsStackSize(Word(UNKNOWN_STACK)));
+        }
+        // Rule 10 (after rule 7.1's CRS_STACK_SIZE: fptr_b's recursive
+        // `kfp2` ends `CRS_STACK_SIZE, 0x66`): only ABI-7 *kernels* get it
+        // (calls-mixed-abi's kernels do; ptx-mixed-abi's device function
+        // `ptx_lib_affine` does not, 4/4 exec links; ABI-8 inputs carry it
+        // already). An ABI-7 function using barriers (its `.text` sh_flags
+        // bits 20..26) gets NUM_BARRIERS with that count appended instead,
+        // kernel or device function (cub_b built by CUDA 12.9's ptxas, sm_75
+        // and sm_90: `scan_long`, `red_int2`, `shared_scan` all 0x100006 ->
+        // NUM_BARRIERS 1, no 0x66; fptr_b's `kfp2`, flags 6: 0x66).
+        let abi7_barriers =
+            input.section(piece.section).filter(|_| input.abi7).map_or(0, |t| (t.flags & ABI7_BARRIER_MASK) >> 20);
+        if self.layout.executable && abi7_barriers != 0 {
+            if !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
+                reversed.push(Attribute::NumBarriers(ByteValue(u16::try_from(abi7_barriers).unwrap_or(u16::MAX))));
+            }
+        } else if self.layout.executable && input.abi7 && kernel {
+            reversed.push(Attribute::Raw(RawAttribute {
+                format: 4,
+                code: ATTR_ABI7_MARK,
+                value: 4,
+                payload: vec![3, 0, 0, 0],
+            }));
         }
         // Rule 7.2 (merc): group F follows the exec additions above (sys:
         // EXTERNS, cluster: NUM_BARRIERS come before CBANK_PARAM_SIZE).
@@ -779,7 +835,11 @@ impl Context<'_, '_> {
     fn signature(&self, input: &InputObject<'_>, offset: u32) -> Option<u32> {
         let strtab = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize)?;
         let text = string_at(input.section(strtab)?.data?, offset)?;
-        self.symbols.strtab.offset(text)
+        // Rule 7.6: Mercury's `.strtab` ends with the signatures but not the
+        // empty one, which a kernel launched from the device has (dp sm_100
+        // `-r`: `<child, "">`); nvlink points it at the leading NUL, offset
+        // 0 (sm_90 gets a string of its own, offset 1).
+        self.symbols.strtab.offset(text).or_else(|| (text.is_empty() && self.layout.mercury).then_some(0))
     }
 
     /// Rule 7.6: calls sorted stably by caller; the other blocks concatenated.
@@ -822,11 +882,36 @@ impl Context<'_, '_> {
         // indirect call sites (block 3) and address-of pairs (block 4) too
         // (poly: `kpoly`'s six vtable entries and two call signatures come out
         // reversed, on every architecture).
+        // The key is the caller's place in nvlink's symbol list *before*
+        // locals move to the front of `.symtab`: symbols in the order the
+        // inputs bring them, a global where it is first met (dbg, a `-G`
+        // object after a plain one: `fib`, `kf` from the first input, then
+        // the second's local `atomicAdd` wrapper, then `kd`; sm_75, 86, 90).
+        let rank = self.creation_ranks();
+        let key = |p: &Pair| rank.get(&p.0).copied().unwrap_or(u32::MAX);
         for list in [&mut out.calls, &mut out.indirect_calls, &mut out.address_of] {
             list.reverse();
-            list.sort_by_key(|p| p.0);
+            list.sort_by_key(key);
         }
         out.encode()
+    }
+
+    /// Output symbol index -> the order nvlink created the symbol in (see
+    /// [`Context::callgraph`]).
+    fn creation_ranks(&self) -> HashMap<u32, u32> {
+        let mut rank = HashMap::new();
+        for input in self.inputs {
+            for s in input.symbols() {
+                if s.index == 0 || s.st_type == develf_format::symbol::STT_SECTION {
+                    continue;
+                }
+                if let Some(o) = self.out_index(input.index, s.index as u32) {
+                    let next = u32::try_from(rank.len()).unwrap_or(u32::MAX);
+                    rank.entry(o).or_insert(next);
+                }
+            }
+        }
+        rank
     }
 
     /// Rule 7.8 (order unverified, U6): every input's entries in input order.

@@ -16,7 +16,8 @@ use crate::symbols::SymbolTable;
 use develf_format::reloc_desc::Action;
 use develf_format::section::SHT_CUDA_RESOLVED_RELA;
 use develf_format::symbol::{
-    STO_CUDA_CONSTANT, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
+    STB_LOCAL, STO_CUDA_CONSTANT, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_OBJECT, STT_CUDA_SURFACE,
+    STT_CUDA_TEXTURE, STT_FUNC, STT_OBJECT, STT_SECTION,
 };
 use develf_parse::elf::Symbol;
 use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
@@ -96,12 +97,35 @@ impl<'a> SymbolResolver<'_, 'a> {
         patched: SymbolHome,
     ) -> Resolved {
         let here = SymbolRef { input, symbol };
-        let index = self.symbols.output_index(self.inputs, self.resolution, self.layout, here);
+        let sym = table(input, symbol);
+        // Rule 5.7: an undefined local (`.nv.ptx.const0.size`) keeps its `-r`
+        // symbol, but the relocations naming it go as before (nvlink lists
+        // none of libcudadevrt's 24 against it).
+        let undefined_local =
+            sym.as_ref().is_some_and(|s| symbol != 0 && s.bind == STB_LOCAL && s.section_index().is_none());
+        let index = if undefined_local {
+            None
+        } else {
+            self.symbols.output_index(self.inputs, self.resolution, self.layout, here)
+        };
         let unresolved =
             |home| Resolved { state: SymbolState::Live, home, value: 0, bank: 0, index, undefined_constant: false };
-        let Some(sym) = table(input, symbol) else {
+        let Some(sym) = sym else {
             return unresolved(SymbolHome::Undefined);
         };
+        if undefined_local && matches!(sym.st_type, STT_OBJECT | STT_CUDA_OBJECT) {
+            // Applied as -1, like an undefined `__constant__` (rule 8.3), in
+            // `-r` and `-g` links alike (libcudadevrt's `__cudaCDP2MemcpyAsync`
+            // and friends: `ffffffff` where develf wrote 0; sm_75, sm_90).
+            return Resolved {
+                state: SymbolState::Live,
+                home: SymbolHome::ConstantBank,
+                value: u64::MAX,
+                bank: 0,
+                index,
+                undefined_constant: true,
+            };
+        }
         if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER) {
             return unresolved(SymbolHome::TextureSlot);
         }

@@ -309,7 +309,7 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
         .unwrap_or(0);
     let mut plan = SharedPlan { reserved, null_value: null_value(layout, &kernels, reserved), ..SharedPlan::default() };
     if layout.executable {
-        plan_executable(inputs, layout, &facts, &kernels, reserved, &mut plan);
+        plan_executable(inputs, resolution, layout, &facts, &kernels, reserved, &mut plan);
         if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
             // Rule 12.2: no bytes of its own in an executable (sm_100+: the
             // reserved area, and so under `-g` or `-preserve-relocs`, rule
@@ -339,6 +339,28 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
             plan.debug_shared = debug_shared;
         }
     } else {
+        // Rule 12.3: the inputs' `.nv_debug.shared` are concatenated less the
+        // losing copies of weak variables (cub `-r`: `block_sum<int>`'s
+        // static `TempStorage`, 0x18 bytes in both inputs: 0x44 + 0x4b8 -
+        // 0x18 = 0x4e4; sm_75, sm_80, sm_90, sm_100, sm_120).
+        let lost: u64 = inputs
+            .iter()
+            .flat_map(|input| input.symbols().iter().map(move |s| (input, s)))
+            .filter(|(input, s)| {
+                is_shared(s)
+                    && !is_extern(input, s)
+                    && s.section_index().and_then(|x| input.section(x)).is_some_and(|sec| {
+                        SectionClass::of_input(sec.name, sec.sh_type) == Some(SectionClass::DebugShared)
+                    })
+                    && resolution
+                        .definition_of(SymbolRef { input: input.index, symbol: s.index })
+                        .is_some_and(|d| d != SymbolRef { input: input.index, symbol: s.index })
+            })
+            .map(|(_, s)| s.size)
+            .sum();
+        if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
+            out.size = out.size.saturating_sub(lost);
+        }
         plan_relocatable(layout, &facts, &kernels, &mut plan);
         if facts.any_extern {
             if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
@@ -403,6 +425,7 @@ fn null_value(layout: &Layout, kernels: &[Kernel], reserved: u64) -> u64 {
 /// Rule 12.1.
 fn plan_executable(
     inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
     layout: &mut Layout,
     facts: &Facts,
     kernels: &[Kernel],
@@ -435,8 +458,19 @@ fn plan_executable(
     let mut common: Vec<(&Variable, usize, Node)> = Vec::new();
     let mut private: HashMap<usize, Vec<&Variable>> = HashMap::new();
     let mut global_align: Option<u64> = None;
+    // The kernels reaching each variable's definition: a weak variable
+    // (`block_sum<int>`'s static `TempStorage`, a template both inputs
+    // instantiate) is one variable, whichever copy the code names.
+    let mut reach_of_definition: HashMap<SymbolRef, HashSet<usize>> = HashMap::new();
+    for (v, node) in &pool {
+        let key = resolution.definition_of(v.symbol).unwrap_or(v.symbol);
+        reach_of_definition.entry(key).or_default().extend(reached_by(*node));
+    }
+    let mut shared_definition = false;
     for (v, node) in &pool {
         let by = reached_by(*node);
+        let key = resolution.definition_of(v.symbol).unwrap_or(v.symbol);
+        shared_definition |= reach_of_definition.get(&key).is_some_and(|k| k.len() != 1);
         match by.as_slice() {
             [only] => private.entry(*only).or_default().push(v),
             _ => {
@@ -451,6 +485,16 @@ fn plan_executable(
                 }
             }
         }
+    }
+    // Rule 12.1: once one variable is not private, every window is aligned
+    // to the largest alignment in the whole pool, private variables included
+    // (x.cu: `f1`'s `int a[4]` reached by k1 and k2, `f2`'s `__align__(16)`
+    // array by k3 only: all four windows 0x10, k4's `char c[3]` too; with
+    // k2 not calling f1 (nothing common) k1 4, k4 1; sm_75; cub sm_90:
+    // `block_sum<int>` shared by `red_int`/`red_int2`, `shared_scan`'s
+    // 16-aligned `TempStorage` private to `red_float`: 0x10 everywhere).
+    if global_align.is_some() || shared_definition {
+        global_align = pool.iter().map(|(v, _)| v.align).max();
     }
     if facts.any_extern {
         global_align = global_align.map(|a| a.max(facts.extern_align));

@@ -261,9 +261,12 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     // stay, used or not (rule 5.5). `-g` and `-preserve-relocs` keep a
     // kernel's own shared variables (rule 12.4; sm_75..sm_90).
     let keep_local = |r: &SymbolRef| {
-        let placed = inputs
-            .get(r.input)
-            .and_then(|i| i.symbol(r.symbol))
+        let symbol = inputs.get(r.input).and_then(|i| i.symbol(r.symbol));
+        // Rule 5.7: an undefined local is logged by `-r` links only.
+        if symbol.is_some_and(|s| s.section_index().is_none()) {
+            return !executable;
+        }
+        let placed = symbol
             .and_then(|s| s.section_index())
             .and_then(|x| layout.local_home(r.input, x))
             .and_then(|(id, _)| layout.section(id));
@@ -289,13 +292,24 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     }
 
     // .shstrtab: the creation log.
+    // Rule 1.4: two sections of one name (static functions of one name in
+    // two inputs) share the string, in `.shstrtab` and `.strtab` (math:
+    // `__internal_trig_reduction_slowpathd`'s three sections, 0x86 bytes).
     let mut shstrtab = vec![0u8];
     let mut section_name = Vec::with_capacity(layout.sections.len());
+    let mut named: HashMap<&str, u32> = HashMap::new();
     for s in &layout.sections {
-        section_name.push(u32::try_from(shstrtab.len()).unwrap_or(u32::MAX));
+        if let Some(&o) = named.get(s.name.as_str()) {
+            section_name.push(o);
+            continue;
+        }
+        let o = u32::try_from(shstrtab.len()).unwrap_or(u32::MAX);
+        named.insert(&s.name, o);
+        section_name.push(o);
         shstrtab.extend_from_slice(s.name.as_bytes());
         shstrtab.push(0);
     }
+    let mut logged_names: HashSet<&str> = HashSet::new();
 
     // .strtab: prototypes, the log (relocations of constant banks first), locals, globals.
     let mut strtab = StringTable::new();
@@ -327,6 +341,9 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         {
             continue;
         }
+        if !logged_names.insert(s.name.as_str()) {
+            continue;
+        }
         if s.name.starts_with(".nv.constant") {
             for prefix in [".rel", ".rela"] {
                 let rel = format!("{prefix}{}", s.name);
@@ -356,6 +373,29 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             LogEntry::Section(id) => id,
             LogEntry::Local(r) => {
                 let Some(sym) = inputs.get(r.input).and_then(|i| i.symbol(r.symbol)) else { continue };
+                if sym.section_index().is_none() {
+                    // Rule 5.7: libcudadevrt's `.nv.ptx.const0.size` (LOCAL,
+                    // STV_INTERNAL, SHN_UNDEF, size 4) stays in `-r` outputs
+                    // with the value -1 of undefined variables (U16), among
+                    // its input's locals (dp + `-lcudadevrt`, sm_75/sm_90
+                    // `-r`; executables drop it).
+                    local_index.insert(r, index_of(&symbols));
+                    // An STT_OBJECT in the input, a CUDA object in nvlink's output.
+                    let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
+                    let object = matches!(sym.st_type, STT_OBJECT | develf_format::symbol::STT_CUDA_OBJECT);
+                    let (st_type, value) =
+                        if object { (develf_format::symbol::STT_CUDA_OBJECT, u64::MAX) } else { (st_type, sym.value) };
+                    symbols.push(OutSymbol {
+                        name: strtab.add(sym.name),
+                        bind: STB_LOCAL,
+                        st_type,
+                        other,
+                        section: SymbolSection::Raw(sym.raw_shndx),
+                        value,
+                        size: sym.size,
+                    });
+                    continue;
+                }
                 let Some((mut id, base)) = sym.section_index().and_then(|x| layout.local_home(r.input, x)) else {
                     continue;
                 };
