@@ -47,6 +47,12 @@ struct Header {
     entsize: u64,
 }
 
+/// A relocation section's entries, taken out: each list is freed once its
+/// bytes are made (a big link keeps tens of thousands of entries).
+fn take_list(lists: &mut [Vec<OutRelocation>], id: OutId) -> Vec<OutRelocation> {
+    lists.get_mut(id).map(std::mem::take).unwrap_or_default()
+}
+
 fn relocation_bytes(list: &[OutRelocation], rela: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(list.len() * if rela { 24 } else { 16 });
     for r in list {
@@ -326,7 +332,7 @@ pub(crate) fn write<'a>(
             }),
             SectionClass::Mercury if crate::mercury::is_merc_symtab(s) => Some(std::mem::take(&mut merc_symtab)),
             SectionClass::Mercury if crate::mercury::is_relocation(s) => {
-                Some(relocation_bytes(contents.relocations.get(id).map(Vec::as_slice).unwrap_or_default(), true))
+                Some(relocation_bytes(&take_list(&mut contents.relocations, id), true))
             }
             SectionClass::StrTab => Some(symbols.strtab.bytes.clone()),
             // One section each: moved, not copied.
@@ -334,7 +340,7 @@ pub(crate) fn write<'a>(
             SectionClass::SymTabShndx if s.name == MERC_SYMTAB_SHNDX => Some(std::mem::take(&mut merc_symtab_shndx)),
             SectionClass::SymTabShndx => Some(std::mem::take(&mut symtab_shndx)),
             SectionClass::Relocation => Some(relocation_bytes(
-                contents.relocations.get(id).map(Vec::as_slice).unwrap_or_default(),
+                &take_list(&mut contents.relocations, id),
                 s.sh_type != develf_format::section::SHT_REL,
             )),
             // Moved out: each output section is written once.
