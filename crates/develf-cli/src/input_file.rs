@@ -24,25 +24,103 @@ const ET_REL: u16 = 1;
 const SHT_PROGBITS: u32 = 1;
 const SHF_EXECINSTR: u64 = 0x4;
 
-/// A file's bytes and, when its code was left out, the open file.
+/// One file of a link as read: where its bytes are and, when its code was
+/// left out, the open file the code is read from.
 #[derive(Debug)]
-pub struct FileBytes {
-    pub bytes: Vec<u8>,
+pub struct ReadFile {
+    pub bytes: FileBytes,
     pub code: Option<File>,
 }
 
-/// Reads `path`; a relocatable cubin without its code when `leave_code`.
-pub fn read(path: &Path, leave_code: bool) -> io::Result<FileBytes> {
-    let mut file = File::open(path)?;
-    let len = file.metadata()?.len();
-    if leave_code {
-        if let Some(bytes) = read_without_code(&file, len)? {
-            return Ok(FileBytes { bytes, code: Some(file) });
+/// Where a file's bytes are.
+#[derive(Debug)]
+pub enum FileBytes {
+    /// In [`ReadFiles::arena`].
+    Arena(std::ops::Range<usize>),
+    Owned(Vec<u8>),
+}
+
+/// The files of a link. Relocatable cubins share one zeroed allocation, big
+/// enough to come fresh from the system: the pages of code never read are
+/// never touched. (A buffer per file would come from the heap, whose
+/// recycled memory calloc has to clear, touching every page.)
+#[derive(Debug, Default)]
+pub struct ReadFiles {
+    pub arena: Vec<u8>,
+    /// In the order of the paths; the first error is the one to report.
+    pub files: Vec<io::Result<ReadFile>>,
+}
+
+impl ReadFiles {
+    pub fn bytes<'a>(&'a self, file: &'a FileBytes) -> &'a [u8] {
+        match file {
+            FileBytes::Arena(range) => self.arena.get(range.clone()).unwrap_or_default(),
+            FileBytes::Owned(bytes) => bytes,
         }
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    file.read_to_end(&mut bytes)?;
-    Ok(FileBytes { bytes, code: None })
+}
+
+/// A file opened and measured, with its ELF header if it is a relocatable
+/// cubin to read without its code.
+struct Probe {
+    file: File,
+    len: u64,
+    header: Option<[u8; ELF_HEADER]>,
+}
+
+fn probe(path: &Path, leave_code: bool) -> io::Result<Probe> {
+    let file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let mut header = [0u8; ELF_HEADER];
+    let cubin = leave_code && len >= ELF_HEADER as u64 && {
+        file.read_exact_at(&mut header, 0)?;
+        let elf64_le = header.starts_with(b"\x7fELF") && header[4] == 2 && header[5] == 1;
+        elf64_le && u16_at(&header, 16) == ET_REL && u16_at(&header, 18) == EM_CUDA
+    };
+    Ok(Probe { file, len, header: cubin.then_some(header) })
+}
+
+/// A cubin's place in the arena and its part of the arena to fill.
+type Slot<'b> = (std::ops::Range<usize>, &'b mut [u8]);
+
+/// Reads `paths` in parallel: relocatable cubins without their code when
+/// `leave_code`, everything else whole.
+pub fn read_all(paths: &[&Path], leave_code: bool) -> ReadFiles {
+    use rayon::prelude::*;
+    let probes: Vec<io::Result<Probe>> = paths.par_iter().map(|p| probe(p, leave_code)).collect();
+    let in_arena = |p: &io::Result<Probe>| match p {
+        Ok(p) if p.header.is_some() => usize::try_from(p.len).ok(),
+        _ => None,
+    };
+    let total: usize = probes.iter().filter_map(in_arena).sum();
+    let mut arena = vec![0u8; total];
+    let mut rest: &mut [u8] = &mut arena;
+    let mut at = 0usize;
+    let mut work: Vec<(io::Result<Probe>, Option<Slot<'_>>)> = Vec::with_capacity(probes.len());
+    for p in probes {
+        let slot = in_arena(&p).map(|len| {
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            rest = tail;
+            at += len;
+            (at - len..at, head)
+        });
+        work.push((p, slot));
+    }
+    let files = work.into_par_iter().map(|(probe, slot)| read_one(probe?, slot)).collect();
+    ReadFiles { arena, files }
+}
+
+fn read_one(mut probe: Probe, slot: Option<Slot<'_>>) -> io::Result<ReadFile> {
+    if let (Some((range, buf)), Some(header)) = (slot, probe.header) {
+        if read_without_code(&probe.file, &header, buf)? {
+            return Ok(ReadFile { bytes: FileBytes::Arena(range), code: Some(probe.file) });
+        }
+        probe.file.read_exact_at(buf, 0)?;
+        return Ok(ReadFile { bytes: FileBytes::Arena(range), code: None });
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(probe.len).unwrap_or(0));
+    probe.file.read_to_end(&mut bytes)?;
+    Ok(ReadFile { bytes: FileBytes::Owned(bytes), code: None })
 }
 
 fn u16_at(b: &[u8], at: usize) -> u16 {
@@ -66,60 +144,51 @@ fn read_range(file: &File, buf: &mut [u8], offset: u64, len: u64) -> io::Result<
     Ok(true)
 }
 
-/// The file with its code left as zeros, or `None` when it is not an ELF64
-/// little-endian relocatable cubin with its headers inside the file.
-fn read_without_code(file: &File, len: u64) -> io::Result<Option<Vec<u8>>> {
-    let mut header = [0u8; ELF_HEADER];
-    if len < ELF_HEADER as u64 {
-        return Ok(None);
-    }
-    file.read_exact_at(&mut header, 0)?;
-    let elf64_le = header.starts_with(b"\x7fELF") && header[4] == 2 && header[5] == 1;
-    if !elf64_le || u16_at(&header, 16) != ET_REL || u16_at(&header, 18) != EM_CUDA {
-        return Ok(None);
-    }
-    let (phoff, shoff) = (u64_at(&header, 0x20), u64_at(&header, 0x28));
-    let (phentsize, phnum) = (u16_at(&header, 0x36), u64::from(u16_at(&header, 0x38)));
-    let (shentsize, mut shnum) = (u16_at(&header, 0x3a), u64::from(u16_at(&header, 0x3c)));
+/// Reads the cubin whose ELF header is `header` into `bytes` (zeros, the
+/// file's size) but for its code; `false` when its headers do not lie
+/// inside the file (then nothing is left out).
+fn read_without_code(file: &File, header: &[u8; ELF_HEADER], bytes: &mut [u8]) -> io::Result<bool> {
+    let len = bytes.len() as u64;
+    let (phoff, shoff) = (u64_at(header, 0x20), u64_at(header, 0x28));
+    let (phentsize, phnum) = (u16_at(header, 0x36), u64::from(u16_at(header, 0x38)));
+    let (shentsize, mut shnum) = (u16_at(header, 0x3a), u64::from(u16_at(header, 0x3c)));
     if u64::from(shentsize) != SECTION_HEADER || (phnum > 0 && u64::from(phentsize) != PROGRAM_HEADER) {
-        return Ok(None);
+        return Ok(false);
     }
-    let Ok(size) = usize::try_from(len) else { return Ok(None) };
-    // Untouched pages of a fresh zeroed allocation are not resident.
-    let mut bytes = vec![0u8; size];
-    bytes[..ELF_HEADER].copy_from_slice(&header);
+    let Some(head) = bytes.get_mut(..ELF_HEADER) else { return Ok(false) };
+    head.copy_from_slice(header);
     if shnum == 0 && shoff != 0 {
         // Extended numbering: the count is the first header's sh_size.
-        if !read_range(file, &mut bytes, shoff, SECTION_HEADER)? {
-            return Ok(None);
+        if !read_range(file, bytes, shoff, SECTION_HEADER)? {
+            return Ok(false);
         }
-        shnum = u64_at(&bytes, usize::try_from(shoff).unwrap_or(usize::MAX).saturating_add(32));
+        shnum = u64_at(bytes, usize::try_from(shoff).unwrap_or(usize::MAX).saturating_add(32));
     }
     let table = shnum.checked_mul(SECTION_HEADER);
-    if !table.is_some_and(|t| read_range(file, &mut bytes, shoff, t).unwrap_or(false)) {
-        return Ok(None);
+    if !table.is_some_and(|t| read_range(file, bytes, shoff, t).unwrap_or(false)) {
+        return Ok(false);
     }
-    if phnum > 0 && !read_range(file, &mut bytes, phoff, phnum * PROGRAM_HEADER)? {
-        return Ok(None);
+    if phnum > 0 && !read_range(file, bytes, phoff, phnum * PROGRAM_HEADER)? {
+        return Ok(false);
     }
     // Everything but the code, in as few reads as there are gaps between
     // code sections (a read per section would be tens of thousands).
     let shoff = usize::try_from(shoff).unwrap_or(usize::MAX);
     let mut code: Vec<(u64, u64)> = (0..usize::try_from(shnum).unwrap_or(0))
         .map(|k| shoff + k * SECTION_HEADER as usize)
-        .filter(|&at| u32_at(&bytes, at + 4) == SHT_PROGBITS && u64_at(&bytes, at + 8) & SHF_EXECINSTR != 0)
-        .map(|at| (u64_at(&bytes, at + 24), u64_at(&bytes, at + 24).saturating_add(u64_at(&bytes, at + 32))))
+        .filter(|&at| u32_at(bytes, at + 4) == SHT_PROGBITS && u64_at(bytes, at + 8) & SHF_EXECINSTR != 0)
+        .map(|at| (u64_at(bytes, at + 24), u64_at(bytes, at + 24).saturating_add(u64_at(bytes, at + 32))))
         .collect();
     code.sort_unstable();
     let mut from = ELF_HEADER as u64;
     for (start, end) in code.into_iter().chain([(len, len)]) {
         let start = start.min(len);
         if from < start {
-            read_range(file, &mut bytes, from, start - from)?;
+            read_range(file, bytes, from, start - from)?;
         }
         from = from.max(end);
     }
-    Ok(Some(bytes))
+    Ok(true)
 }
 
 /// The code of the files read without it, served to the linker through a
@@ -205,7 +274,8 @@ mod tests {
                 continue;
             }
             let whole = std::fs::read(&path).unwrap();
-            let read = read(&path, true).unwrap();
+            let all = read_all(&[path.as_path()], true);
+            let read = all.files[0].as_ref().unwrap();
             assert!(read.code.is_some(), "{} read whole", path.display());
             let cubin = develf_parse::Cubin::parse(&whole).unwrap();
             let mut expect = whole.clone();
@@ -216,7 +286,7 @@ mod tests {
                 }
             }
             // Gaps between sections are zero in ptxas's files.
-            assert_eq!(read.bytes, expect, "{}", path.display());
+            assert_eq!(all.bytes(&read.bytes), expect.as_slice(), "{}", path.display());
             checked += 1;
         }
         assert!(checked > 10, "only {checked} fixtures");
@@ -226,9 +296,10 @@ mod tests {
     fn other_files_are_read_whole() {
         let path = std::env::temp_dir().join(format!("develf-input-file-{}", std::process::id()));
         std::fs::write(&path, b"not an ELF file at all, but long enough to have a header of sixty-four bytes").unwrap();
-        let read = read(&path, true).unwrap();
+        let all = read_all(&[path.as_path()], true);
+        let read = all.files[0].as_ref().unwrap();
         assert!(read.code.is_none());
-        assert_eq!(read.bytes, std::fs::read(&path).unwrap());
+        assert_eq!(all.bytes(&read.bytes), std::fs::read(&path).unwrap().as_slice());
         let _ = std::fs::remove_file(&path);
     }
 }

@@ -21,7 +21,6 @@
 use develf_format::header::Arch;
 use develf_link::{Input, LinkError, LinkOptions, OutputKind};
 use develf_parse::ar::Archive;
-use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
@@ -936,7 +935,7 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
 #[derive(Debug)]
 struct LoadedFile {
     name: String,
-    data: Vec<u8>,
+    data: crate::input_file::FileBytes,
     /// A relocatable cubin read without its code (crate::input_file): its
     /// index in [`Loaded::code`], where the linker reads the code from.
     code: Option<usize>,
@@ -959,9 +958,11 @@ fn find_library(name: &str, paths: &[PathBuf]) -> Option<PathBuf> {
 /// then the `-l` libraries in the order given, wherever they stood. An archive
 /// met a second time (the same file by canonical path, also through `-l`)
 /// adds nothing (rule 13.2); a copy under another name is a second archive.
-/// The files of a link, and the open files of those read without their code.
+/// The files of a link (their bytes in `read`), and the open files of those
+/// read without their code.
 struct Loaded {
     files: Vec<LoadedFile>,
+    read: crate::input_file::ReadFiles,
     code: crate::input_file::CodeFiles,
 }
 
@@ -969,14 +970,6 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
     let mut open = Vec::new();
     let mut files = Vec::with_capacity(request.inputs.len());
     let mut archives_seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
-    let mut add = |files: &mut Vec<LoadedFile>, name: String, path: &Path, data: Vec<u8>, code| {
-        let archive = Archive::sniff(&data);
-        if archive && !archives_seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())) {
-            return;
-        }
-        let system = archive && path.file_name().is_some_and(|n| n == SYSTEM_LIBRARY);
-        files.push(LoadedFile { name, data, code, system });
-    };
     // Read in parallel (a big link reads tens of MB), used in command-line
     // order: the first unreadable file is the one reported. Up to
     // MAX_OPEN_CODE_FILES cubins are read without their code, which stays
@@ -984,9 +977,18 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
     let names: Vec<&String> =
         request.inputs.iter().filter_map(|i| if let InputArg::File(name) = i { Some(name) } else { None }).collect();
     let leave_code = names.len() <= crate::input_file::MAX_OPEN_CODE_FILES;
-    let contents: Vec<std::io::Result<crate::input_file::FileBytes>> =
-        names.par_iter().map(|name| crate::input_file::read(Path::new(name), leave_code)).collect();
-    for (name, data) in names.into_iter().zip(contents) {
+    let paths: Vec<&Path> = names.iter().map(Path::new).collect();
+    let mut read = crate::input_file::read_all(&paths, leave_code);
+    let results = std::mem::take(&mut read.files);
+    let mut add = |files: &mut Vec<LoadedFile>, name: String, path: &Path, data: crate::input_file::FileBytes, code| {
+        let archive = Archive::sniff(read.bytes(&data));
+        if archive && !archives_seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())) {
+            return;
+        }
+        let system = archive && path.file_name().is_some_and(|n| n == SYSTEM_LIBRARY);
+        files.push(LoadedFile { name, data, code, system });
+    };
+    for (name, data) in names.into_iter().zip(results) {
         let data = data.map_err(|e| format!("Could not open input file '{name}': {e}"))?;
         let code = data.code.map(|file| {
             open.push(file);
@@ -1000,7 +1002,7 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
                 Some(path) => {
                     let name = path.display().to_string();
                     let data = std::fs::read(&path).map_err(|e| format!("Could not open library '{name}': {e}"))?;
-                    add(&mut files, name, &path, data, None);
+                    add(&mut files, name, &path, crate::input_file::FileBytes::Owned(data), None);
                 }
                 // nvlink skips a library it cannot find without a word; say it,
                 // as an info so that -Werror does not fail a link nvlink makes.
@@ -1008,7 +1010,7 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
             }
         }
     }
-    Ok(Loaded { files, code: crate::input_file::CodeFiles::new(open) })
+    Ok(Loaded { files, read, code: crate::input_file::CodeFiles::new(open) })
 }
 
 const EM_CUDA: u16 = 190;
@@ -1037,12 +1039,13 @@ struct Unit<'a> {
 /// members in order. nvlink ignores an archive's cubin and fatbin members
 /// without a word (rule 13.3: an archive of `unused.cubin`, or of a `-fatbin`
 /// output, adds nothing and registers nothing).
-fn units_of(file: &LoadedFile) -> Result<Vec<Unit<'_>>, String> {
+fn units_of<'a>(file: &'a LoadedFile, read: &'a crate::input_file::ReadFiles) -> Result<Vec<Unit<'a>>, String> {
     let name = &file.name;
-    if !Archive::sniff(&file.data) {
-        return Ok(vec![Unit { name: name.clone(), data: &file.data, direct: true, code: file.code }]);
+    let data = read.bytes(&file.data);
+    if !Archive::sniff(data) {
+        return Ok(vec![Unit { name: name.clone(), data, direct: true, code: file.code }]);
     }
-    let archive = Archive::parse(&file.data).map_err(|d| format!("{name}: {d}"))?;
+    let archive = Archive::parse(data).map_err(|d| format!("{name}: {d}"))?;
     let mut units = Vec::new();
     for member in archive.files() {
         let member = member.map_err(|d| format!("{name}: {d}"))?;
@@ -1261,11 +1264,8 @@ fn is_device_only(unit: &Unit<'_>) -> bool {
 /// is searched as a host linker searches an archive: a member joins when it
 /// defines a symbol the objects before it need and nothing defines yet,
 /// repeated until none does.
-fn gather_objects<'a>(
-    files: &'a [LoadedFile],
-    arch: Arch,
-    reporter: &mut Reporter,
-) -> Result<Gathered<'a>, LinkFailure> {
+fn gather_objects<'a>(loaded: &'a Loaded, arch: Arch, reporter: &mut Reporter) -> Result<Gathered<'a>, LinkFailure> {
+    let files = &loaded.files;
     let mut gathered = Gathered::default();
     // What the objects so far define and need; only a system library asks.
     let track = files.iter().any(|f| f.system);
@@ -1281,7 +1281,7 @@ fn gather_objects<'a>(
         (d, u)
     };
     for file in files {
-        let units = units_of(file).map_err(LinkFailure::fatal)?;
+        let units = units_of(file, &loaded.read).map_err(LinkFailure::fatal)?;
         let mut per_unit = Vec::with_capacity(units.len());
         for unit in &units {
             per_unit.push(device_objects(unit, arch, reporter).map_err(LinkFailure::fatal)?);
@@ -1369,7 +1369,7 @@ fn link_failure(error: &LinkError) -> LinkFailure {
 /// tools (`cargo xtask diff`) that compare the bytes.
 pub fn link_bytes(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<u8>, LinkFailure> {
     let loaded = load_files(request, reporter).map_err(LinkFailure::fatal)?;
-    let gathered = gather_objects(&loaded.files, request.arch, reporter)?;
+    let gathered = gather_objects(&loaded, request.arch, reporter)?;
     let sources = loaded.code.sources();
     let inputs = object_inputs(&gathered, &sources);
     develf_link::link(&link_options(request, &gathered), &inputs).map_err(|e| link_failure(&e))
@@ -1396,7 +1396,7 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
         Ok(f) => f,
         Err(message) => return reporter.fatal(&message),
     };
-    let gathered = match gather_objects(&loaded.files, request.arch, reporter) {
+    let gathered = match gather_objects(&loaded, request.arch, reporter) {
         Ok(g) => g,
         Err(failure) => return report(failure, reporter),
     };
