@@ -632,7 +632,7 @@ impl Relocator<'_, '_> {
                         kept.push(OutRelocation { offset, r_type: t, symbol, addend: r.addend });
                     }
                 };
-                match keep::disposition(&query) {
+                match crate::relocate::disposition(&query, &resolved) {
                     Disposition::Apply => apply(data)?,
                     Disposition::ApplyDead => {
                         if let (false, Some(site)) = (capsule, data.get_mut(at..)) {
