@@ -119,14 +119,38 @@ pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
         .name
         .strip_prefix(".nv.merc.nv.info.")
         .filter(|_| s.class == SectionClass::Mercury)
-        .and_then(|f| layout.find(&format!(".nv.info.{f}")))
+        .and_then(|f| {
+            let name = format!(".nv.info.{f}");
+            // Rule 1.4: a same-named static function's info describes its own `.text`.
+            let own = own_text(layout, s, f).and_then(|text| {
+                layout
+                    .sections
+                    .iter()
+                    .position(|x| x.name == name && matches!(x.info, InfoField::Section(t) if t == text))
+            });
+            own.or_else(|| layout.find(&name))
+        })
         .or_else(|| {
             s.name
                 .strip_prefix(".nv.capmerc.text.")
                 .filter(|_| s.class == SectionClass::Mercury)
-                .and_then(|f| layout.find(&format!(".text.{f}")))
+                .and_then(|f| own_text(layout, s, f).or_else(|| layout.find(&format!(".text.{f}"))))
         });
     (rank, normal.unwrap_or(0))
+}
+
+/// Rule 1.4: the `.text.<f>` of the input a merc section `s` came from (two
+/// inputs' static functions may share the name).
+fn own_text(layout: &Layout, s: &OutSection, function: &str) -> Option<OutId> {
+    let piece = s.pieces.first()?;
+    let name = format!(".text.{function}");
+    layout
+        .placement
+        .get(piece.input)?
+        .iter()
+        .flatten()
+        .map(|&(o, _)| o)
+        .find(|&o| layout.section(o).is_some_and(|x| x.name == name))
 }
 
 /// A `.nv.merc.rela.*` section (kept only with entries, like `.rela.*`).
@@ -608,7 +632,7 @@ impl Relocator<'_, '_> {
                         kept.push(OutRelocation { offset, r_type: t, symbol, addend: r.addend });
                     }
                 };
-                match keep::disposition(&query) {
+                match crate::relocate::disposition(&query, &resolved) {
                     Disposition::Apply => apply(data)?,
                     Disposition::ApplyDead => {
                         if let (false, Some(site)) = (capsule, data.get_mut(at..)) {
@@ -1084,9 +1108,17 @@ pub(crate) fn link_info(s: &OutSection, strtab: u32, merc_symtab: u32, symbols: 
 pub(crate) fn shstrtab(layout: &Layout, kept: &[OutId]) -> (Vec<u8>, HashMap<OutId, u32>) {
     let mut bytes = vec![0u8];
     let mut offsets = HashMap::new();
+    // Rule 1.4: a name two sections carry is written once.
+    let mut named: HashMap<&str, u32> = HashMap::new();
     for &id in kept {
         let Some(s) = layout.section(id) else { continue };
-        offsets.insert(id, u32::try_from(bytes.len()).unwrap_or(u32::MAX));
+        if let Some(&o) = named.get(s.name.as_str()) {
+            offsets.insert(id, o);
+            continue;
+        }
+        let o = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+        named.insert(&s.name, o);
+        offsets.insert(id, o);
         bytes.extend_from_slice(s.name.as_bytes());
         bytes.push(0);
     }

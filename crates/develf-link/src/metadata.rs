@@ -893,6 +893,12 @@ impl Context<'_, '_> {
             list.reverse();
             list.sort_by_key(key);
         }
+        // Block 2 keeps its first-met order, sorted stably by the same key:
+        // relinking dp's `-r` output (block 2 `child`, then libcudadevrt's
+        // local `memset`/`memcpy_3d_device` kernels) lists the locals first,
+        // created before the global `child` (sm_90 exec and `-r`); the first
+        // link (child from the first input) keeps `child` first.
+        out.address_taken.sort_by_key(key);
         out.encode()
     }
 

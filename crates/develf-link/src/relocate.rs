@@ -16,7 +16,7 @@ use crate::symbols::SymbolTable;
 use develf_format::reloc_desc::Action;
 use develf_format::section::SHT_CUDA_RESOLVED_RELA;
 use develf_format::symbol::{
-    STB_LOCAL, STO_CUDA_CONSTANT, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_OBJECT, STT_CUDA_SURFACE,
+    STB_LOCAL, STB_WEAK, STO_CUDA_CONSTANT, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_OBJECT, STT_CUDA_SURFACE,
     STT_CUDA_TEXTURE, STT_FUNC, STT_OBJECT, STT_SECTION,
 };
 use develf_parse::elf::Symbol;
@@ -69,6 +69,28 @@ pub(crate) struct Resolved {
     pub(crate) index: Option<u32>,
     /// Rule 8.3: an undefined `__constant__` variable in `-r`, applied as -1.
     pub(crate) undefined_constant: bool,
+    /// Rule 8.4: a weak `__constant__` definition a later link may replace.
+    pub(crate) preemptible: bool,
+}
+
+/// [`keep::disposition`], plus rule 8.4: `-r` keeps, unapplied, a code
+/// relocation against a *weak* constant-bank variable (a C++17 `inline
+/// __constant__` array both files define: `c_helper`'s `R_CUDA_ABS16_32`
+/// against `ctab_inl` stays in `.rela.text.c_helper`; sm_75, 86, 90, 100,
+/// 120, both input orders, 15/15 `-r` links), as it keeps one against code
+/// or global memory; executables resolve it.
+pub(crate) fn disposition(query: &keep::Query, resolved: &Resolved) -> keep::Disposition {
+    let rule = keep::disposition(query);
+    match rule {
+        keep::Disposition::Apply
+            if resolved.preemptible
+                && query.output == keep::OutputKind::Relocatable
+                && descriptor(query.r_type).is_some_and(|d| matches!(d.action, Action::Write)) =>
+        {
+            keep::Disposition::Keep(query.r_type)
+        }
+        other => other,
+    }
 }
 
 fn bank_number(section: &str) -> u64 {
@@ -108,8 +130,15 @@ impl<'a> SymbolResolver<'_, 'a> {
         } else {
             self.symbols.output_index(self.inputs, self.resolution, self.layout, here)
         };
-        let unresolved =
-            |home| Resolved { state: SymbolState::Live, home, value: 0, bank: 0, index, undefined_constant: false };
+        let unresolved = |home| Resolved {
+            state: SymbolState::Live,
+            home,
+            value: 0,
+            bank: 0,
+            index,
+            undefined_constant: false,
+            preemptible: false,
+        };
         let Some(sym) = sym else {
             return unresolved(SymbolHome::Undefined);
         };
@@ -124,6 +153,7 @@ impl<'a> SymbolResolver<'_, 'a> {
                 bank: 0,
                 index,
                 undefined_constant: true,
+                preemptible: false,
             };
         }
         if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER) {
@@ -143,6 +173,7 @@ impl<'a> SymbolResolver<'_, 'a> {
                     bank: 0,
                     index,
                     undefined_constant: false,
+                    preemptible: false,
                 };
             }
             if sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
@@ -161,6 +192,7 @@ impl<'a> SymbolResolver<'_, 'a> {
                     bank: 0,
                     index,
                     undefined_constant: true,
+                    preemptible: false,
                 };
             }
             return unresolved(SymbolHome::Undefined);
@@ -196,7 +228,15 @@ impl<'a> SymbolResolver<'_, 'a> {
             } else {
                 SymbolState::Dead
             };
-            return Resolved { state, home: home_of(name), value: 0, bank: 0, index, undefined_constant: false };
+            return Resolved {
+                state,
+                home: home_of(name),
+                value: 0,
+                bank: 0,
+                index,
+                undefined_constant: false,
+                preemptible: false,
+            };
         };
         let out_name = self.layout.section(id).map_or("", |s| s.name.as_str());
         Resolved {
@@ -206,6 +246,7 @@ impl<'a> SymbolResolver<'_, 'a> {
             bank: bank_number(out_name),
             index,
             undefined_constant: false,
+            preemptible: def_sym.bind == STB_WEAK && home_of(out_name) == SymbolHome::ConstantBank,
         }
     }
 }
@@ -456,7 +497,7 @@ impl<'a> Context<'_, 'a> {
                         data.patch(offset, site);
                         Ok(())
                     };
-                    match keep::disposition(&query) {
+                    match disposition(&query, &resolved) {
                         Disposition::Apply => {
                             apply(&mut data)?;
                             if resolved_into.is_some() {

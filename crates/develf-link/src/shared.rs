@@ -466,9 +466,33 @@ fn plan_executable(
         let key = resolution.definition_of(v.symbol).unwrap_or(v.symbol);
         reach_of_definition.entry(key).or_default().extend(reached_by(*node));
     }
+    // Every function using each variable: an inlined template's static
+    // (`block_sum<int>`'s `TempStorage`) is named by each kernel that
+    // inlined it, so it is reached by all of them (relinked cub `-r`: one
+    // copy used by `red_int` and `red_int2`, both windows 0x418, align 0x10).
+    let mut users_of: HashMap<SymbolRef, Vec<Node>> = HashMap::new();
+    for (node, vars) in &facts.uses {
+        for &v in vars {
+            users_of.entry(v).or_default().push(*node);
+        }
+    }
+    for users in users_of.values_mut() {
+        users.sort_unstable();
+    }
+    let reached_by_users = |v: SymbolRef, first: Node| -> Vec<usize> {
+        let users = users_of.get(&v).map_or(&[][..], Vec::as_slice);
+        let mut by: Vec<usize> = kernels
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.reach.iter().any(|n| *n == first || users.contains(n)))
+            .map(|(i, _)| i)
+            .collect();
+        by.dedup();
+        by
+    };
     let mut shared_definition = false;
     for (v, node) in &pool {
-        let by = reached_by(*node);
+        let by = reached_by_users(v.symbol, *node);
         let key = resolution.definition_of(v.symbol).unwrap_or(v.symbol);
         shared_definition |= reach_of_definition.get(&key).is_some_and(|k| k.len() != 1);
         match by.as_slice() {
@@ -513,8 +537,10 @@ fn plan_executable(
             plan.homes.insert(v.symbol, id);
         }
         end = at.saturating_add(v.size);
-        let e = common_end.entry(*node).or_default();
-        *e = (*e).max(end);
+        for user in std::iter::once(*node).chain(users_of.get(&v.symbol).into_iter().flatten().copied()) {
+            let e = common_end.entry(user).or_default();
+            *e = (*e).max(end);
+        }
     }
     let common_area = end;
     for (i, k) in kernels.iter().enumerate() {

@@ -351,7 +351,24 @@ pub(crate) fn write<'a>(
             None => contents.data.get_mut(id).map(std::mem::take).unwrap_or_default(),
         };
         if let Some(text) = crate::mercury::capsule_text(s) {
-            crate::mercury::patch_capsule(s, body.bytes_mut(&s.name)?, Some(idx(&text)));
+            // Rule 1.4: a same-named static function's capsule codes its own
+            // input's `.text`, found through the input, not the name: the
+            // function symbol the capsule's sh_info names, else by name.
+            let own = s.pieces.first().and_then(|p| {
+                let input = inputs.get(p.input)?;
+                let by_symbol = input
+                    .section(p.section)
+                    .and_then(|cap| input.symbol((cap.info & 0x00ff_ffff) as usize))
+                    .and_then(|f| f.section_index())
+                    .filter(|&x| input.section(x).is_some_and(|t| t.name == text));
+                let x = match by_symbol {
+                    Some(x) => x,
+                    None => input.sections().iter().find(|x| x.name == text)?.index,
+                };
+                layout.placed(p.input, x).map(|(o, _)| o)
+            });
+            let index = own.and_then(|o| index_of.get(o).copied().flatten()).unwrap_or_else(|| idx(&text));
+            crate::mercury::patch_capsule(s, body.bytes_mut(&s.name)?, Some(index));
         }
         let size = if occupies_file(s.sh_type) { body.len() } else { s.size };
         let merc_link_info = crate::mercury::link_info(s, strtab_index, merc_symtab_index, symbols);
