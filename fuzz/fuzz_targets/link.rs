@@ -14,7 +14,8 @@
 #![no_main]
 
 use develf_format::header::Arch;
-use develf_link::{Input, LinkOptions, OutputKind, link};
+use develf_format::section::{SHF_EXECINSTR, SHT_PROGBITS};
+use develf_link::{CodeSource, Input, LinkOptions, OutputKind, link};
 use libfuzzer_sys::fuzz_target;
 
 /// Small fixture objects whose pairs link (or fail cleanly) unmutated.
@@ -38,6 +39,22 @@ fn options(selector: u8) -> Option<LinkOptions> {
     Some(options)
 }
 
+/// `bytes` with the code sections' contents zeroed (when it parses).
+fn without_code(bytes: &[u8]) -> Vec<u8> {
+    let mut copy = bytes.to_vec();
+    if let Ok(cubin) = develf_parse::Cubin::parse(bytes) {
+        for s in cubin.sections() {
+            if s.sh_type == SHT_PROGBITS && s.flags & SHF_EXECINSTR != 0 {
+                let start = usize::try_from(s.offset).unwrap_or(usize::MAX);
+                if let Some(code) = start.checked_add(s.bytes().len()).and_then(|end| copy.get_mut(start..end)) {
+                    code.fill(0);
+                }
+            }
+        }
+    }
+    copy
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else { return };
     let Some(options) = options(selector) else { return };
@@ -56,7 +73,19 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         let inputs = [Input::new(CORPUS[first].0, &a), Input::new(CORPUS[second].0, &b)];
-        let _ = link(&options, &inputs);
+        let in_memory = link(&options, &inputs);
+        // The same link with the code read from a source (`Input::code`),
+        // as `develf nvlink` reads files: the same bytes or the same error.
+        if selector & 2 != 0 {
+            let (a_source, b_source): (&dyn CodeSource, &dyn CodeSource) = (&a, &b);
+            let (a_bytes, b_bytes) = (without_code(&a), without_code(&b));
+            let inputs = [
+                Input { name: CORPUS[first].0, bytes: &a_bytes, code: Some(a_source) },
+                Input { name: CORPUS[second].0, bytes: &b_bytes, code: Some(b_source) },
+            ];
+            let from_source = link(&options, &inputs);
+            assert_eq!(in_memory.map_err(|e| e.to_string()), from_source.map_err(|e| e.to_string()));
+        }
     } else {
         let Some((&cuts, rest)) = rest.split_first() else { return };
         let three = cuts & 0x80 != 0;
