@@ -175,8 +175,10 @@ fn may_stay_undefined(s: &Symbol<'_>) -> bool {
 }
 
 pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, LinkError> {
-    let mut globals: Vec<Global<'a>> = Vec::new();
-    let mut by_name: HashMap<&'a str, GlobalId> = HashMap::new();
+    // Room for every symbol: growing rehashes every name.
+    let symbols: usize = inputs.iter().map(|i| i.symbols().len()).sum();
+    let mut globals: Vec<Global<'a>> = Vec::with_capacity(symbols);
+    let mut by_name: HashMap<&'a str, GlobalId> = HashMap::with_capacity(symbols);
     let mut global_of: Vec<Vec<Option<GlobalId>>> = Vec::with_capacity(inputs.len());
     // Rule 5.1: per input, its FUNC symbols first, then its other globals.
     for input in inputs {

@@ -66,6 +66,16 @@ impl StringTable {
         StringTable { bytes: vec![0], ..StringTable::default() }
     }
 
+    /// Room for `strings` names: growing the table rehashes every name (a
+    /// big link has tens of thousands).
+    pub(crate) fn with_capacity(strings: usize) -> StringTable {
+        StringTable {
+            bytes: vec![0],
+            offsets: HashTable::with_capacity(strings),
+            hasher: DefaultHashBuilder::default(),
+        }
+    }
+
     pub(crate) fn add(&mut self, s: &str) -> u32 {
         if s.is_empty() {
             return 0;
@@ -297,7 +307,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     // `__internal_trig_reduction_slowpathd`'s three sections, 0x86 bytes).
     let mut shstrtab = vec![0u8];
     let mut section_name = Vec::with_capacity(layout.sections.len());
-    let mut named: HashMap<&str, u32> = HashMap::new();
+    let mut named: HashMap<&str, u32> = HashMap::with_capacity(layout.sections.len());
     for s in &layout.sections {
         if let Some(&o) = named.get(s.name.as_str()) {
             section_name.push(o);
@@ -309,10 +319,11 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         shstrtab.extend_from_slice(s.name.as_bytes());
         shstrtab.push(0);
     }
-    let mut logged_names: HashSet<&str> = HashSet::new();
+    let mut logged_names: HashSet<&str> = HashSet::with_capacity(layout.sections.len());
 
     // .strtab: prototypes, the log (relocations of constant banks first), locals, globals.
-    let mut strtab = StringTable::new();
+    let names = layout.log.len() + inputs.iter().map(|i| i.symbols().len()).sum::<usize>();
+    let mut strtab = StringTable::with_capacity(names);
     for p in prototype_strings(inputs) {
         strtab.add_signature(p);
     }
