@@ -75,6 +75,8 @@ static ALIASES: &[(&str, &str)] = &[
     (".nv.merc.nv.constant.user", ".nv.constant3"),
     (".nv.merc.nv.global.init", ".nv.global.init"),
     (".nv.merc.nv_debug_ptx_txt", ".nv_debug_ptx_txt"),
+    // U21: `-lineinfo` objects' `.nv.merc.debug_str` (two.cu, sm_100/sm_120).
+    (".nv.merc.debug_str", ".debug_str"),
 ];
 
 /// Rule 2: the `sh_link` of Mercury sections, by type.
