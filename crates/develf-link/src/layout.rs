@@ -550,11 +550,23 @@ pub(crate) fn build(
             // U9: a weak device function that loses to a later input's copy
             // (fewer registers) still has its `.text` created here, and the
             // winner's code goes into it (wreg `-r`: `wsum` before `kwa`).
-            if let Some(d) = def.filter(|d| d.input > i && !is_kernel(s)) {
+            // U13: so does a weak kernel (sm_80 tpl_a + sm_86 tpl_b for sm_86,
+            // where the newer SM's `tkernel<int>` wins), with its `.nv.info`
+            // and `.nv.shared` names.
+            if let Some(d) = def.filter(|d| d.input > i) {
                 let later = inputs.get(d.input).and_then(|x| x.symbol(d.symbol)).and_then(|y| y.section_index());
                 let header = input.section(text).copied();
                 if let (Some(_), Some(h)) = (later, header) {
-                    b.create(h.name, C::Text, h.sh_type, h.flags, h.addralign.max(1));
+                    let id = b.create(h.name, C::Text, h.sh_type, h.flags, h.addralign.max(1));
+                    if is_kernel(s) {
+                        let info = b.create(&companion(".nv.info.", h.name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
+                        let shared = b.create(&companion(".nv.shared.", h.name), C::Shared, SHT_CUDA_SHARED, 0x43, 4);
+                        for x in [info, shared] {
+                            if let Some(out) = b.layout.sections.get_mut(x) {
+                                out.info = InfoField::Section(id);
+                            }
+                        }
+                    }
                 }
             }
             if def != Some(me) || b.layout.placed(i, text).is_some() {
@@ -717,6 +729,17 @@ pub(crate) fn build(
         // merc outputs keep it, empty (6/6 ptx links, exec and `-r`).
         for s in input.sections() {
             let empty = s.size == 0;
+            // U13: a weak function's relocation sections are named where its
+            // losing copy is, when the winner comes from a later input.
+            if is_relocation_type(s.sh_type)
+                && !empty
+                && !s.name.starts_with(".nv.merc.")
+                && b.resolution.is_discarded(i, s.info as usize)
+                && lost_to_later(&b, i, s.info as usize)
+            {
+                b.create(s.name, C::Relocation, s.sh_type, 0x40, 8);
+                continue;
+            }
             if !is_relocation_type(s.sh_type)
                 || (empty && !(mercury && s.name.starts_with(".rel")))
                 || s.name.starts_with(".nv.merc.")
@@ -867,6 +890,21 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
         return;
     }
     if !b.usable(i, index) {
+        // U13: a weak kernel's bank whose kernel lost to a later input's copy
+        // is created here, named where nvlink meets it (sm_80 tpl_a + sm_86
+        // tpl_b for sm_86: `.nv.constant0.<tkernel<int>>` after `ka`'s), and
+        // the winner's bank goes into it; a local of the discarded bank then
+        // has a home (rule 5.6: `-r`'s `_param`).
+        if class == C::ConstantBank && b.resolution.is_discarded(i, index) && lost_to_later(b, i, s.info as usize) {
+            let id = b.create(s.name, C::ConstantBank, s.sh_type, s.flags, s.addralign.max(1));
+            if linker_relocations {
+                let rel = b.create(&format!(".rel{}", s.name), C::Relocation, SHT_REL, 0, 8);
+                if let Some(out) = b.layout.sections.get_mut(rel) {
+                    out.target = Some(id);
+                }
+            }
+            return;
+        }
         // Rule 9.2: a removed kernel's own `.nv.shared.<k>` still has its
         // name logged where this pass meets it (sync sm_75 `-kernels-used=
         // sync_spin`: `.nv.shared._Z18sync_atomic_kernelPiPfi` after the kept
@@ -892,6 +930,18 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
             }
         }
     }
+}
+
+/// Whether the function in section `text` of input `i` is a weak copy that
+/// lost to a later input's (U13).
+fn lost_to_later(b: &Builder<'_, '_>, i: usize, text: usize) -> bool {
+    b.inputs.get(i).is_some_and(|input| {
+        input.symbols().iter().any(|y| {
+            y.st_type == STT_FUNC
+                && y.section_index() == Some(text)
+                && b.resolution.definition_of(SymbolRef { input: i, symbol: y.index }).is_some_and(|d| d.input > i)
+        })
+    })
 }
 
 /// Rule 8.2 (`-preserve-relocs`): the first relocation section created for
@@ -1002,6 +1052,24 @@ fn finish_classes(layout: &mut Layout) {
 
 /// Texture and surface references: kinds in slot order (rule 11.6) with the
 /// relocation type naming their header index.
+/// Rule 11.6: the order nvlink gives `n` texture/surface header slots, a
+/// fixed permutation of the references that depends only on `n` (what a
+/// merge sort whose comparator finds every pair equal leaves): the
+/// even-numbered items (0, 2, ...) reversed and the odd-numbered reversed
+/// are ordered the same way, then the odd ones come first for an even `n`,
+/// the even ones for an odd `n`. Fits every measured count: 2..17, 20, 24,
+/// 32 textures (sm_90: `[2,1]`, `[1,3,2]`, `[2,4,1,3]`, `[5,1,3,2,4]`, ...),
+/// and two textures with two surfaces (surfaces first: `sB, tB, sA, tA`).
+fn slot_order<T: Copy>(list: &[T]) -> Vec<T> {
+    if list.len() <= 1 {
+        return list.to_vec();
+    }
+    let even: Vec<T> = list.iter().copied().step_by(2).collect::<Vec<_>>().into_iter().rev().collect();
+    let odd: Vec<T> = list.iter().copied().skip(1).step_by(2).collect::<Vec<_>>().into_iter().rev().collect();
+    let (even, odd) = (slot_order(&even), slot_order(&odd));
+    if list.len() % 2 == 0 { [odd, even].concat() } else { [even, odd].concat() }
+}
+
 static TEXTURE_KINDS: &[(u8, u32)] =
     &[(STT_CUDA_TEXTURE, R_CUDA_TEX_HEADER_INDEX), (STT_CUDA_SURFACE, R_CUDA_SURF_HEADER_INDEX)];
 
@@ -1024,7 +1092,10 @@ fn assign_texture_slots(b: &mut Builder<'_, '_>) {
     if references.is_empty() {
         return;
     }
-    references.sort_by_key(|&(kind, g)| (kind, g));
+    // Rule 11.6: surfaces, then textures, each in `.symtab` order, put in
+    // nvlink's slot order.
+    references.sort_by_key(|&(kind, g)| (std::cmp::Reverse(kind), g));
+    let references = slot_order(&references);
     // Kernels whose code names a reference, in output section order.
     let mut users: Vec<OutId> = Vec::new();
     for input in b.inputs {

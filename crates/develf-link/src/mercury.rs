@@ -75,6 +75,8 @@ static ALIASES: &[(&str, &str)] = &[
     (".nv.merc.nv.constant.user", ".nv.constant3"),
     (".nv.merc.nv.global.init", ".nv.global.init"),
     (".nv.merc.nv_debug_ptx_txt", ".nv_debug_ptx_txt"),
+    // U21: `-lineinfo` objects' `.nv.merc.debug_str` (two.cu, sm_100/sm_120).
+    (".nv.merc.debug_str", ".debug_str"),
 ];
 
 /// Rule 2: the `sh_link` of Mercury sections, by type.
@@ -756,8 +758,9 @@ pub(crate) fn relocate(
     }
     for (id, s) in layout.sections.iter().enumerate() {
         if s.name == ".debug_frame" || s.name == ".nv.merc.debug_frame" {
+            let raw = if s.name == ".nv.merc.debug_frame" { unrelocated_cie_pointers(inputs, s) } else { Vec::new() };
             if let Some(data) = contents.data.get_mut(id) {
-                fix_cie_pointers(data.bytes_mut(&s.name)?);
+                fix_cie_pointers(data.bytes_mut(&s.name)?, &raw);
             }
         }
     }
@@ -1038,8 +1041,12 @@ fn remove_ranges(
 /// Rule 7.9 (merc): every FDE's CIE pointer names the CIE before it. ptxas
 /// 13.5 writes the merc copy's offset into `.debug_frame`'s second FDE
 /// (0x70 where the CIE is at 0x68); nvlink points it at the real CIE.
-/// 64-bit DWARF only (`0xffffffff` escape), as ptxas writes it.
-fn fix_cie_pointers(data: &mut [u8]) {
+/// 64-bit DWARF only (`0xffffffff` escape), as ptxas writes it. Except in
+/// `raw`: the FDEs of an input whose CIE pointers have no relocation (a `-r`
+/// output's `.nv.merc.debug_frame`) keep their bytes, pointing into the
+/// start of the merged section (shm_b + shm_a's `-r` output on sm_100: 0, not
+/// 0x1c0; rule 7.9).
+fn fix_cie_pointers(data: &mut [u8], raw: &[(u64, u64)]) {
     let mut at = 0usize;
     let mut cie: Option<u64> = None;
     while let Some(head) = data.get(at..at + 20) {
@@ -1053,6 +1060,8 @@ fn fix_cie_pointers(data: &mut [u8]) {
         id.copy_from_slice(&head[12..20]);
         if u64::from_le_bytes(id) == u64::MAX {
             cie = Some(at as u64);
+        } else if raw.iter().any(|&(from, to)| (from..to).contains(&(at as u64))) {
+            // Kept as the input has it.
         } else if let (Some(c), Some(field)) = (cie, data.get_mut(at + 12..at + 20)) {
             field.copy_from_slice(&c.to_le_bytes());
         }
@@ -1062,6 +1071,23 @@ fn fix_cie_pointers(data: &mut [u8]) {
         }
         at = next;
     }
+}
+
+/// The byte ranges of `out` whose input had no relocation against a section
+/// symbol (ptxas relocates each FDE's CIE pointer against `.debug_frame`; a
+/// `-r` output has resolved and dropped those).
+fn unrelocated_cie_pointers(inputs: &[InputObject<'_>], out: &OutSection) -> Vec<(u64, u64)> {
+    out.pieces
+        .iter()
+        .filter_map(|p| {
+            let input = inputs.get(p.input)?;
+            let size = input.section(p.section)?.size;
+            let relocated = input.cubin.relocation_sections().filter(|r| r.target as usize == p.section).any(|r| {
+                r.entries().any(|e| input.symbol(e.symbol as usize).is_some_and(|y| y.st_type == STT_SECTION))
+            });
+            (!relocated).then_some((p.offset, p.offset.saturating_add(size)))
+        })
+        .collect()
 }
 
 /// The Mercury metadata sections nvlink regenerates: the merc copies of

@@ -852,11 +852,25 @@ impl Context<'_, '_> {
                 }
                 let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
                 let i = input.index;
+                let later = |a: u32| {
+                    let r = SymbolRef { input: i, symbol: a as usize };
+                    self.resolution.definition_of(r).is_some_and(|d| d.input > i)
+                };
                 let both = |Pair(a, b): Pair| {
                     if !self.survives(i, a) {
                         return None;
                     }
                     Some(Pair(self.out_index(i, a)?, self.out_index(i, b)?))
+                };
+                // U13: an executable also keeps the calls of a losing weak copy
+                // whose winner comes from a later input, naming the winner
+                // (sm_80 tpl_a + sm_86 tpl_b for sm_86: `tkernel<int> ->
+                // tsum<int>` twice); `-r` does not (mix80_86r).
+                let calls = |Pair(a, b): Pair| {
+                    if self.layout.executable && later(a) {
+                        return Some(Pair(self.out_index(i, a)?, self.out_index(i, b)?));
+                    }
+                    both(Pair(a, b))
                 };
                 let with_signature = |Pair(a, p): Pair| {
                     if !self.survives(i, a) {
@@ -864,18 +878,28 @@ impl Context<'_, '_> {
                     }
                     Some(Pair(self.out_index(i, a)?, self.signature(input, p)?))
                 };
-                out.calls.extend(graph.calls.into_iter().filter_map(both));
+                // U13: an address-taken weak function whose winner comes from
+                // a later input is listed at its losing copy's place (poly
+                // sm_80 + sm_86 for sm_86, exec and `-r`).
+                let taken = |Pair(a, p): Pair| {
+                    if later(a) {
+                        return Some(Pair(self.out_index(i, a)?, self.signature(input, p)?));
+                    }
+                    with_signature(Pair(a, p))
+                };
+                out.calls.extend(graph.calls.into_iter().filter_map(calls));
                 // Address-taken functions (block 2) are listed once, first
                 // input first (fptr: times3, add1 from main, then ident, neg
                 // from ops; 12/12 fptr links); indirect call sites (block 3)
                 // are not deduplicated.
-                for pair in graph.address_taken.into_iter().filter_map(with_signature) {
+                for pair in graph.address_taken.into_iter().filter_map(taken) {
                     if !out.address_taken.iter().any(|p| p.0 == pair.0) {
                         out.address_taken.push(pair);
                     }
                 }
                 out.indirect_calls.extend(graph.indirect_calls.into_iter().filter_map(with_signature));
-                out.address_of.extend(graph.address_of.into_iter().filter_map(both));
+                // Like calls (poly sm_80 + sm_86: a losing vtable's entries twice).
+                out.address_of.extend(graph.address_of.into_iter().filter_map(calls));
             }
         }
         // Each input's pairs are prepended, then sorted stably by caller; the
@@ -933,7 +957,13 @@ impl Context<'_, '_> {
                 for mut p in list.0 {
                     let r = SymbolRef { input: input.index, symbol: p.symbol as usize };
                     let vetoed = self.resolution.global(r).is_some_and(|g| self.layout.prototype_vetoed.contains(&g));
-                    if vetoed || !self.survives(input.index, p.symbol) {
+                    // U13: a losing weak copy whose winner comes from a *later*
+                    // input (sm_80 tpl_a + sm_86 tpl_b for sm_86: the sm_86
+                    // `shared_helper` wins) keeps its entry in its own input's
+                    // place, naming the winner; a later loser's entry is a
+                    // duplicate anyway.
+                    let replaced_by_later = self.resolution.definition_of(r).is_some_and(|d| d.input > input.index);
+                    if vetoed || !(self.survives(input.index, p.symbol) || replaced_by_later) {
                         continue;
                     }
                     let (Some(symbol), Some(signature)) =

@@ -284,6 +284,17 @@ impl<'a> Context<'_, 'a> {
                 resolved.index = Some(index);
             }
         }
+        // Rule 12.10: outside code (`.debug_info` of `-G` objects), the extern
+        // symbol's own offset under `-g`, which defines it; otherwise it stays
+        // undefined, -1 (shmG sm_90: 0x3a0 / 0x3ff with ptxas's addend 0x400).
+        let code = self.layout.section(patched).is_some_and(|s| crate::gc::is_code_section(&s.name));
+        if is_extern && self.layout.executable && !code {
+            let name = self.inputs.get(key.input).and_then(|i| i.symbol(key.symbol)).map_or("", |s| s.name);
+            return match plan.extern_values.get(name) {
+                Some(&v) if self.layout.debug => v,
+                _ => u64::MAX,
+            };
+        }
         match plan.offsets.get(&key) {
             Some(&v) => v,
             None if is_extern => plan.extern_offset.get(&patched).copied().unwrap_or(0),
@@ -324,6 +335,7 @@ impl<'a> Context<'_, 'a> {
         r: &develf_parse::elf::Relocation,
         offset: u64,
         resolved: &Resolved,
+        code: bool,
     ) -> Option<OutRelocation> {
         let writes = descriptor(r.r_type).is_some_and(|d| d.action == Action::Write);
         let slot = resolved.home == SymbolHome::TextureSlot && self.layout.executable;
@@ -334,11 +346,12 @@ impl<'a> Context<'_, 'a> {
         let symbol = resolved.index?;
         let input_symbol = self.inputs.get(input).and_then(|i| Some((i, i.symbol(r.symbol as usize)?)));
         // Rule 12.10: `-preserve-relocs` alone keeps an `extern __shared__`
-        // symbol (with a common area) but lists none of its relocations; `-g`
-        // lists them (rule 12.4).
+        // symbol (with a common area) but lists none of its code's relocations
+        // (`.debug_info`'s, of `-G` objects, it does: shmG sm_90); `-g` lists
+        // them (rule 12.4).
         let extern_shared = input_symbol
             .is_some_and(|(i, s)| s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED && crate::shared::is_extern(i, s));
-        if self.layout.executable && extern_shared && !self.layout.debug {
+        if self.layout.executable && extern_shared && !self.layout.debug && code {
             return None;
         }
         let section_symbol = input_symbol.is_some_and(|(_, s)| s.st_type == STT_SECTION);
@@ -501,7 +514,8 @@ impl<'a> Context<'_, 'a> {
                         Disposition::Apply => {
                             apply(&mut data)?;
                             if resolved_into.is_some() {
-                                if let Some(entry) = self.resolved_entry(piece.input, r, offset, &resolved) {
+                                let code = crate::gc::is_code_section(&out.name);
+                                if let Some(entry) = self.resolved_entry(piece.input, r, offset, &resolved, code) {
                                     resolved_list.push(((piece.input, rs.section, position), entry));
                                 }
                             }

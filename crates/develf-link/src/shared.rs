@@ -51,9 +51,12 @@ pub(crate) struct SharedPlan {
     /// each device function's shared variable is kept in (its kernel's
     /// `.nv.shared.<k>` when one kernel reaches it, else `.nv_debug.shared`).
     pub homes: HashMap<SymbolRef, OutId>,
-    /// Executables under `-g` (rule 12.10): each `extern __shared__` symbol's
-    /// value.
+    /// Executables (rule 12.10): each `extern __shared__` symbol's offset,
+    /// the largest extern offset of the kernels naming it.
     pub extern_values: HashMap<String, u64>,
+    /// What `-g` adds to those offsets in `.symtab`: the reserved area when a
+    /// common area exists (rule 12.10).
+    pub extern_bias: u64,
     /// Executables: where the common area (rule 12.1) ends, if there is one.
     pub common_area: Option<u64>,
     /// The value nvlink leaves in the null symbol (rule 12.9): not 0 only
@@ -628,18 +631,18 @@ fn plan_executable(
     }
     share_extern_offsets(layout, facts, kernels, reserved, plan);
     plan.common_area = (!common.is_empty()).then_some(common_area);
-    // Rule 12.10: `-g`'s extern symbols have a value: the extern offset of
-    // the kernels using them, plus the reserved area when `.nv_debug.shared`
-    // holds a common area (g1 0, g3 0x20, g6 0x30; g2 0x420, xshm `xshm_dyn`
-    // 0x5b0 and `xshm_dynb` 0x400; sm_75 and sm_90).
-    if layout.debug {
-        let add = if common.is_empty() { 0 } else { reserved };
-        for k in kernels {
-            let Some(&start) = plan.extern_offset.get(&k.text) else { continue };
-            for name in k.reach.iter().filter_map(|n| facts.node_externs.get(n)).flatten() {
-                let v = plan.extern_values.entry(name.clone()).or_default();
-                *v = (*v).max(start.saturating_add(add));
-            }
+    // Rule 12.10: an extern symbol's offset is the largest extern offset of
+    // the kernels naming it (`-g`: one offset anyway); `-g`'s `.symtab` adds
+    // the reserved area when `.nv_debug.shared` holds a common area (g1 0, g3
+    // 0x20, g6 0x30; g2 0x420, xshm `xshm_dyn` 0x5b0 and `xshm_dynb` 0x400;
+    // sm_75 and sm_90), `.debug_info` does not (shmG: `dyn` 0x3a0 and `dynb`
+    // 0x1a0 plus ptxas's addend 0x400).
+    plan.extern_bias = if common.is_empty() { 0 } else { reserved };
+    for k in kernels {
+        let Some(&start) = plan.extern_offset.get(&k.text) else { continue };
+        for name in k.reach.iter().filter_map(|n| facts.node_externs.get(n)).flatten() {
+            let v = plan.extern_values.entry(name.clone()).or_default();
+            *v = (*v).max(start);
         }
     }
 }
@@ -718,6 +721,27 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan
     // Rule 12.3's 0x10 and 0x20 are the extern alignment and twice it
     // (rule 12.8: 0x100 and 0x200 when relinking a `-r` output).
     let a = facts.extern_align;
+    // Rule 12.10: `-r -g` makes no instances. Each extern symbol is defined
+    // in `.nv_debug.shared` at the largest `align_up(variables, a)` of the
+    // kernels whose own code names it, `a` the link's alignment (g6: `d` at
+    // 0x30 from `k2`'s 0x24; xa+b: `buf` 0x80 from `ka`'s 0x14; xshm:
+    // `xshm_dyn` 0x30 from `xshm_small`, not `xshm_big`, which reaches it
+    // through a function; shared's `dyn` 0), and each such kernel's offset is
+    // the largest of its symbols'.
+    let names_of = |k: &Kernel| k.reach.first().and_then(|n| facts.node_externs.get(n)).cloned().unwrap_or_default();
+    if layout.debug {
+        for k in kernels {
+            for name in names_of(k) {
+                let v = plan.extern_values.entry(name).or_default();
+                *v = (*v).max(align_up(k.own_extent, a));
+            }
+        }
+    }
+    let debug_offset = |k: &Kernel| -> Option<u64> {
+        let names = names_of(k);
+        (layout.debug && !names.is_empty())
+            .then(|| names.iter().filter_map(|n| plan.extern_values.get(n)).copied().max().unwrap_or(0))
+    };
     for k in kernels {
         let (size, align) = if facts.any_extern {
             let size = if k.uses_extern {
@@ -728,16 +752,27 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan
                 // is 0x40-aligned, 0x20 when it is 0x10; size 0x80 either way).
                 let mine = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max();
                 let mine = mine.unwrap_or(a);
-                let offset = align_up(k.own_extent, mine).max(mine);
-                // One instance per kernel whose own code uses extern memory,
-                // equal offsets included (shm: 0x100, 0x10, 0x10); a kernel
-                // reaching it only through a device function gets none (xshm:
-                // `xshm_big`).
-                if k.reach.first().is_some_and(|n| facts.extern_users.contains(n)) {
-                    plan.instances.push(offset);
-                    plan.instance_of.insert(k.text, plan.instances.len() - 1);
+                if let Some(offset) = debug_offset(k) {
+                    // Rule 12.10: `-r -g`, a kernel whose own code names
+                    // extern memory: room up to its symbols' offset, at least
+                    // twice the alignment (g6: 0x30; e2: 0x20; xa's `kb`,
+                    // 0x40 for `buf` at 0x20) or, at offset 0, one alignment
+                    // unit (shared, xshm's `xshm_only_dyn`: 0x10).
+                    if offset == 0 && k.own.is_empty() { a } else { offset.max(a.saturating_mul(2)) }
+                } else if layout.debug {
+                    grow_by_room(k.own_extent, a)
+                } else {
+                    let offset = align_up(k.own_extent, mine).max(mine);
+                    // One instance per kernel whose own code uses extern memory,
+                    // equal offsets included (shm: 0x100, 0x10, 0x10); a kernel
+                    // reaching it only through a device function gets none (xshm:
+                    // `xshm_big`).
+                    if k.reach.first().is_some_and(|n| facts.extern_users.contains(n)) {
+                        plan.instances.push(offset);
+                        plan.instance_of.insert(k.text, plan.instances.len() - 1);
+                    }
+                    offset.max(a.saturating_mul(2))
                 }
-                offset.max(a.saturating_mul(2))
             } else if k.own_extent < a {
                 grow_by_room(k.own_extent, a)
             } else {
@@ -747,9 +782,16 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan
         } else {
             (k.own_size, k.own_align)
         };
-        let keep = facts.any_extern || !k.own.is_empty() || k.own_size > 0;
-        if k.own.is_empty() && k.own_size == 0 && !k.uses_extern {
-            // Kept only for the extern room: no section symbol (R1: `kz`).
+        // Rule 12.10: under `-g`, an extern-only kernel at offset 0 goes when
+        // the extern alignment is above 16 (e1 alone: `buf`, 0x40; xa+b:
+        // `kd`'s plain extern in a 0x80-aligned link), like an empty
+        // over-aligned executable window (12.9).
+        let offset = debug_offset(k);
+        let dropped = offset == Some(0) && k.own.is_empty() && a > EXTERN_ALIGN;
+        let keep = (facts.any_extern || !k.own.is_empty() || k.own_size > 0) && !dropped;
+        if k.own.is_empty() && k.own_size == 0 && (!k.uses_extern || (layout.debug && offset.unwrap_or(0) == 0)) {
+            // Kept only for the extern room: no section symbol (R1: `kz`;
+            // rule 12.10: under `-g` also a user at offset 0).
             plan.no_symbol.insert(k.shared);
         }
         if let Some(out) = layout.sections.get_mut(k.shared) {

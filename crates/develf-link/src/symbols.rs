@@ -595,8 +595,13 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             None if executable && extern_shared && !layout.debug => {
                 (section, layout.shared.reserved.wrapping_sub(1), sym.size)
             }
-            None if executable && extern_shared => {
+            // Rule 12.10: `-r -g` defines the extern symbols at an offset.
+            None if !executable && extern_shared && layout.debug => {
                 (section, layout.shared.extern_values.get(global.name).copied().unwrap_or(0), sym.size)
+            }
+            None if executable && extern_shared => {
+                let value = layout.shared.extern_values.get(global.name).map_or(0, |v| v + layout.shared.extern_bias);
+                (section, value, sym.size)
             }
             None => (section, sym.value.saturating_add(base), sym.size),
         };
