@@ -821,12 +821,38 @@ impl Context<'_, '_> {
         // Each input's pairs are prepended, then sorted stably by caller; the
         // indirect call sites (block 3) and address-of pairs (block 4) too
         // (poly: `kpoly`'s six vtable entries and two call signatures come out
-        // reversed, on every architecture).
+        // reversed, on every architecture). The key is the caller's creation
+        // rank, not its output index: a local caller (ptxas's `$N` clone of a
+        // `__noinline__` function, `_Z9dev_norm2PKdi$17`) sorts among its
+        // input's globals, not before every global as `.symtab` puts it.
+        let rank = self.creation_rank();
+        let key = |p: &Pair| rank.get(p.0 as usize).copied().unwrap_or(u32::MAX);
         for list in [&mut out.calls, &mut out.indirect_calls, &mut out.address_of] {
             list.reverse();
-            list.sort_by_key(|p| p.0);
+            list.sort_by_key(key);
         }
         out.encode()
+    }
+
+    /// Per output symbol, the order in which nvlink creates it: every input's
+    /// `.symtab` walked in order, a symbol counted at its first mention
+    /// (locals and globals together). Output globals keep this order, which
+    /// is why sorting by it equals sorting by output index for them (rule 7.6).
+    fn creation_rank(&self) -> Vec<u32> {
+        let mut rank = vec![u32::MAX; self.symbols.symbols.len()];
+        let mut next = 0u32;
+        for input in self.inputs {
+            for s in 1..input.symbols().len() {
+                let Ok(symbol) = u32::try_from(s) else { break };
+                if let Some(slot) = self.out_index(input.index, symbol).and_then(|o| rank.get_mut(o as usize)) {
+                    if *slot == u32::MAX {
+                        *slot = next;
+                        next += 1;
+                    }
+                }
+            }
+        }
+        rank
     }
 
     /// Rule 7.8 (order unverified, U6): every input's entries in input order.
