@@ -7,6 +7,9 @@
 use crate::input::InputObject;
 use crate::options::{LinkOptions, OutputKind};
 use crate::resolve::{Resolution, SHF_INFO_LINK, SymbolRef, is_kernel};
+use develf_eiattr::CallGraph;
+use develf_eiattr::callgraph::Pair;
+use develf_format::section::SHT_CUDA_CALLGRAPH;
 use std::collections::VecDeque;
 
 /// Which input sections survive.
@@ -102,6 +105,28 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                 } else if !from_debug {
                     // A function pointer in data (`.nv.global.init`, a constant bank).
                     root(to, &mut live, &mut queue);
+                }
+            }
+        }
+    }
+    // Calls ptxas resolved without a relocation: a kernel's call of a weak
+    // helper of its own input (sm_75/sm_86 `__shfl_xor_sync` calls
+    // `__cuda_sm70_shflsync_bfly_p` with no `.rela.text` entry) is only in
+    // `.nv.callgraph`, and nvlink keeps the helper (rule 9.9).
+    let text_of = |r: SymbolRef| {
+        let def = resolution.definition_of(r)?;
+        let section = inputs.get(def.input)?.symbol(def.symbol)?.section_index()?;
+        is_text(def.input, section).then(|| node(def.input, section)).flatten()
+    };
+    for input in inputs {
+        for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_CALLGRAPH) {
+            let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
+            for Pair(caller, callee) in graph.calls {
+                let at = |symbol: u32| text_of(SymbolRef { input: input.index, symbol: symbol as usize });
+                if let (Some(from), Some(to)) = (at(caller), at(callee)) {
+                    if let Some(e) = edges.get_mut(from) {
+                        e.push(to);
+                    }
                 }
             }
         }
