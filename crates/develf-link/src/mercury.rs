@@ -730,8 +730,14 @@ pub(crate) fn relocate(
             cut_line_sequences(inputs, resolution, layout, table, contents)?;
         }
     }
+    // Only the normal copy: `.nv.merc.debug_frame` keeps what its
+    // relocations give it. An input that is itself an nvlink `-r` output has
+    // no relocation left for its CIE pointers, and nvlink keeps their
+    // input-relative values there (relinked sten/sort/solver halves,
+    // sm_100..sm_121: the second half's FDEs point at 0, 14 FDEs a link),
+    // while the normal copy's are recomputed.
     for (id, s) in layout.sections.iter().enumerate() {
-        if s.name == ".debug_frame" || s.name == ".nv.merc.debug_frame" {
+        if s.name == ".debug_frame" {
             if let Some(data) = contents.data.get_mut(id) {
                 fix_cie_pointers(data.bytes_mut(&s.name)?);
             }
