@@ -67,6 +67,8 @@ static SUBRANKS: &[(&str, u8)] = &[
     (".nv.merc.nv.constant", 7),
     (".nv.capmerc.", 8),
     (".nv.merc.nv.global.init", 9),
+    // sm_110's reserved shared section comes last (merc2 sm_110 `-r`, 3 and 6 inputs).
+    (".nv.merc.nv.shared.reserved.", 10),
 ];
 
 /// Rule 3.2: Mercury sections that take no file space of their own but share
