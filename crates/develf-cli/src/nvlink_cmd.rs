@@ -1083,6 +1083,13 @@ fn device_objects<'a>(unit: &Unit<'a>, arch: Arch, reporter: &mut Reporter) -> R
         return Ok(out);
     }
     if is_cubin(data) {
+        // nvlink skips a cubin whose ELF structure it cannot read (a real one
+        // cut at 64, 300 or 3000 bytes: no message, exit 0, the other inputs
+        // linked as without it; merc2 sweep); say it, and do the same.
+        if let Err(d) = develf_parse::Cubin::parse(data) {
+            reporter.warning(&format!("Input file '{name}' is a damaged cubin ({d}); skipped, as nvlink skips it"));
+            return Ok(Vec::new());
+        }
         return Ok(vec![(name.clone(), Cow::Borrowed(data), unit.code)]);
     }
     // nvlink skips files it does not recognise without a word; say it.

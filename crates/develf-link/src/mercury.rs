@@ -67,6 +67,8 @@ static SUBRANKS: &[(&str, u8)] = &[
     (".nv.merc.nv.constant", 7),
     (".nv.capmerc.", 8),
     (".nv.merc.nv.global.init", 9),
+    // sm_110's reserved shared section comes last (merc2 sm_110 `-r`, 3 and 6 inputs).
+    (".nv.merc.nv.shared.reserved.", 10),
 ];
 
 /// Rule 3.2: Mercury sections that take no file space of their own but share
@@ -756,6 +758,11 @@ pub(crate) fn relocate(
             cut_line_sequences(inputs, resolution, layout, table, contents)?;
         }
     }
+    // An input that is itself an nvlink `-r` output has no relocation left
+    // for its `.nv.merc.debug_frame` CIE pointers, and nvlink keeps their
+    // input-relative values there (relinked sten/sort/solver halves,
+    // sm_100..sm_121: the second half's FDEs point at 0, 14 FDEs a link;
+    // rule 11.1), while the normal copy's are recomputed.
     for (id, s) in layout.sections.iter().enumerate() {
         if s.name == ".debug_frame" || s.name == ".nv.merc.debug_frame" {
             let raw = if s.name == ".nv.merc.debug_frame" { unrelocated_cie_pointers(inputs, s) } else { Vec::new() };
@@ -1242,8 +1249,8 @@ fn drop_stack_scoreboard(text: &mut [u8]) {
 /// not carry (the finaliser takes it from `.text`); every clear bit has one
 /// item, in `.text` order: a record of `16 * n` bytes (first byte `n`,
 /// 1..=0x3f; the second byte its opcode), or a 4-byte item (first byte
-/// 0x40..=0x4f: calls, returns); a 2-byte item 0x50/0xd0 (the closing
-/// branch) ends the stream.
+/// 0x40..=0x4f: calls, returns); a 2-byte item 0xd0 (the closing branch)
+/// ends the stream, and a 2-byte 0x5x item (an inner branch) is no item.
 struct CapsuleItems {
     count: usize,
     /// The instruction bits, lowest instruction first.
@@ -1268,7 +1275,13 @@ fn capsule_items(bytes: &[u8]) -> Option<CapsuleItems> {
         let size = match first {
             1..=0x3f => 16 * usize::from(first),
             0x40..=0x4f => 4,
-            0x50 | 0xd0 => {
+            // A branch inside the code (`51 01`: sten `stencil_smem`'s `@P1
+            // BRA`, whose own bit is set): 2 bytes, no instruction of its own.
+            0x50..=0x5f => {
+                at += 2;
+                continue;
+            }
+            0xd0..=0xdf => {
                 items.push((at, first, second));
                 break;
             }
@@ -1287,6 +1300,8 @@ fn capsule_items(bytes: &[u8]) -> Option<CapsuleItems> {
 const LDC_OPCODE: u8 = 0x22;
 const LDC_UNITS: u8 = 2;
 const LDC_FIELD: usize = 0x1c;
+/// The low 12 bits of a Mercury-family `NOP` (`0x0000000000007918`).
+const NOP_OPCODE: u16 = 0x918;
 
 /// Rule 11.7: for the capsule (input section `capsule` of `input`), the
 /// capsule offset of the field each `.nv.merc.rela.text.<fn>` entry patches,
@@ -1316,19 +1331,58 @@ fn capsule_fields(input: &InputObject<'_>, merc: &[Symbol<'_>], capsule: usize) 
         list
     };
     let (expanded, normal) = (collect(capsule, true), collect(text, false));
-    if expanded.len() != normal.len() {
-        return out;
-    }
-    let mut pairs = Vec::with_capacity(expanded.len());
-    for (m, n) in expanded.iter().zip(&normal) {
-        let (Some(ms), Some(ns)) = (merc.get(m.symbol as usize), input.symbol(n.symbol as usize)) else { return out };
-        if ms.st_type != STT_SECTION && ms.name != ns.name {
-            return out;
-        }
+    // The merc list may hold relocations the `.text` one lacks: ptxas
+    // relocates the Mercury code of a kernel with static `__shared__` against
+    // `.nv.reservedSmem.cap` too (sten `stencil_smem`, sm_100..sm_121: 7 merc
+    // entries, 6 in `.rela.text`, and nvlink still patches the four `c_coef`
+    // loads after it). Those are skipped; a `.text` relocation with no merc
+    // partner in order still maps nothing.
+    let mut pairs = Vec::with_capacity(normal.len());
+    let mut rest = expanded.iter();
+    for n in &normal {
+        let Some(ns) = input.symbol(n.symbol as usize) else { return out };
+        let partner = rest.by_ref().find(|m| {
+            merc.get(m.symbol as usize).is_some_and(|ms| {
+                (ms.st_type == STT_SECTION) == (ns.st_type == STT_SECTION)
+                    && (ms.st_type == STT_SECTION || ms.name == ns.name)
+            })
+        });
+        let Some(m) = partner else { return HashMap::new() };
         pairs.push((m.offset, n.offset));
     }
+    // The bits number the function's instructions without its NOPs, not
+    // only the padding ones (sten `stencil_smem`: a `NOP` at 0x200 inside
+    // the code, count 55 for 56 instructions before the padding).
+    if pairs.is_empty() {
+        return out;
+    }
+    // Code may live outside the input's bytes (read when needed, `Input::code`).
+    let code: Vec<u8> = match input.piece_bytes(text) {
+        crate::body::PieceBytes::Here(b) => b.to_vec(),
+        crate::body::PieceBytes::Elsewhere { source, offset, len } => {
+            let mut buf = vec![0; usize::try_from(len).unwrap_or(0)];
+            if source.read_exact_at(&mut buf, offset).is_err() {
+                return out;
+            }
+            buf
+        }
+    };
+    let numbered: Vec<Option<usize>> = {
+        let mut n = 0usize;
+        code.chunks_exact(16)
+            .map(|c| {
+                let nop = u16::from_le_bytes([c[0], c[1]]) & 0xfff == NOP_OPCODE;
+                (!nop).then(|| {
+                    n += 1;
+                    n - 1
+                })
+            })
+            .collect()
+    };
     for (expanded_offset, text_offset) in pairs {
-        let Ok(i) = usize::try_from(text_offset / 16) else { continue };
+        let Some(Some(i)) = usize::try_from(text_offset / 16).ok().and_then(|i| numbered.get(i).copied()) else {
+            continue;
+        };
         if i >= stream.count || stream.copied.get(i).copied().unwrap_or(true) {
             continue;
         }

@@ -36,6 +36,12 @@ pub(crate) const ABI7_BARRIER_MASK: u64 = 0x7f << 20;
 /// largest of the inputs' (rule 7.3, U5): code 0x02 (ptx: 2 over 1; mma: 4
 /// over 1 in either input order; 12/12 fixture links, 2 swapped runs).
 const COMPAT_MAX_CODES: &[u8] = &[0x02];
+/// `.nv.compat` EICOMPAT_ATTR_CAN_FASTPATH_FINALIZE (EIFMT_SVAL, u32 words).
+const COMPAT_FASTPATH: u8 = develf_format::nvinfo::EICOMPAT_ATTR_CAN_FASTPATH_FINALIZE;
+/// `.nv.compat` records kept only when every input has one (rule 7.3).
+const COMPAT_ALL_CODES: &[u8] = &[develf_format::nvinfo::EICOMPAT_ATTR_INST_TCGEN05_MMA];
+/// `.nv.compat` EICOMPAT_ATTR_FINALIZER_VERSION, the last record.
+const COMPAT_FINALIZER_VERSION: u8 = develf_format::nvinfo::EICOMPAT_ATTR_FINALIZER_VERSION;
 /// `.nv.compat` record naming an architecture-specific ('a') target.
 const EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET: u8 = 0x09;
 /// Stack size nvlink writes when recursion makes it unknown (rule 7.1).
@@ -829,6 +835,86 @@ impl Context<'_, '_> {
         if let Some(slot) = at.and_then(|k| compat_byte_offsets(&out).get(k).copied()).and_then(|o| out.get_mut(o)) {
             *slot = u8::from(self.options.arch.accelerator);
         }
+        // Rule 7.3: a record only a later input has (sm_100's 0x07 after an
+        // sm_103 or sm_121 first input) is added before FINALIZER_VERSION,
+        // which stays last (3/3 links).
+        for other in self.inputs.iter().skip(1) {
+            let Some(section) = other.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO) else { continue };
+            let bytes = section.bytes();
+            let records = compat_walk(bytes);
+            for (k, &(_, code, at)) in records.iter().enumerate() {
+                if compat_walk(&out).iter().any(|&(_, c, _)| c == code) {
+                    continue;
+                }
+                let end = records.get(k + 1).map_or(bytes.len(), |r| r.2 - 2);
+                let Some(record) = bytes.get(at - 2..end) else { continue };
+                let before =
+                    compat_walk(&out).iter().find(|&&(_, c, _)| c == COMPAT_FINALIZER_VERSION).map(|r| r.2 - 2);
+                let place = before.unwrap_or(out.len());
+                out.splice(place..place, record.iter().copied());
+            }
+        }
+        // Rule 7.3: INST_TCGEN05_MMA (which ptxas writes into every sm_100a
+        // object) stays only when every input has it: an sm_100 object in an
+        // sm_100a link removes it, first or second (2/2 links; sm_100a
+        // objects alone keep it).
+        for &code in COMPAT_ALL_CODES {
+            let everywhere = self.inputs.iter().all(|i| {
+                i.sections()
+                    .iter()
+                    .find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO)
+                    .is_some_and(|s| compat_walk(s.bytes()).iter().any(|&(_, c, _)| c == code))
+            });
+            let records = compat_walk(&out);
+            if let (false, Some(k)) = (everywhere, records.iter().position(|&(_, c, _)| c == code)) {
+                let start = records[k].2 - 2;
+                let end = records.get(k + 1).map_or(out.len(), |r| r.2 - 2);
+                out.drain(start..end);
+            }
+        }
+        // Rule 7.3: CAN_FASTPATH_FINALIZE's words are the AND of every
+        // input's, an input contributing its own words when built for the
+        // target itself, only their lowest set bit when built for the plain
+        // SM of an 'a' target (sm_100's 9 → 1 into sm_100a, sm_120's 0x50
+        // → 0x10 into sm_120a), and 0 when built for another SM of the
+        // family (sm_100 into sm_103, sm_120 into sm_121). 12/12 links.
+        let target = self.options.arch;
+        if let Some(&(_, _, at)) = compat_walk(&out).iter().find(|&&(f, c, _)| f == 4 && c == COMPAT_FASTPATH) {
+            let len = out.get(at..at + 2).map_or(0, |b| usize::from(u16::from_le_bytes([b[0], b[1]])));
+            let words =
+                |b: &[u8]| b.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect::<Vec<_>>();
+            let mut merged = out.get(at + 2..at + 2 + len).map(words).unwrap_or_default();
+            for input in self.inputs {
+                let Some(arch) = input.cubin.target() else { continue };
+                let theirs = input
+                    .sections()
+                    .iter()
+                    .find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO)
+                    .and_then(|s| {
+                        let b = s.bytes();
+                        let &(_, _, a) = compat_walk(b).iter().find(|&&(f, c, _)| f == 4 && c == COMPAT_FASTPATH)?;
+                        let n = b.get(a..a + 2).map(|x| usize::from(u16::from_le_bytes([x[0], x[1]])))?;
+                        b.get(a + 2..a + 2 + n).map(words)
+                    })
+                    .unwrap_or_default();
+                for (k, m) in merged.iter_mut().enumerate() {
+                    let w = theirs.get(k).copied().unwrap_or(0);
+                    let contribution = if arch == target {
+                        w
+                    } else if arch.sm == target.sm && target.accelerator {
+                        w & w.wrapping_neg()
+                    } else {
+                        0
+                    };
+                    *m &= contribution;
+                }
+            }
+            if let Some(slot) = out.get_mut(at + 2..at + 2 + len) {
+                for (chunk, m) in slot.chunks_exact_mut(4).zip(&merged) {
+                    chunk.copy_from_slice(&m.to_le_bytes());
+                }
+            }
+        }
         out
     }
 
@@ -905,14 +991,12 @@ impl Context<'_, '_> {
         // Each input's pairs are prepended, then sorted stably by caller; the
         // indirect call sites (block 3) and address-of pairs (block 4) too
         // (poly: `kpoly`'s six vtable entries and two call signatures come out
-        // reversed, on every architecture).
-        // The key is the caller's place in nvlink's symbol list *before*
-        // locals move to the front of `.symtab`: symbols in the order the
-        // inputs bring them, a global where it is first met (dbg, a `-G`
-        // object after a plain one: `fib`, `kf` from the first input, then
-        // the second's local `atomicAdd` wrapper, then `kd`; sm_75, 86, 90).
-        let rank = self.creation_ranks();
-        let key = |p: &Pair| rank.get(&p.0).copied().unwrap_or(u32::MAX);
+        // reversed, on every architecture). The key is the caller's creation
+        // rank, not its output index: a local caller (ptxas's `$N` clone of a
+        // `__noinline__` function, `_Z9dev_norm2PKdi$17`) sorts among its
+        // input's globals, not before every global as `.symtab` puts it.
+        let rank = self.creation_rank();
+        let key = |p: &Pair| rank.get(p.0 as usize).copied().unwrap_or(u32::MAX);
         for list in [&mut out.calls, &mut out.indirect_calls, &mut out.address_of] {
             list.reverse();
             list.sort_by_key(key);
@@ -926,18 +1010,21 @@ impl Context<'_, '_> {
         out.encode()
     }
 
-    /// Output symbol index -> the order nvlink created the symbol in (see
-    /// [`Context::callgraph`]).
-    fn creation_ranks(&self) -> HashMap<u32, u32> {
-        let mut rank = HashMap::new();
+    /// Per output symbol, the order in which nvlink creates it: every input's
+    /// `.symtab` walked in order, a symbol counted at its first mention
+    /// (locals and globals together). Output globals keep this order, which
+    /// is why sorting by it equals sorting by output index for them (rule 7.6).
+    fn creation_rank(&self) -> Vec<u32> {
+        let mut rank = vec![u32::MAX; self.symbols.symbols.len()];
+        let mut next = 0u32;
         for input in self.inputs {
-            for s in input.symbols() {
-                if s.index == 0 || s.st_type == develf_format::symbol::STT_SECTION {
-                    continue;
-                }
-                if let Some(o) = self.out_index(input.index, s.index as u32) {
-                    let next = u32::try_from(rank.len()).unwrap_or(u32::MAX);
-                    rank.entry(o).or_insert(next);
+            for s in 1..input.symbols().len() {
+                let Ok(symbol) = u32::try_from(s) else { break };
+                if let Some(slot) = self.out_index(input.index, symbol).and_then(|o| rank.get_mut(o as usize)) {
+                    if *slot == u32::MAX {
+                        *slot = next;
+                        next += 1;
+                    }
                 }
             }
         }

@@ -8,9 +8,10 @@
 use crate::error::{Duplicate, LinkError, Location, SymbolName, Undefined};
 use crate::gc::{Liveness, is_debug_section};
 use crate::input::InputObject;
+use develf_format::section::SHT_CUDA_RESERVED_SHARED;
 use develf_format::symbol::{
     SHN_COMMON, STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_ENTRY, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK,
-    STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC,
+    STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
 };
 use develf_parse::elf::Symbol;
 use hashbrown::HashMap;
@@ -334,6 +335,27 @@ fn discarded_sections(inputs: &[InputObject<'_>], losers: &[SymbolRef]) -> Vec<V
         if sym.st_type != STT_FUNC {
             // A losing data definition shares its section with other data: only
             // the symbol loses (its bytes stay, as nvlink does not deduplicate).
+            // Except sm_110's `.nv.shared.reserved.0`, which holds nothing but
+            // the weak `__nv_reservedSMEM_gb10b_war_var` (0x80 bytes) in every
+            // object: nvlink keeps the first copy, section and merc copy alike
+            // (merc2 sm_110, 3 and 6 inputs, exec and `-r`: 0x80, not 0x180).
+            let Some(home) = sym.section_index() else { continue };
+            let Some(section) = input.section(home) else { continue };
+            let alone = !input
+                .symbols()
+                .iter()
+                .any(|o| o.index != sym.index && o.section_index() == Some(home) && o.st_type != STT_SECTION);
+            if section.sh_type == SHT_CUDA_RESERVED_SHARED && alone {
+                let merc = format!(".nv.merc{}", section.name);
+                let Some(marks) = discarded.get_mut(loser.input) else { continue };
+                for s in input.sections() {
+                    if s.index == home || (s.sh_type == SHT_CUDA_RESERVED_SHARED && s.name == merc) {
+                        if let Some(m) = marks.get_mut(s.index) {
+                            *m = true;
+                        }
+                    }
+                }
+            }
             continue;
         }
         let Some(text) = sym.section_index() else { continue };
