@@ -1086,7 +1086,7 @@ fn device_objects<'a>(unit: &Unit<'a>, arch: Arch, reporter: &mut Reporter) -> R
         // nvlink skips a cubin whose ELF structure it cannot read (a real one
         // cut at 64, 300 or 3000 bytes: no message, exit 0, the other inputs
         // linked as without it; merc2 sweep); say it, and do the same.
-        if let Err(d) = develf_parse::Cubin::parse(data) {
+        if let Err(d) = develf_parse::ElfFile::parse(data) {
             reporter.warning(&format!("Input file '{name}' is a damaged cubin ({d}); skipped, as nvlink skips it"));
             return Ok(Vec::new());
         }
