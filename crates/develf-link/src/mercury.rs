@@ -127,10 +127,13 @@ pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
             let name = format!(".nv.info.{f}");
             // Rule 1.4: a same-named static function's info describes its own `.text`.
             let own = own_text(layout, s, f).and_then(|text| {
-                layout
-                    .sections
-                    .iter()
-                    .position(|x| x.name == name && matches!(x.info, InfoField::Section(t) if t == text))
+                let describes = |x: &OutSection| x.name == name && matches!(x.info, InfoField::Section(t) if t == text);
+                // Usually the one section of the name (found without a scan:
+                // a big link has tens of thousands of these).
+                match layout.find(&name) {
+                    Some(first) if layout.section(first).is_some_and(describes) => Some(first),
+                    _ => layout.sections.iter().position(describes),
+                }
             });
             own.or_else(|| layout.find(&name))
         })
@@ -148,6 +151,12 @@ pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
 fn own_text(layout: &Layout, s: &OutSection, function: &str) -> Option<OutId> {
     let piece = s.pieces.first()?;
     let name = format!(".text.{function}");
+    // Usually the one section of the name, holding this input's code.
+    if let Some(first) = layout.find(&name) {
+        if layout.section(first).is_some_and(|x| x.pieces.iter().any(|p| p.input == piece.input)) {
+            return Some(first);
+        }
+    }
     layout
         .placement
         .get(piece.input)?
