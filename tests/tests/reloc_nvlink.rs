@@ -308,7 +308,20 @@ fn resolve(
             // NOBITS (shared memory) or re-laid-out sections: the same-named
             // symbol in the same-named output section, if nvlink kept it.
             let Some(def) = def_section else { return Resolved::Missing };
-            let Some(osec) = out.section_named(def) else { return Resolved::Missing };
+            let Some(osec) = out.section_named(def) else {
+                // U25 (docs/nvlink-layout.md rule 6.1): an executable copies a
+                // device function's `.nv.constant2.<fn>` into its kernels'
+                // banks at an offset the output does not name (the function's
+                // literals often recur there: `exp`'s in cbank), so only the
+                // disposition is checked.
+                if def.starts_with(".nv.constant2.") {
+                    return Resolved::Synthetic(
+                        SymbolHome::ConstantBank,
+                        "device function's bank 2 merged into kernels'",
+                    );
+                }
+                return Resolved::Missing;
+            };
             let home = SymbolHome::of_section(osec.name);
             return match out.locals.get(&(def.to_string(), sym.name.to_string())) {
                 Some(v) => Resolved::Value(*v, home, bank_base(def)),

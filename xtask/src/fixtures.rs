@@ -236,6 +236,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xconst_a", "xconst_a.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
+    // U25: device functions' bank 2 merged into their kernels' banks.
+    cu("cbank_a", "cbank_a.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
+    cu("cbank_b", "cbank_b.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
 ];
 
 /// An input of a link: an object from `obj/` (ABI 8) or `obj-abi7/` (ABI 7),
@@ -325,6 +328,12 @@ const GROUPS: &[GroupSpec] = &[
     group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),
     group("twin", &[Abi8("twin_a"), Abi8("twin_b")]),
+    GroupSpec {
+        name: "cbank",
+        inputs: &[Abi8("cbank_a"), Abi8("cbank_b")],
+        flags: &[],
+        archs: Archs::Only(&["sm_75"]),
+    },
     // Rule 12.8: relinking `-r` outputs that use extern shared memory (the
     // weak `externsharedinstance`, `dyn` defined in `.nv_debug.shared`).
     GroupSpec {

@@ -9,6 +9,7 @@ use crate::gc::{Liveness, is_code_section};
 use crate::input::InputObject;
 use crate::options::{LinkOptions, OutputKind};
 use crate::resolve::{GlobalId, Resolution, SymbolRef, is_kernel};
+use develf_eiattr::CallGraph;
 use develf_format::reloc::{R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX};
 use develf_format::section::SHT_RELA;
 use develf_format::section::{
@@ -247,6 +248,10 @@ pub(crate) struct Layout {
     pub aliases: HashMap<(usize, usize), OutId>,
     /// U17: where each linker-allocated `.common` global went (`.nv.global`).
     pub common: HashMap<GlobalId, (OutId, u64)>,
+    /// U25: device functions' `.nv.constant2.<fn>` (input, section) copied
+    /// into their kernels' banks; `-preserve-relocs` keeps neither their
+    /// locals nor the relocations against them.
+    pub merged_banks: HashSet<(usize, usize)>,
     /// The target's SM number: e_flags bits 8..15 name it, not the inputs'
     /// (rule 3.4: sm_80 objects in an sm_86 link give 0x5604).
     pub target_sm: u32,
@@ -359,6 +364,9 @@ struct Builder<'l, 'a> {
     /// Rule 1.4: input sections of a static function whose name an earlier
     /// input's function already has; they get output sections of their own.
     private: HashSet<(usize, usize)>,
+    /// U25: device functions' `.nv.constant2.<fn>` held back from an
+    /// executable, to be copied into their kernels' banks.
+    function_banks: Vec<(usize, usize)>,
 }
 
 /// Rule 1.4: the sections that belong to one function, by name prefix.
@@ -446,6 +454,21 @@ impl Builder<'_, '_> {
         id
     }
 
+    /// U25: an executable's (sm_75..sm_90a) `.nv.constant2.<fn>` of a device
+    /// function: it gets no output section of its own.
+    fn is_function_bank(&self, input: usize, index: usize) -> bool {
+        if !self.layout.executable || self.layout.mercury {
+            return false;
+        }
+        let Some(object) = self.inputs.get(input) else { return false };
+        let Some(s) = object.section(index) else { return false };
+        s.name.starts_with(".nv.constant2.")
+            && object
+                .symbols()
+                .iter()
+                .any(|y| y.st_type == STT_FUNC && y.section_index() == Some(s.info as usize) && !is_kernel(y))
+    }
+
     fn usable(&self, input: usize, section: usize) -> bool {
         !self.resolution.is_discarded(input, section) && !self.liveness.is_dead(input, section)
     }
@@ -461,6 +484,12 @@ impl Builder<'_, '_> {
         }
         let s = *self.inputs.get(input)?.section(index)?;
         let class = SectionClass::of_input(s.name, s.sh_type)?;
+        if class == C::ConstantBank && self.is_function_bank(input, index) {
+            if !self.function_banks.contains(&(input, index)) {
+                self.function_banks.push((input, index));
+            }
+            return None;
+        }
         let align = s.addralign.max(1);
         let private = self.private.contains(&(input, index));
         let id = self.create_in(private, s.name, class, s.sh_type, s.flags, align);
@@ -512,8 +541,9 @@ pub(crate) fn build(
         target_sm: options.arch.sm,
         aliases: HashMap::new(),
         common: HashMap::new(),
+        merged_banks: HashSet::new(),
     };
-    let mut b = Builder { inputs, resolution, liveness, layout, private: HashSet::new() };
+    let mut b = Builder { inputs, resolution, liveness, layout, private: HashSet::new(), function_banks: Vec::new() };
     // Rule 8.2: Mercury outputs get no `.nv.resolvedrela.*` (15/15 links).
     let preserve_relocs = options.preserve_relocs && !mercury;
     let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
@@ -816,6 +846,9 @@ pub(crate) fn build(
     if let Some(out) = b.layout.sections.get_mut(prototype) {
         out.keep = if keep_prototype { Keep::Always } else { Keep::Never };
     }
+    // U25: the kernels' new banks are named after `.nv.prototype`, before
+    // `.nv.rel.action` (cd sm_75: `.nv.constant2._Z3kd1Pd` in `.shstrtab`).
+    merge_function_banks(&mut b);
     if executable && !mercury {
         b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
     }
@@ -1136,5 +1169,144 @@ fn assign_texture_slots(b: &mut Builder<'_, '_>) {
             rel.flags = 0;
         }
         b.layout.texture_banks.push(TextureBank { text, bank, relocations, slots, header_indices: None });
+    }
+}
+
+/// U25 (sm_75..sm_90a executables): nvlink gives a device function's
+/// `.nv.constant2.<fn>` (ptxas's `.const_opt` literals of double-precision
+/// math: `__internal_accurate_pow`, `dmath`) no section of its own; its bytes
+/// go into the `.nv.constant2.<k>` of every kernel that reaches the function,
+/// created when the kernel has none. Each function has one offset, the same in
+/// every such bank (its relocations are resolved once): kernels are taken in
+/// reverse order of their `.text`, each kernel's callees in depth-first
+/// preorder of the call graph, and a function not yet placed goes at the
+/// lowest offset free in the banks of all kernels reaching it (the kernel's
+/// own bytes at 0, functions placed before), which can leave holes (math, c2
+/// t2, cd on sm_75/sm_86: `fd` at 0x58 behind `kd2`'s own 0x58 though `kd1`,
+/// met first, has none; `fb` at 0 below `fa` at 0xb0 in `kc1`).
+fn merge_function_banks(b: &mut Builder<'_, '_>) {
+    if b.function_banks.is_empty() {
+        return;
+    }
+    b.layout.merged_banks = b.function_banks.iter().copied().collect();
+    let (inputs, resolution) = (b.inputs, b.resolution);
+    // The held-back bank of each function, by the function's output `.text`.
+    let mut bank_of: HashMap<OutId, (usize, usize)> = HashMap::new();
+    for &(i, x) in &b.function_banks {
+        let text = inputs.get(i).and_then(|o| o.section(x)).map(|s| s.info as usize);
+        if let Some((id, _)) = text.and_then(|t| b.layout.placed(i, t)) {
+            bank_of.entry(id).or_insert((i, x));
+        }
+    }
+    // The call graph over output `.text` sections, callees in listed order.
+    let mut calls: HashMap<OutId, Vec<OutId>> = HashMap::new();
+    for input in inputs {
+        for s in input.sections() {
+            if s.sh_type != SHT_CUDA_CALLGRAPH
+                || s.name != ".nv.callgraph"
+                || resolution.is_discarded(input.index, s.index)
+            {
+                continue;
+            }
+            let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
+            let text_of = |symbol: u32| {
+                let def = resolution.definition_of(SymbolRef { input: input.index, symbol: symbol as usize })?;
+                let section = inputs.get(def.input)?.symbol(def.symbol)?.section_index()?;
+                b.layout.placed(def.input, section).map(|(id, _)| id)
+            };
+            for pair in &graph.calls {
+                if let (Some(from), Some(to)) = (text_of(pair.0), text_of(pair.1)) {
+                    let callees = calls.entry(from).or_default();
+                    if !callees.contains(&to) {
+                        callees.push(to);
+                    }
+                }
+            }
+        }
+    }
+    // Kernels, last `.text` first, with the banked functions each reaches.
+    let mut kernels: Vec<(OutId, Vec<OutId>)> = Vec::new();
+    for (id, out) in b.layout.sections.iter().enumerate().rev() {
+        let InfoField::Function { symbol, .. } = out.info else { continue };
+        if out.class != C::Text
+            || !inputs.get(symbol.input).and_then(|o| o.symbol(symbol.symbol)).is_some_and(is_kernel)
+        {
+            continue;
+        }
+        let mut seen = HashSet::new();
+        let mut reached = Vec::new();
+        let mut stack = vec![id];
+        while let Some(f) = stack.pop() {
+            if !seen.insert(f) {
+                continue;
+            }
+            if f != id && bank_of.contains_key(&f) {
+                reached.push(f);
+            }
+            if let Some(callees) = calls.get(&f) {
+                stack.extend(callees.iter().rev());
+            }
+        }
+        kernels.push((id, reached));
+    }
+    // Offsets: the lowest aligned one free in every reaching kernel's bank.
+    let bank_name = |b: &Builder<'_, '_>, text: OutId| {
+        companion(".nv.constant2.", b.layout.section(text).map_or("", |s| s.name.as_str()))
+    };
+    let mut used: HashMap<OutId, Vec<(u64, u64)>> = HashMap::new();
+    for (k, _) in &kernels {
+        let own = b.layout.find(&bank_name(b, *k)).and_then(|x| b.layout.section(x)).map_or(0, |s| s.size);
+        used.insert(*k, if own > 0 { vec![(0, own)] } else { Vec::new() });
+    }
+    let mut offset_of: HashMap<OutId, u64> = HashMap::new();
+    for (_, reached) in &kernels {
+        for f in reached {
+            if offset_of.contains_key(f) {
+                continue;
+            }
+            let Some(s) = bank_of.get(f).and_then(|&(i, x)| inputs.get(i)?.section(x)) else { continue };
+            let (size, align) = (s.size, s.addralign.max(1));
+            let reachers: Vec<OutId> = kernels.iter().filter(|(_, r)| r.contains(f)).map(|(k, _)| *k).collect();
+            let intervals: Vec<(u64, u64)> =
+                reachers.iter().flat_map(|k| used.get(k).cloned().unwrap_or_default()).collect();
+            let mut candidates: Vec<u64> =
+                std::iter::once(0).chain(intervals.iter().map(|&(_, end)| align_up(end, align))).collect();
+            candidates.sort_unstable();
+            let free = |at: u64| intervals.iter().all(|&(lo, hi)| at.saturating_add(size) <= lo || at >= hi);
+            let at = candidates.into_iter().find(|&c| free(c)).unwrap_or(0);
+            offset_of.insert(*f, at);
+            for k in reachers {
+                used.entry(k).or_default().push((at, at.saturating_add(size)));
+            }
+        }
+    }
+    // Each kernel's bank gets the bytes of every function it reaches.
+    for (k, reached) in &kernels {
+        let pieces: Vec<((usize, usize), u64)> =
+            reached.iter().filter_map(|f| Some((*bank_of.get(f)?, *offset_of.get(f)?))).collect();
+        let Some(&((i0, x0), _)) = pieces.first() else { continue };
+        let Some(first) = inputs.get(i0).and_then(|o| o.section(x0)).copied() else { continue };
+        let name = bank_name(b, *k);
+        let bank = match b.layout.find(&name) {
+            Some(id) => id,
+            None => {
+                let id = b.create(&name, C::ConstantBank, first.sh_type, first.flags, first.addralign.max(1));
+                if let Some(out) = b.layout.sections.get_mut(id) {
+                    out.info = InfoField::Section(*k);
+                }
+                id
+            }
+        };
+        for ((i, x), at) in pieces {
+            let Some(s) = inputs.get(i).and_then(|o| o.section(x)).copied() else { continue };
+            if let Some(out) = b.layout.sections.get_mut(bank) {
+                out.size = out.size.max(at.saturating_add(s.size));
+                out.align = out.align.max(s.addralign.max(1));
+                out.pieces.push(Piece { input: i, section: x, offset: at });
+            }
+            if let Some(slot) = b.layout.placement.get_mut(i).and_then(|p| p.get_mut(x)) {
+                slot.get_or_insert((bank, at));
+            }
+        }
     }
 }

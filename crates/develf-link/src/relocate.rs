@@ -354,6 +354,14 @@ impl<'a> Context<'_, 'a> {
         if self.layout.executable && extern_shared && !self.layout.debug && code {
             return None;
         }
+        // U25: nor those against a device function's merged bank 2 (cd
+        // sm_75/sm_86: no `.nv.resolvedrela.text._Z2fad`).
+        let merged = input_symbol
+            .and_then(|(_, s)| s.section_index())
+            .is_some_and(|x| self.layout.merged_banks.contains(&(input, x)));
+        if merged {
+            return None;
+        }
         let section_symbol = input_symbol.is_some_and(|(_, s)| s.st_type == STT_SECTION);
         let base = if section_symbol { resolved.value as i64 } else { 0 };
         let addend = r.addend.unwrap_or(0).wrapping_add(base);

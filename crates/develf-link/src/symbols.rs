@@ -276,6 +276,12 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         if symbol.is_some_and(|s| s.section_index().is_none()) {
             return !executable;
         }
+        // U25: a device function's bank merged into its kernels' leaves no
+        // local behind, `-preserve-relocs` included (cd sm_75/sm_86: 29
+        // `.const_opt` locals of `kc2`/`kd2`'s own banks, none of `fa`'s).
+        if symbol.and_then(|s| s.section_index()).is_some_and(|x| layout.merged_banks.contains(&(r.input, x))) {
+            return false;
+        }
         let placed = symbol
             .and_then(|s| s.section_index())
             .and_then(|x| layout.local_home(r.input, x))
