@@ -8,8 +8,6 @@
 use crate::input::InputObject;
 use crate::options::{LinkOptions, OutputKind};
 use crate::resolve::{Resolution, SHF_INFO_LINK, SymbolRef, is_kernel};
-use develf_eiattr::CallGraph;
-use develf_format::section::SHT_CUDA_CALLGRAPH;
 use std::collections::VecDeque;
 
 /// Which input sections survive.
@@ -115,29 +113,14 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
     // `R_CUDA_ABS47_34` to it); nvlink keeps the function, its `.nv.info`,
     // FDE and prototype (cub sm_75, sm_80, 10/10 links). Only the input's
     // own `.nv.callgraph` (the merc copy repeats it with other indices).
-    for input in inputs {
-        for s in input.sections() {
-            if s.sh_type != SHT_CUDA_CALLGRAPH
-                || s.name != ".nv.callgraph"
-                || resolution.is_discarded(input.index, s.index)
-            {
-                continue;
-            }
-            let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
-            let text_of = |symbol: u32| {
-                let def = resolution.definition_of(SymbolRef { input: input.index, symbol: symbol as usize })?;
-                let section = inputs.get(def.input)?.symbol(def.symbol)?.section_index()?;
-                is_text(def.input, section).then(|| node(def.input, section)).flatten()
-            };
-            for pair in &graph.calls {
-                if let (Some(from), Some(to)) = (text_of(pair.0), text_of(pair.1)) {
-                    if let Some(e) = edges.get_mut(from) {
-                        e.push(to);
-                    }
-                }
+    crate::resolve::callgraph_calls(inputs, resolution, |(fi, fx), (ti, tx)| {
+        let text_of = |i: usize, x: usize| is_text(i, x).then(|| node(i, x)).flatten();
+        if let (Some(from), Some(to)) = (text_of(fi, fx), text_of(ti, tx)) {
+            if let Some(e) = edges.get_mut(from) {
+                e.push(to);
             }
         }
-    }
+    });
     let mut host_candidates: Vec<(usize, usize)> = Vec::new();
     for input in inputs {
         for s in input.symbols() {

@@ -9,7 +9,6 @@ use crate::gc::{Liveness, is_code_section};
 use crate::input::InputObject;
 use crate::options::{LinkOptions, OutputKind};
 use crate::resolve::{GlobalId, Resolution, SymbolRef, is_kernel};
-use develf_eiattr::CallGraph;
 use develf_format::reloc::{R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX};
 use develf_format::section::SHT_RELA;
 use develf_format::section::{
@@ -1200,30 +1199,15 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
     }
     // The call graph over output `.text` sections, callees in listed order.
     let mut calls: HashMap<OutId, Vec<OutId>> = HashMap::new();
-    for input in inputs {
-        for s in input.sections() {
-            if s.sh_type != SHT_CUDA_CALLGRAPH
-                || s.name != ".nv.callgraph"
-                || resolution.is_discarded(input.index, s.index)
-            {
-                continue;
-            }
-            let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
-            let text_of = |symbol: u32| {
-                let def = resolution.definition_of(SymbolRef { input: input.index, symbol: symbol as usize })?;
-                let section = inputs.get(def.input)?.symbol(def.symbol)?.section_index()?;
-                b.layout.placed(def.input, section).map(|(id, _)| id)
-            };
-            for pair in &graph.calls {
-                if let (Some(from), Some(to)) = (text_of(pair.0), text_of(pair.1)) {
-                    let callees = calls.entry(from).or_default();
-                    if !callees.contains(&to) {
-                        callees.push(to);
-                    }
-                }
+    crate::resolve::callgraph_calls(inputs, resolution, |(fi, fx), (ti, tx)| {
+        let placed = |i: usize, x: usize| b.layout.placed(i, x).map(|(id, _)| id);
+        if let (Some(from), Some(to)) = (placed(fi, fx), placed(ti, tx)) {
+            let callees = calls.entry(from).or_default();
+            if !callees.contains(&to) {
+                callees.push(to);
             }
         }
-    }
+    });
     // Kernels, last `.text` first, with the banked functions each reaches.
     let mut kernels: Vec<(OutId, Vec<OutId>)> = Vec::new();
     for (id, out) in b.layout.sections.iter().enumerate().rev() {

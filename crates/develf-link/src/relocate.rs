@@ -139,6 +139,16 @@ impl<'a> SymbolResolver<'_, 'a> {
             undefined_constant: false,
             preemptible: false,
         };
+        // Rule 8.3: what an undefined variable is applied as: -1 in its bank.
+        let undefined_constant = || Resolved {
+            state: SymbolState::Live,
+            home: SymbolHome::ConstantBank,
+            value: u64::MAX,
+            bank: 0,
+            index,
+            undefined_constant: true,
+            preemptible: false,
+        };
         let Some(sym) = sym else {
             return unresolved(SymbolHome::Undefined);
         };
@@ -146,15 +156,7 @@ impl<'a> SymbolResolver<'_, 'a> {
             // Applied as -1, like an undefined `__constant__` (rule 8.3), in
             // `-r` and `-g` links alike (libcudadevrt's `__cudaCDP2MemcpyAsync`
             // and friends: `ffffffff` where develf wrote 0; sm_75, sm_90).
-            return Resolved {
-                state: SymbolState::Live,
-                home: SymbolHome::ConstantBank,
-                value: u64::MAX,
-                bank: 0,
-                index,
-                undefined_constant: true,
-                preemptible: false,
-            };
+            return undefined_constant();
         }
         if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER) {
             return unresolved(SymbolHome::TextureSlot);
@@ -185,15 +187,7 @@ impl<'a> SymbolResolver<'_, 'a> {
             // tpl_a alone: `ctab_b`; sm_75, sm_90, sm_100). An executable
             // reports it undefined before this.
             if !self.layout.executable && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_CONSTANT {
-                return Resolved {
-                    state: SymbolState::Live,
-                    home: SymbolHome::ConstantBank,
-                    value: u64::MAX,
-                    bank: 0,
-                    index,
-                    undefined_constant: true,
-                    preemptible: false,
-                };
+                return undefined_constant();
             }
             return unresolved(SymbolHome::Undefined);
         };

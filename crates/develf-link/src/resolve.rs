@@ -8,7 +8,7 @@
 use crate::error::{Duplicate, LinkError, Location, SymbolName, Undefined};
 use crate::gc::{Liveness, is_debug_section};
 use crate::input::InputObject;
-use develf_format::section::SHT_CUDA_RESERVED_SHARED;
+use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_RESERVED_SHARED};
 use develf_format::symbol::{
     SHN_COMMON, STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_ENTRY, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK,
     STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
@@ -141,6 +141,38 @@ impl<'a> Resolution<'a> {
 
     pub fn is_discarded(&self, input: usize, section: usize) -> bool {
         self.discarded.get(input).and_then(|d| d.get(section)).copied().unwrap_or(false)
+    }
+}
+
+/// Every call pair of the inputs' own `.nv.callgraph` sections (not the merc
+/// copies, which repeat them with other indices, nor a discarded
+/// duplicate's), as the (input, section) of the caller's and the callee's
+/// definitions, in input and listed order. Calls ptxas resolved without a
+/// relocation are only here (rules 6.1 and 9.9).
+pub(crate) fn callgraph_calls(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    mut call: impl FnMut((usize, usize), (usize, usize)),
+) {
+    for input in inputs {
+        for s in input.sections() {
+            if s.sh_type != SHT_CUDA_CALLGRAPH
+                || s.name != ".nv.callgraph"
+                || resolution.is_discarded(input.index, s.index)
+            {
+                continue;
+            }
+            let Ok(graph) = develf_eiattr::CallGraph::decode(s.bytes()) else { continue };
+            let home = |symbol: u32| {
+                let def = resolution.definition_of(SymbolRef { input: input.index, symbol: symbol as usize })?;
+                Some((def.input, inputs.get(def.input)?.symbol(def.symbol)?.section_index()?))
+            };
+            for pair in &graph.calls {
+                if let (Some(from), Some(to)) = (home(pair.0), home(pair.1)) {
+                    call(from, to);
+                }
+            }
+        }
     }
 }
 
