@@ -236,6 +236,26 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xconst_a", "xconst_a.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
+    // Rule 1.4 under -G: ptxas's local helpers (`__iAtomicAdd`, `__popc`)
+    // in both inputs.
+    ObjectSpec {
+        name: "ghelp_a-G",
+        source: "ghelp_a.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(DEBUG_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "ghelp_b-G",
+        source: "ghelp_b.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(DEBUG_ARCHS),
+        abi7: ABI7_NONE,
+    },
     // U25: device functions' bank 2 merged into their kernels' banks.
     cu("cbank_a", "cbank_a.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
     cu("cbank_b", "cbank_b.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
@@ -302,6 +322,12 @@ const GROUPS: &[GroupSpec] = &[
     },
     group("debug-lineinfo", &[Abi8("debug_a-lineinfo"), Abi8("debug_b-lineinfo")]),
     group("fptr", &[Abi8("fptr_main"), Abi8("fptr_ops")]),
+    GroupSpec {
+        name: "ghelp-G",
+        inputs: &[Abi8("ghelp_a-G"), Abi8("ghelp_b-G")],
+        flags: &[],
+        archs: Archs::Only(DEBUG_ARCHS),
+    },
     group("managed", &[Abi8("managed_a"), Abi8("managed_b")]),
     group("mma", &[Abi8("mma_wmma"), Abi8("mma_arch")]),
     group("ptx", &[Abi8("ptx_main"), Abi8("ptx_lib")]),

@@ -363,6 +363,8 @@ struct Builder<'l, 'a> {
     /// Rule 1.4: input sections of a static function whose name an earlier
     /// input's function already has; they get output sections of their own.
     private: HashSet<(usize, usize)>,
+    /// Rule 1.4: output `.text` sections made for a local (static) function.
+    local_texts: HashSet<OutId>,
     /// U25: device functions' `.nv.constant2.<fn>` held back from an
     /// executable, to be copied into their kernels' banks.
     function_banks: Vec<(usize, usize)>,
@@ -542,7 +544,15 @@ pub(crate) fn build(
         common: HashMap::new(),
         merged_banks: HashSet::new(),
     };
-    let mut b = Builder { inputs, resolution, liveness, layout, private: HashSet::new(), function_banks: Vec::new() };
+    let mut b = Builder {
+        inputs,
+        resolution,
+        liveness,
+        layout,
+        private: HashSet::new(),
+        local_texts: HashSet::new(),
+        function_banks: Vec::new(),
+    };
     // Rule 8.2: Mercury outputs get no `.nv.resolvedrela.*` (15/15 links).
     let preserve_relocs = options.preserve_relocs && !mercury;
     let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
@@ -608,6 +618,15 @@ pub(crate) fn build(
                 if input.section(text).is_some_and(|t| b.layout.find(t.name).is_some()) {
                     b.mark_private(i, text);
                 }
+            } else if b.usable(i, text)
+                && input.section(text).and_then(|t| b.layout.find(t.name)).is_some_and(|id| b.local_texts.contains(&id))
+            {
+                // Rule 1.4 the other way round: a global function named like an
+                // earlier input's static one does not join its section either
+                // (PTX `.func hf` then `.visible .func hf`, sm_75/sm_90, exec
+                // and `-r`). A `.text` an earlier *weak* copy made (U9/U13)
+                // is not a local's, so the winner still fills it.
+                b.mark_private(i, text);
             }
             let Some(id) = b.place(i, text) else {
                 // Rule 13.5: a kernel no host object names leaves its
@@ -621,6 +640,9 @@ pub(crate) fn build(
                 }
                 continue;
             };
+            if s.bind == STB_LOCAL {
+                b.local_texts.insert(id);
+            }
             let high_bits = input.section(text).map_or(0, |t| t.info & 0xff00_0000);
             if let Some(out) = b.layout.sections.get_mut(id) {
                 out.info = InfoField::Function { symbol: me, high_bits };
