@@ -361,10 +361,31 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
             })
             .map(|(_, s)| s.size)
             .sum();
+        let pool = pool_align(inputs);
         if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
             out.size = out.size.saturating_sub(lost);
+            if let Some(a) = pool.filter(|_| !facts.any_extern) {
+                // Without extern memory: the surviving variables' sizes,
+                // summed without padding, grown by the pool alignment when
+                // not above it (not the input sections, which ptxas grew
+                // alike: `__align__(32) double[4]` 0x20 -> 0x40, twice 0x40;
+                // `int[1]` 4 -> 8, with `int`+`char[2]` (5) 9; + `double[32]`
+                // 0x120; cub-like t3+t4+ta 0x1a0 less the weak copy; sm_75).
+                let vars: u64 = inputs
+                    .iter()
+                    .flat_map(|input| input.symbols().iter().map(move |s| (input, s)))
+                    .filter(|(input, s)| {
+                        in_debug_shared(input, s)
+                            && resolution
+                                .definition_of(SymbolRef { input: input.index, symbol: s.index })
+                                .is_none_or(|d| d == SymbolRef { input: input.index, symbol: s.index })
+                    })
+                    .map(|(_, s)| s.size)
+                    .sum();
+                out.size = grow_by_pool(vars, a);
+            }
         }
-        plan_relocatable(layout, &facts, &kernels, &mut plan);
+        plan_relocatable(layout, &facts, &kernels, pool, &mut plan);
         if facts.any_extern {
             if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
                 // Rule 12.9: a `-r` output's `.nv_debug.shared` holding only
@@ -395,6 +416,35 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
 /// `.nv_debug.shared` ones; the mechanism is unknown.
 fn grow_by_room(extent: u64, a: u64) -> u64 {
     if extent < a { extent.saturating_add(a) } else { extent }
+}
+
+/// Rule 12.3: the largest alignment (st_value, 12.0) of the device
+/// functions' variables (`.nv_debug.shared`, weak template statics
+/// included), if there is one.
+fn pool_align(inputs: &[InputObject<'_>]) -> Option<u64> {
+    inputs
+        .iter()
+        .flat_map(|input| input.symbols().iter().map(move |s| (input, s)))
+        .filter(|(input, s)| in_debug_shared(input, s))
+        .map(|(_, s)| s.value.max(1))
+        .max()
+}
+
+/// Whether a symbol is a device function's shared variable (not extern).
+fn in_debug_shared(input: &InputObject<'_>, s: &develf_parse::elf::Symbol<'_>) -> bool {
+    is_shared(s)
+        && !is_extern(input, s)
+        && s.section_index()
+            .and_then(|x| input.section(x))
+            .is_some_and(|sec| SectionClass::of_input(sec.name, sec.sh_type) == Some(SectionClass::DebugShared))
+}
+
+/// Rule 12.3 without extern memory: like [`grow_by_room`], but also at
+/// equality (a kernel's `int[1]` with an `int` pool 4 -> 8, `double[4]` with
+/// a 32-aligned pool 0x20 -> 0x40; ptxas does the same in one object:
+/// `double q[1]` 8 -> 0x10; sm_75).
+fn grow_by_pool(extent: u64, a: u64) -> u64 {
+    if extent <= a { extent.saturating_add(a) } else { extent }
 }
 
 /// Whether an input section defines a shared variable with a size (not only
@@ -717,7 +767,7 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
 
 /// Rule 12.3: `-r` keeps each kernel's input section; `extern __shared__`
 /// gets room in every kernel's section and an `externsharedinstance` symbol.
-fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan: &mut SharedPlan) {
+fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool: Option<u64>, plan: &mut SharedPlan) {
     // Rule 12.3's 0x10 and 0x20 are the extern alignment and twice it
     // (rule 12.8: 0x100 and 0x200 when relinking a `-r` output).
     let a = facts.extern_align;
@@ -779,6 +829,15 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan
                 k.own_extent.max(k.own_size)
             };
             (size, a)
+        } else if let Some(a) = pool {
+            // Without extern memory, device functions' variables (weak
+            // template statics too) do what extern memory does, with their
+            // largest alignment: every kernel's section takes it and grows
+            // by it when not larger (`bitonic<T>`'s `static __shared__ T s[]`
+            // 8-aligned: `short[3]`'s 6 bytes -> 0xe, align 8; `char[3]`
+            // 3 -> 7 / 0xb / 0x23 for a pool aligned 4 / 8 / 0x20, 9 stays
+            // 9 for 4 and 8; sm_75, sm_90).
+            (grow_by_pool(k.own_extent, a).max(k.own_size), k.own_align.max(a))
         } else {
             (k.own_size, k.own_align)
         };
