@@ -544,9 +544,33 @@ fn plan_executable(
         by
     };
     let mut shared_definition = false;
+    // U27: the copies of one weak variable (a template's static in two
+    // inputs: `red<int>`'s `s` named by t3's `kb` and t4's `kc`) are one
+    // variable, laid out once, in the common area when the copies' kernels
+    // are several (`-g`: WEAK in `.nv_debug.shared` at 0x400, sm_90; 0 on
+    // sm_75); the other copies get its offset and home.
+    let mut first_copy: HashMap<SymbolRef, SymbolRef> = HashMap::new();
+    let mut aliases: Vec<(SymbolRef, SymbolRef)> = Vec::new();
+    let mut copies: HashMap<SymbolRef, Vec<(SymbolRef, Node)>> = HashMap::new();
     for (v, node) in &pool {
-        let by = reached_by_users(v.symbol, *node);
         let key = resolution.definition_of(v.symbol).unwrap_or(v.symbol);
+        copies.entry(key).or_default().push((v.symbol, *node));
+    }
+    for (v, node) in &pool {
+        let key = resolution.definition_of(v.symbol).unwrap_or(v.symbol);
+        let first = *first_copy.entry(key).or_insert(v.symbol);
+        if first != v.symbol {
+            aliases.push((v.symbol, first));
+            continue;
+        }
+        let mut by: Vec<usize> = copies
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .flat_map(|&(c, n)| if c == v.symbol { reached_by_users(c, *node) } else { reached_by_users(c, n) })
+            .collect();
+        by.sort_unstable();
+        by.dedup();
         shared_definition |= reach_of_definition.get(&key).is_some_and(|k| k.len() != 1);
         match by.as_slice() {
             [only] => private.entry(*only).or_default().push(v),
@@ -590,7 +614,12 @@ fn plan_executable(
             plan.homes.insert(v.symbol, id);
         }
         end = at.saturating_add(v.size);
-        for user in std::iter::once(*node).chain(users_of.get(&v.symbol).into_iter().flatten().copied()) {
+        let copy_users = aliases.iter().filter(|(_, first)| *first == v.symbol).flat_map(|(copy, _)| {
+            let node = pool.iter().find(|(p, _)| p.symbol == *copy).map(|(_, n)| *n);
+            node.into_iter().chain(users_of.get(copy).into_iter().flatten().copied())
+        });
+        let users: Vec<Node> = copy_users.collect();
+        for user in std::iter::once(*node).chain(users_of.get(&v.symbol).into_iter().flatten().copied()).chain(users) {
             let e = common_end.entry(user).or_default();
             *e = (*e).max(end);
         }
@@ -677,6 +706,14 @@ fn plan_executable(
             out.size = cur.saturating_add(reserved);
             out.align = align;
             out.keep = if keep { Keep::Always } else { Keep::Never };
+        }
+    }
+    for (copy, first) in &aliases {
+        if let Some(&at) = plan.offsets.get(first) {
+            plan.offsets.insert(*copy, at);
+        }
+        if let Some(&home) = plan.homes.get(first) {
+            plan.homes.insert(*copy, home);
         }
     }
     share_extern_offsets(layout, facts, kernels, reserved, plan);
