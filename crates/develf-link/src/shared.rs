@@ -361,10 +361,31 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
             })
             .map(|(_, s)| s.size)
             .sum();
+        let pool = pool_align(inputs);
         if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
             out.size = out.size.saturating_sub(lost);
+            if let Some(a) = pool.filter(|_| !facts.any_extern) {
+                // Without extern memory: the surviving variables' sizes,
+                // summed without padding, grown by the pool alignment when
+                // not above it (not the input sections, which ptxas grew
+                // alike: `__align__(32) double[4]` 0x20 -> 0x40, twice 0x40;
+                // `int[1]` 4 -> 8, with `int`+`char[2]` (5) 9; + `double[32]`
+                // 0x120; cub-like t3+t4+ta 0x1a0 less the weak copy; sm_75).
+                let vars: u64 = inputs
+                    .iter()
+                    .flat_map(|input| input.symbols().iter().map(move |s| (input, s)))
+                    .filter(|(input, s)| {
+                        in_debug_shared(input, s)
+                            && resolution
+                                .definition_of(SymbolRef { input: input.index, symbol: s.index })
+                                .is_none_or(|d| d == SymbolRef { input: input.index, symbol: s.index })
+                    })
+                    .map(|(_, s)| s.size)
+                    .sum();
+                out.size = grow_by_pool(vars, a);
+            }
         }
-        plan_relocatable(layout, &facts, &kernels, &mut plan);
+        plan_relocatable(layout, &facts, &kernels, pool, &mut plan);
         if facts.any_extern {
             if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
                 // Rule 12.9: a `-r` output's `.nv_debug.shared` holding only
@@ -395,6 +416,35 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
 /// `.nv_debug.shared` ones; the mechanism is unknown.
 fn grow_by_room(extent: u64, a: u64) -> u64 {
     if extent < a { extent.saturating_add(a) } else { extent }
+}
+
+/// Rule 12.3: the largest alignment (st_value, 12.0) of the device
+/// functions' variables (`.nv_debug.shared`, weak template statics
+/// included), if there is one.
+fn pool_align(inputs: &[InputObject<'_>]) -> Option<u64> {
+    inputs
+        .iter()
+        .flat_map(|input| input.symbols().iter().map(move |s| (input, s)))
+        .filter(|(input, s)| in_debug_shared(input, s))
+        .map(|(_, s)| s.value.max(1))
+        .max()
+}
+
+/// Whether a symbol is a device function's shared variable (not extern).
+fn in_debug_shared(input: &InputObject<'_>, s: &develf_parse::elf::Symbol<'_>) -> bool {
+    is_shared(s)
+        && !is_extern(input, s)
+        && s.section_index()
+            .and_then(|x| input.section(x))
+            .is_some_and(|sec| SectionClass::of_input(sec.name, sec.sh_type) == Some(SectionClass::DebugShared))
+}
+
+/// Rule 12.3 without extern memory: like [`grow_by_room`], but also at
+/// equality (a kernel's `int[1]` with an `int` pool 4 -> 8, `double[4]` with
+/// a 32-aligned pool 0x20 -> 0x40; ptxas does the same in one object:
+/// `double q[1]` 8 -> 0x10; sm_75).
+fn grow_by_pool(extent: u64, a: u64) -> u64 {
+    if extent <= a { extent.saturating_add(a) } else { extent }
 }
 
 /// Whether an input section defines a shared variable with a size (not only
@@ -494,9 +544,33 @@ fn plan_executable(
         by
     };
     let mut shared_definition = false;
+    // U27: the copies of one weak variable (a template's static in two
+    // inputs: `red<int>`'s `s` named by t3's `kb` and t4's `kc`) are one
+    // variable, laid out once, in the common area when the copies' kernels
+    // are several (`-g`: WEAK in `.nv_debug.shared` at 0x400, sm_90; 0 on
+    // sm_75); the other copies get its offset and home.
+    let mut first_copy: HashMap<SymbolRef, SymbolRef> = HashMap::new();
+    let mut aliases: Vec<(SymbolRef, SymbolRef)> = Vec::new();
+    let mut copies: HashMap<SymbolRef, Vec<(SymbolRef, Node)>> = HashMap::new();
     for (v, node) in &pool {
-        let by = reached_by_users(v.symbol, *node);
         let key = resolution.definition_of(v.symbol).unwrap_or(v.symbol);
+        copies.entry(key).or_default().push((v.symbol, *node));
+    }
+    for (v, node) in &pool {
+        let key = resolution.definition_of(v.symbol).unwrap_or(v.symbol);
+        let first = *first_copy.entry(key).or_insert(v.symbol);
+        if first != v.symbol {
+            aliases.push((v.symbol, first));
+            continue;
+        }
+        let mut by: Vec<usize> = copies
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .flat_map(|&(c, n)| if c == v.symbol { reached_by_users(c, *node) } else { reached_by_users(c, n) })
+            .collect();
+        by.sort_unstable();
+        by.dedup();
         shared_definition |= reach_of_definition.get(&key).is_some_and(|k| k.len() != 1);
         match by.as_slice() {
             [only] => private.entry(*only).or_default().push(v),
@@ -540,7 +614,12 @@ fn plan_executable(
             plan.homes.insert(v.symbol, id);
         }
         end = at.saturating_add(v.size);
-        for user in std::iter::once(*node).chain(users_of.get(&v.symbol).into_iter().flatten().copied()) {
+        let copy_users = aliases.iter().filter(|(_, first)| *first == v.symbol).flat_map(|(copy, _)| {
+            let node = pool.iter().find(|(p, _)| p.symbol == *copy).map(|(_, n)| *n);
+            node.into_iter().chain(users_of.get(copy).into_iter().flatten().copied())
+        });
+        let users: Vec<Node> = copy_users.collect();
+        for user in std::iter::once(*node).chain(users_of.get(&v.symbol).into_iter().flatten().copied()).chain(users) {
             let e = common_end.entry(user).or_default();
             *e = (*e).max(end);
         }
@@ -627,6 +706,14 @@ fn plan_executable(
             out.size = cur.saturating_add(reserved);
             out.align = align;
             out.keep = if keep { Keep::Always } else { Keep::Never };
+        }
+    }
+    for (copy, first) in &aliases {
+        if let Some(&at) = plan.offsets.get(first) {
+            plan.offsets.insert(*copy, at);
+        }
+        if let Some(&home) = plan.homes.get(first) {
+            plan.homes.insert(*copy, home);
         }
     }
     share_extern_offsets(layout, facts, kernels, reserved, plan);
@@ -717,7 +804,7 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
 
 /// Rule 12.3: `-r` keeps each kernel's input section; `extern __shared__`
 /// gets room in every kernel's section and an `externsharedinstance` symbol.
-fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan: &mut SharedPlan) {
+fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool: Option<u64>, plan: &mut SharedPlan) {
     // Rule 12.3's 0x10 and 0x20 are the extern alignment and twice it
     // (rule 12.8: 0x100 and 0x200 when relinking a `-r` output).
     let a = facts.extern_align;
@@ -779,6 +866,15 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], plan
                 k.own_extent.max(k.own_size)
             };
             (size, a)
+        } else if let Some(a) = pool {
+            // Without extern memory, device functions' variables (weak
+            // template statics too) do what extern memory does, with their
+            // largest alignment: every kernel's section takes it and grows
+            // by it when not larger (`bitonic<T>`'s `static __shared__ T s[]`
+            // 8-aligned: `short[3]`'s 6 bytes -> 0xe, align 8; `char[3]`
+            // 3 -> 7 / 0xb / 0x23 for a pool aligned 4 / 8 / 0x20, 9 stays
+            // 9 for 4 and 8; sm_75, sm_90).
+            (grow_by_pool(k.own_extent, a).max(k.own_size), k.own_align.max(a))
         } else {
             (k.own_size, k.own_align)
         };

@@ -529,7 +529,17 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             // `-g` keeps it (rule 12.4).
             continue;
         }
+        // U27: a weak template static (`bitonic<T>`'s `static __shared__ T
+        // s[]`, ptxas's WEAK variable in `.nv_debug.shared`) kept by `-g` /
+        // `-preserve-relocs` as a device function's variable is (rule 12.10).
+        let weak_home =
+            if executable && keeps_shared_locals(layout) && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
+                shared_home(layout, resolution, source)
+            } else {
+                None
+            };
         if executable
+            && weak_home.is_none()
             && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED
             && placed
                 .flatten()
@@ -611,6 +621,19 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             }
             None => (section, sym.value.saturating_add(base), sym.size),
         };
+        let (bind, other, section, value) = match weak_home {
+            // U27: in its kernel's window a LOCAL object, in the common area
+            // (`.nv_debug.shared`) it stays WEAK; value = offset + reserved
+            // area, st_other as rule 12.4's (t1/t2 `bitonic<T>`, t3/t4
+            // `red<T>`, sm_75/sm_90 `-g`).
+            Some((home, offset)) => {
+                let local = layout.section(home).is_some_and(|o| o.class == SectionClass::Shared);
+                let bind = if local { STB_LOCAL } else { bind };
+                let other = if layout.debug { 0 } else { STV_INTERNAL };
+                (bind, other, SymbolSection::Section(home), offset.saturating_add(layout.shared.reserved))
+            }
+            None => (bind, other, section, value),
+        };
         set(&mut global_index, g, index_of(&symbols));
         symbols.push(OutSymbol { name, bind, st_type, other, section, value, size });
     }
@@ -655,6 +678,19 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
 fn per_function_bank(name: &str) -> bool {
     name.strip_prefix(".nv.constant").and_then(|rest| rest.split_once('.')).is_some_and(|(bank, function)| {
         !bank.is_empty() && bank.bytes().all(|b| b.is_ascii_digit()) && !function.is_empty()
+    })
+}
+
+/// U27: where rule 12.10 put a weak shared variable (its section and window
+/// offset), found by its definition or by any copy resolving to it.
+fn shared_home(layout: &Layout, resolution: &Resolution<'_>, definition: SymbolRef) -> Option<(OutId, u64)> {
+    let found =
+        |r: &SymbolRef| Some((*layout.shared.homes.get(r)?, layout.shared.offsets.get(r).copied().unwrap_or(0)));
+    found(&definition).or_else(|| {
+        let mut copies: Vec<&SymbolRef> =
+            layout.shared.homes.keys().filter(|r| resolution.definition_of(**r) == Some(definition)).collect();
+        copies.sort_unstable();
+        copies.first().and_then(|r| found(r))
     })
 }
 
