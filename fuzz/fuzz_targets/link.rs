@@ -14,8 +14,7 @@
 #![no_main]
 
 use develf_format::header::Arch;
-use develf_format::section::{SHF_EXECINSTR, SHT_PROGBITS};
-use develf_link::{CodeSource, Input, LinkOptions, OutputKind, link};
+use develf_link::{CodeSource, Input, LinkOptions, OutputKind, is_code_section, link};
 use libfuzzer_sys::fuzz_target;
 
 /// Small fixture objects whose pairs link (or fail cleanly) unmutated.
@@ -44,7 +43,7 @@ fn without_code(bytes: &[u8]) -> Vec<u8> {
     let mut copy = bytes.to_vec();
     if let Ok(cubin) = develf_parse::Cubin::parse(bytes) {
         for s in cubin.sections() {
-            if s.sh_type == SHT_PROGBITS && s.flags & SHF_EXECINSTR != 0 {
+            if is_code_section(s.sh_type, s.flags) {
                 let start = usize::try_from(s.offset).unwrap_or(usize::MAX);
                 if let Some(code) = start.checked_add(s.bytes().len()).and_then(|end| copy.get_mut(start..end)) {
                     code.fill(0);

@@ -7,6 +7,8 @@
 //! Every other file, and a cubin whose headers do not describe a plain
 //! layout, is read whole, so that the linker's checks see it as it is.
 
+use develf_format::header::EM_CUDA;
+use develf_link::is_code_section;
 use std::fs::File;
 use std::io::{self, Read as _};
 use std::os::unix::fs::FileExt as _;
@@ -19,10 +21,7 @@ pub const MAX_OPEN_CODE_FILES: usize = 256;
 const ELF_HEADER: usize = 64;
 const SECTION_HEADER: u64 = 64;
 const PROGRAM_HEADER: u64 = 56;
-const EM_CUDA: u16 = 190;
 const ET_REL: u16 = 1;
-const SHT_PROGBITS: u32 = 1;
-const SHF_EXECINSTR: u64 = 0x4;
 
 /// One file of a link as read: where its bytes are and, when its code was
 /// left out, the open file the code is read from.
@@ -176,7 +175,7 @@ fn read_without_code(file: &File, header: &[u8; ELF_HEADER], bytes: &mut [u8]) -
     let shoff = usize::try_from(shoff).unwrap_or(usize::MAX);
     let mut code: Vec<(u64, u64)> = (0..usize::try_from(shnum).unwrap_or(0))
         .map(|k| shoff + k * SECTION_HEADER as usize)
-        .filter(|&at| u32_at(bytes, at + 4) == SHT_PROGBITS && u64_at(bytes, at + 8) & SHF_EXECINSTR != 0)
+        .filter(|&at| is_code_section(u32_at(bytes, at + 4), u64_at(bytes, at + 8)))
         .map(|at| (u64_at(bytes, at + 24), u64_at(bytes, at + 24).saturating_add(u64_at(bytes, at + 32))))
         .collect();
     code.sort_unstable();
@@ -280,7 +279,7 @@ mod tests {
             let cubin = develf_parse::Cubin::parse(&whole).unwrap();
             let mut expect = whole.clone();
             for s in cubin.sections() {
-                if s.sh_type == SHT_PROGBITS && s.flags & SHF_EXECINSTR != 0 {
+                if is_code_section(s.sh_type, s.flags) {
                     let start = s.offset as usize;
                     expect[start..start + s.bytes().len()].fill(0);
                 }

@@ -73,6 +73,11 @@ impl PieceBytes<'_> {
     }
 }
 
+/// How many bytes a relocation at `at` of a `size`-byte section may use.
+fn site_len(size: u64, at: u64) -> usize {
+    usize::try_from(size.saturating_sub(at)).unwrap_or(MAX_SITE).min(MAX_SITE)
+}
+
 /// One relocation's change to a section, applied in order.
 #[derive(Debug, Clone)]
 enum Fixup {
@@ -101,7 +106,7 @@ impl Fixup {
                 copy_overlap(window, window_at, p.at, p.bytes.get(..usize::from(p.len)).unwrap_or_default())
             }
             Fixup::Field { at, write } => {
-                let len = usize::try_from(size.saturating_sub(*at)).unwrap_or(MAX_SITE).min(MAX_SITE);
+                let len = site_len(size, *at);
                 let mut site = [0u8; MAX_SITE];
                 let site = &mut site[..len];
                 copy_overlap(site, *at, window_at, window);
@@ -150,7 +155,7 @@ impl<'a> Merged<'a> {
     /// How many bytes a relocation at `at` may use: up to [`MAX_SITE`], fewer
     /// at the end of the section.
     pub(crate) fn site_len(&self, at: u64) -> usize {
-        usize::try_from(self.size.saturating_sub(at)).unwrap_or(MAX_SITE).min(MAX_SITE)
+        site_len(self.size, at)
     }
 
     fn push(&mut self, fixup: Fixup) {

@@ -5,7 +5,7 @@ use crate::body::PieceBytes;
 use crate::error::LinkError;
 use crate::options::{CodeSource, Input, LinkOptions};
 use develf_format::header::{ABI_VERSION_7, Arch, EM_CUDA};
-use develf_format::section::{SHF_EXECINSTR, SHT_CUDA_INFO, SHT_CUDA_MERCURY_INFO, SHT_PROGBITS, occupies_file};
+use develf_format::section::{SHT_CUDA_INFO, SHT_CUDA_MERCURY_INFO, occupies_file};
 use develf_format::symbol::{STB_WEAK, STT_FUNC};
 use develf_parse::Cubin;
 use develf_parse::elf::{Class, Section, Symbol};
@@ -77,7 +77,7 @@ impl<'a> InputObject<'a> {
     pub fn piece_bytes(&self, index: usize) -> PieceBytes<'a> {
         let Some(s) = self.section(index) else { return PieceBytes::Here(&[]) };
         match self.code {
-            Some(source) if s.sh_type == SHT_PROGBITS && s.flags & SHF_EXECINSTR != 0 => {
+            Some(source) if crate::options::is_code_section(s.sh_type, s.flags) => {
                 PieceBytes::Elsewhere { source, offset: s.offset, len: s.data.map_or(0, |d| d.len() as u64) }
             }
             _ => PieceBytes::Here(s.data.unwrap_or_default()),

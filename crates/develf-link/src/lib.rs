@@ -38,7 +38,7 @@ pub use error::{
     Duplicate, LinkError, Location, RegisterOverLimit, SharedContribution, SharedOverLimit, SymbolName, Undefined,
     demangle,
 };
-pub use options::{CodeSource, Input, LinkOptions, OutputKind};
+pub use options::{CodeSource, Input, LinkOptions, OutputKind, is_code_section};
 pub use write::Image;
 
 /// Links `inputs` (in command-line order) into one cubin.

@@ -83,6 +83,15 @@ impl<'a> Input<'a> {
     }
 }
 
+/// Whether a section of this type and flags is code, whose bytes an
+/// [`Input::code`] source supplies: `SHT_PROGBITS` with `SHF_EXECINSTR`.
+/// Readers that leave code out of [`Input::bytes`] ask this, so the two
+/// sides agree on what is left out.
+pub fn is_code_section(sh_type: u32, flags: u64) -> bool {
+    use develf_format::section::{SHF_EXECINSTR, SHT_PROGBITS};
+    sh_type == SHT_PROGBITS && flags & SHF_EXECINSTR != 0
+}
+
 /// Random access to an input's bytes, for [`Input::code`].
 pub trait CodeSource: Sync + std::fmt::Debug {
     /// Fills `buf` with the bytes at file offset `offset`.

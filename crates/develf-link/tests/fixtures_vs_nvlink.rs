@@ -12,8 +12,7 @@
 //! asserted floors are the shares reached so far, so they cannot regress.
 
 use develf_format::header::Arch;
-use develf_format::section::{SHF_EXECINSTR, SHT_PROGBITS};
-use develf_link::{CodeSource, Input, LinkError, LinkOptions, OutputKind, compare, link};
+use develf_link::{CodeSource, Input, LinkError, LinkOptions, OutputKind, compare, is_code_section, link};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -110,7 +109,7 @@ fn run_with_code_elsewhere(case: &Case) -> Result<Vec<u8>, LinkError> {
             let mut copy = bytes.clone();
             let cubin = develf_parse::Cubin::parse(bytes).expect("fixture parses");
             for s in cubin.sections() {
-                if s.sh_type == SHT_PROGBITS && s.flags & SHF_EXECINSTR != 0 {
+                if is_code_section(s.sh_type, s.flags) {
                     let start = s.offset as usize;
                     if let Some(code) = copy.get_mut(start..start + s.bytes().len()) {
                         code.fill(0);
