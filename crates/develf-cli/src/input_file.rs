@@ -193,13 +193,16 @@ fn read_without_code(file: &File, header: &[u8; ELF_HEADER], bytes: &mut [u8]) -
 /// The code of the files read without it, served to the linker through a
 /// read-ahead window: the writer asks for one function at a time, in file
 /// order, and a read per function would be tens of thousands of reads.
+/// Each of the pool's threads has a window of its own (the output is
+/// written in spans, in parallel; one shared window would be reread at
+/// every switch between two threads' files).
 #[derive(Debug)]
 pub struct CodeFiles {
     files: Vec<File>,
-    window: std::sync::Mutex<Window>,
+    windows: Vec<std::sync::Mutex<Window>>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Window {
     file: usize,
     start: u64,
@@ -210,8 +213,13 @@ struct Window {
 const WINDOW: u64 = 256 * 1024;
 
 impl CodeFiles {
+    /// Called from the rayon pool that will write the output: a window per
+    /// thread of that pool, plus one for any other thread.
     pub fn new(files: Vec<File>) -> CodeFiles {
-        CodeFiles { files, window: std::sync::Mutex::new(Window { file: usize::MAX, ..Window::default() }) }
+        let windows = (0..=rayon::current_num_threads())
+            .map(|_| std::sync::Mutex::new(Window { file: usize::MAX, start: 0, bytes: Vec::new() }))
+            .collect();
+        CodeFiles { files, windows }
     }
 
     /// A source per file, in the order given to [`CodeFiles::new`].
@@ -225,7 +233,8 @@ impl CodeFiles {
         if want > WINDOW {
             return file.read_exact_at(buf, offset);
         }
-        let mut window = self.window.lock().map_err(|_| io::Error::other("code window poisoned"))?;
+        let mine = rayon::current_thread_index().map_or(self.windows.len() - 1, |t| t % self.windows.len());
+        let mut window = self.windows[mine].lock().map_err(|_| io::Error::other("code window poisoned"))?;
         let inside = |w: &Window| {
             w.file == index && offset >= w.start && offset.saturating_add(want) <= w.start + w.bytes.len() as u64
         };

@@ -1156,6 +1156,19 @@ pub fn write_atomically_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    write_atomically_to_file(path, |f| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+        fill(&mut w)?;
+        w.flush()
+    })
+}
+
+/// [`write_atomically`], `fill` writing the temporary file as it likes
+/// (positional writes from several threads included).
+pub fn write_atomically_to_file(
+    path: &Path,
+    fill: impl FnOnce(&std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -1169,11 +1182,7 @@ pub fn write_atomically_with(
         .write(true)
         .create_new(true)
         .open(&temp)
-        .and_then(|f| {
-            let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
-            fill(&mut w)?;
-            w.into_inner().map_err(std::io::IntoInnerError::into_error)?.flush()
-        })
+        .and_then(|f| fill(&f))
         .and_then(|()| std::fs::rename(&temp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
@@ -1419,7 +1428,7 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     let register_text =
         request.register_link_binaries.as_ref().map(|_| register_file_text(&gathered.registered, reporter));
     let output_bytes = image.len();
-    if let Err(e) = write_atomically_with(&request.output, |f| image.write_to(f)) {
+    if let Err(e) = write_atomically_to_file(&request.output, |f| image.write_to_file(f)) {
         return reporter.fatal(&format!("Could not write output file '{}': {e}", request.output.display()));
     }
     if let (Some(path), Some(text)) = (&request.register_link_binaries, register_text) {

@@ -11,6 +11,7 @@ use crate::layout::{Layout, occupies_file};
 use crate::resolve::{Resolution, SymbolRef, is_kernel};
 use develf_format::nvinfo::{self, EIATTR_MAXREG_COUNT, EIATTR_REGCOUNT, Format};
 use develf_format::symbol::STT_FUNC;
+use rayon::prelude::*;
 use std::collections::{HashMap, VecDeque};
 
 /// Rule 12.6: the most static shared memory a kernel may declare, on every
@@ -187,9 +188,9 @@ pub(crate) fn register_limits(
     liveness: &Liveness,
 ) -> Result<(), LinkError> {
     // Per kernel `.text`: its limit. Raw records: this runs on every link and
-    // most have no limit at all.
-    let mut limits: Vec<(Node, u32)> = Vec::new();
-    for input in inputs {
+    // most have no limit at all. Inputs are read in parallel, kept in order.
+    let limits_of = |input: &InputObject<'_>| {
+        let mut limits: Vec<(Node, u32)> = Vec::new();
         for s in input.sections() {
             if !s.name.starts_with(".nv.info.") {
                 continue;
@@ -204,27 +205,33 @@ pub(crate) fn register_limits(
                 }
             }
         }
-    }
+        limits
+    };
+    let mut limits: Vec<(Node, u32)> = inputs.par_iter().flat_map_iter(limits_of).collect();
     if limits.is_empty() {
         return Ok(());
     }
     // Per input function (input, symbol): its register count.
-    let mut regcount: HashMap<SymbolRef, u32> = HashMap::new();
-    for input in inputs {
+    let counts_of = |input: &InputObject<'_>| {
+        let mut counts: Vec<(SymbolRef, u32)> = Vec::new();
         for s in input.sections().iter().filter(|s| s.name == ".nv.info") {
             for r in nvinfo::records(s.bytes()).flatten() {
                 if let (EIATTR_REGCOUNT, Some(Format::Sval), [f0, f1, f2, f3, v0, v1, v2, v3]) =
                     (r.attribute, Format::from_u8(r.format), r.payload)
                 {
                     let function = u32::from_le_bytes([*f0, *f1, *f2, *f3]) as usize;
-                    regcount.insert(
+                    counts.push((
                         SymbolRef { input: input.index, symbol: function },
                         u32::from_le_bytes([*v0, *v1, *v2, *v3]),
-                    );
+                    ));
                 }
             }
         }
-    }
+        counts
+    };
+    // Collected in input order, so a later record of a function wins as before.
+    let regcount: HashMap<SymbolRef, u32> =
+        inputs.par_iter().flat_map_iter(counts_of).collect::<Vec<_>>().into_iter().collect();
     // A kernel whose limit no function of the link exceeds needs no walk
     // (ptxas writes a MAXREG_COUNT for every kernel, usually 255).
     let most = regcount.values().copied().max().unwrap_or(0);
