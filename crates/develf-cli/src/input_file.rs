@@ -210,7 +210,7 @@ struct Window {
 }
 
 /// How much the window reads at once.
-const WINDOW: u64 = 256 * 1024;
+const WINDOW: u64 = 128 * 1024;
 
 impl CodeFiles {
     /// Called from the rayon pool that will write the output: a window per

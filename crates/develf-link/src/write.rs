@@ -298,7 +298,7 @@ impl<'a> Image<'a> {
 }
 
 /// How much of the file one thread assembles before writing it.
-const SPAN: u64 = 256 * 1024;
+const SPAN: u64 = 128 * 1024;
 
 /// A stretch of the output file and the pieces that lie in it.
 struct Span {
