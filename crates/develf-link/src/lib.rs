@@ -102,16 +102,20 @@ fn link_in_pool<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
     let resolution = resolve::resolve(&objects)?;
     clock.done("resolve");
     let liveness = gc::collect(options, &objects, &resolution);
-    // Rule 13.4: after dead-code elimination, which decides what an undefined
-    // function reference may be left behind by.
-    if options.output == OutputKind::Executable {
-        resolve::check_undefined(&objects, &resolution, &liveness)?;
-    }
-    if options.output == OutputKind::Executable {
-        checks::register_limits(&objects, &resolution, &liveness)?;
-    }
     clock.done("gc");
-    let layout = layout::build(options, &objects, &resolution, &liveness);
+    // The executable's checks need no layout: they run beside it, and their
+    // errors still come first, in this order.
+    let checks = || -> Result<(), LinkError> {
+        if options.output == OutputKind::Executable {
+            // Rule 13.4: after dead-code elimination, which decides what an
+            // undefined function reference may be left behind by.
+            resolve::check_undefined(&objects, &resolution, &liveness)?;
+            checks::register_limits(&objects, &resolution, &liveness)?;
+        }
+        Ok(())
+    };
+    let (checked, layout) = rayon::join(checks, || layout::build(options, &objects, &resolution, &liveness));
+    checked?;
     checks::output_size(&objects, &layout)?;
     checks::constant_bank(&layout)?;
     if options.output == OutputKind::Executable {
