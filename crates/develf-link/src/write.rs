@@ -307,6 +307,25 @@ struct Span {
     pieces: std::ops::Range<usize>,
 }
 
+/// `ids` in a stable order by `key`: a bucket per rank, each sorted by the
+/// rest of the key only when it has one (most sections keep creation order
+/// inside their class; a big link has tens of thousands).
+fn sort_stably_by_key(ids: Vec<OutId>, key: impl Fn(OutId) -> (u8, (u8, usize))) -> Vec<OutId> {
+    let mut buckets: Vec<Vec<(OutId, (u8, usize))>> = (0..=u8::MAX).map(|_| Vec::new()).collect();
+    for id in ids {
+        let (rank, rest) = key(id);
+        buckets[usize::from(rank)].push((id, rest));
+    }
+    let mut sorted = Vec::new();
+    for mut bucket in buckets {
+        if bucket.iter().any(|&(_, rest)| rest != (0, 0)) {
+            bucket.sort_by_key(|&(_, rest)| rest);
+        }
+        sorted.extend(bucket.into_iter().map(|(id, _)| id));
+    }
+    sorted
+}
+
 pub(crate) fn write<'a>(
     inputs: &[InputObject<'a>],
     resolution: &Resolution<'a>,
@@ -338,7 +357,7 @@ pub(crate) fn write<'a>(
     }
     // Class 20 (Mercury) has an order of its own inside (crate::mercury::subrank).
     // Rule 3.6: the Mercury finaliser's index tables come after every section.
-    kept.sort_by_cached_key(|&id| {
+    let kept = sort_stably_by_key(kept, |id| {
         layout.section(id).map_or((u8::MAX, (0, 0)), |s| {
             let rank =
                 if layout.mercury && s.class == SectionClass::SymTabShndx { u8::MAX } else { s.class.rule().rank };
@@ -743,6 +762,28 @@ mod tests {
                 let _ = std::fs::remove_file(&path);
                 assert_eq!(got, expect, "{count} pieces, spans of {span}");
             }
+        }
+    }
+
+    /// The bucket sort gives the order of a stable sort by the whole key.
+    #[test]
+    fn bucket_sort_is_a_stable_sort() {
+        let mut seed = 0x1234_5678_u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        for round in 0..200 {
+            let n = next(300) as usize;
+            let keys: Vec<(u8, (u8, usize))> = (0..n)
+                .map(|_| {
+                    let rest = if round % 2 == 0 && next(4) != 0 { (0, 0) } else { (next(3) as u8, next(5) as usize) };
+                    (next(6) as u8 * 50, rest)
+                })
+                .collect();
+            let mut expect: Vec<OutId> = (0..n).collect();
+            expect.sort_by_key(|&id| keys[id]);
+            assert_eq!(sort_stably_by_key((0..n).collect(), |id| keys[id]), expect, "round {round}");
         }
     }
 }
