@@ -300,6 +300,19 @@ impl Body<'_> {
         }
     }
 
+    /// Appends the bytes to `out`.
+    pub(crate) fn append_to(&self, out: &mut Vec<u8>) -> io::Result<()> {
+        match self {
+            Body::Owned(bytes) => out.extend_from_slice(bytes),
+            Body::Merged(m) => {
+                let start = out.len();
+                out.resize(start.saturating_add(usize::try_from(m.size).unwrap_or(usize::MAX)), 0);
+                m.fill(&mut out[start..])?;
+            }
+        }
+        Ok(())
+    }
+
     /// Places the bytes into `out` at `at`.
     pub(crate) fn put(&self, out: &mut [u8], at: u64) -> io::Result<()> {
         match self {

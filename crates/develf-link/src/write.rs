@@ -271,11 +271,14 @@ impl<'a> Image<'a> {
         }
         let pieces = &self.pieces;
         self.spans(span).par_iter().try_for_each_init(Vec::new, |buf: &mut Vec<u8>, span| {
+            // Pieces appended in order: only the padding (and merged
+            // sections' gaps) are zeroed, not the whole span first.
             buf.clear();
-            buf.resize(usize::try_from(span.end - span.start).unwrap_or(0), 0);
             for (at, body) in pieces.get(span.pieces.clone()).unwrap_or_default() {
-                body.put(buf, at - span.start)?;
+                buf.resize(usize::try_from(at - span.start).unwrap_or(usize::MAX), 0);
+                body.append_to(buf)?;
             }
+            buf.resize(usize::try_from(span.end - span.start).unwrap_or(usize::MAX), 0);
             file.write_all_at(buf, span.start)
         })
     }
