@@ -31,8 +31,8 @@ use crate::symbols::{OutSymbol, StringTable, SymbolSection, SymbolTable};
 use develf_eiattr::Attribute;
 use develf_eiattr::shape::ByteValue;
 use develf_format::reloc::{
-    R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX, R_MERCURY_ABS16, R_MERCURY_ABS32, R_MERCURY_SURF_HEADER_INDEX,
-    R_MERCURY_TEX_HEADER_INDEX,
+    R_CUDA_32, R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX, R_MERCURY_ABS16, R_MERCURY_ABS32,
+    R_MERCURY_SURF_HEADER_INDEX, R_MERCURY_TEX_HEADER_INDEX,
 };
 use develf_format::section::{
     SHF_ALLOC, SHF_CUDA_MERCURY, SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_CALLGRAPH, SHT_CUDA_MERCURY_CONSTANT_IMGHDR,
@@ -41,7 +41,7 @@ use develf_format::section::{
 };
 use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FUNC, STT_OBJECT, STT_SECTION};
 use develf_parse::elf::{Section, Symbol, string_at};
-use develf_reloc::keep::{self, Disposition, Query, SymbolHome};
+use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
 use std::collections::HashMap;
 
 /// Sections whose relocations keep input order on merc (rule 8.1).
@@ -79,6 +79,15 @@ static ALIASES: &[(&str, &str)] = &[
     (".nv.merc.nv_debug_ptx_txt", ".nv_debug_ptx_txt"),
     // U21: `-lineinfo` objects' `.nv.merc.debug_str` (two.cu, sm_100/sm_120).
     (".nv.merc.debug_str", ".debug_str"),
+    // `-G` objects: ptxas already aliases these three onto the normal copies
+    // (every sm_100/sm_120 `-G` object of merc2, 12/12), and nvlink keeps
+    // them aliased, exec and `-r`: the output's bytes are the normal
+    // section's (`.nv.merc.debug_info`'s DW_AT_stmt_list holds the
+    // `.debug_line` offset, 0x184, not the merc one, 0x1c4), which is what
+    // made develf's merc2 `-G` outputs 0x4340 bytes longer (sm_100, sm_120).
+    (".nv.merc.debug_abbrev", ".debug_abbrev"),
+    (".nv.merc.debug_loc", ".debug_loc"),
+    (".nv.merc.debug_info", ".debug_info"),
 ];
 
 /// Rule 2: the `sh_link` of Mercury sections, by type.
@@ -109,7 +118,7 @@ pub(crate) fn subrank(s: &OutSection) -> u8 {
 /// for `.nv.merc.nv.info.<fn>`, the creation order of the `.nv.info.<fn>` it
 /// copies (rule 11.1: the two lists are in the same order, 90/90 links);
 /// 0 otherwise (creation order).
-pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
+pub(crate) fn order_key(inputs: &[InputObject<'_>], layout: &Layout, s: &OutSection) -> (u8, usize) {
     // Rule 11.5: a slotted `.nv.constant0.<k>` acts as if created last: after
     // every other section of its class (ptx: after `.nv.constant3`, 3/3 links).
     if slotted_bank(layout, s).is_some() {
@@ -126,7 +135,7 @@ pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
         .and_then(|f| {
             let name = format!(".nv.info.{f}");
             // Rule 1.4: a same-named static function's info describes its own `.text`.
-            let own = own_text(layout, s, f).and_then(|text| {
+            let own = own_text(inputs, layout, s, f).and_then(|text| {
                 let describes = |x: &OutSection| x.name == name && matches!(x.info, InfoField::Section(t) if t == text);
                 // Usually the one section of the name (found without a scan:
                 // a big link has tens of thousands of these).
@@ -141,15 +150,37 @@ pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
             s.name
                 .strip_prefix(".nv.capmerc.text.")
                 .filter(|_| s.class == SectionClass::Mercury)
-                .and_then(|f| own_text(layout, s, f).or_else(|| layout.find(&format!(".text.{f}"))))
+                .and_then(|f| own_text(inputs, layout, s, f).or_else(|| layout.find(&format!(".text.{f}"))))
         });
     (rank, normal.unwrap_or(0))
 }
 
 /// Rule 1.4: the `.text.<f>` of the input a merc section `s` came from (two
 /// inputs' static functions may share the name).
-fn own_text(layout: &Layout, s: &OutSection, function: &str) -> Option<OutId> {
+fn own_text(inputs: &[InputObject<'_>], layout: &Layout, s: &OutSection, function: &str) -> Option<OutId> {
     let piece = s.pieces.first()?;
+    // Exactly: a merc info names its capsule (sh_info), a capsule its
+    // function symbol (low 24 bits of sh_info), whose section is the `.text`.
+    // Needed where one input holds two same-named static functions (an nvlink
+    // `-r` output of two `-G` objects each with `__iAtomicAdd`: the second
+    // capsule comes after red's other capsules, not after the first; merc2
+    // relinked `-r`, sm_100/sm_120).
+    if let Some(input) = inputs.get(piece.input) {
+        let mut section = input.section(piece.section);
+        if section.is_some_and(|x| x.sh_type == SHT_CUDA_MERCURY_INFO) {
+            section = section.and_then(|x| input.section(x.info as usize));
+        }
+        let text = section
+            .filter(|x| x.sh_type == SHT_CUDA_CAPMERC)
+            .and_then(|x| input.symbol((x.info & 0x00ff_ffff) as usize))
+            .and_then(|y| y.section_index())
+            .and_then(|x| layout.placed(piece.input, x))
+            .map(|(o, _)| o)
+            .filter(|&o| layout.section(o).is_some_and(|x| x.name == format!(".text.{function}")));
+        if text.is_some() {
+            return text;
+        }
+    }
     let name = format!(".text.{function}");
     // Usually the one section of the name, holding this input's code.
     if let Some(first) = layout.find(&name) {
@@ -585,6 +616,7 @@ impl Relocator<'_, '_> {
             let name = t.name.strip_prefix(".nv.capmerc").or_else(|| t.name.strip_prefix(".nv.merc"))?;
             self.layout.find(name)
         });
+        let target_name = rela.target.and_then(|t| self.layout.section(t)).map_or("", |t| t.name.as_str());
         let mut kept = Vec::new();
         for piece in rela.pieces.iter().rev() {
             let Some(input) = self.inputs.get(piece.input) else { continue };
@@ -611,7 +643,22 @@ impl Relocator<'_, '_> {
                 if losing.iter().any(|&(from, to)| (from..to).contains(&r.offset)) {
                     continue;
                 }
-                let resolved = self.resolve(piece.input, r.symbol as usize, patched_home, normal_text);
+                let mut resolved = self.resolve(piece.input, r.symbol as usize, patched_home, normal_text);
+                // Rule 9 as in `.rela.debug_info`: the merc `.debug_info` of a
+                // losing weak copy keeps its records, pointing at the live
+                // winner (two `-G` inputs instantiating one template, sm_100
+                // exec and `-r`: b's `twice<int>` pc range, 2 entries).
+                if resolved.state == SymbolState::DiscardedDuplicate
+                    && target_name == ".nv.merc.debug_info"
+                    && crate::relocate::winner_placed(
+                        self.inputs,
+                        self.resolution,
+                        self.layout,
+                        SymbolRef { input: piece.input, symbol: r.symbol as usize },
+                    )
+                {
+                    resolved.state = SymbolState::Live;
+                }
                 let query =
                     Query { r_type: r.r_type, output, symbol: resolved.home, state: resolved.state, mercury: true };
                 let offset = base.saturating_add(r.offset);
@@ -640,9 +687,18 @@ impl Relocator<'_, '_> {
                     }
                     .map_err(|e| fail(e.to_string()))
                 };
+                // Rule 8.1: against a section symbol, the kept addend adds
+                // where the input's piece went (merc2 `-G`: DW_AT_stmt_list
+                // `.nv.merc.debug_line + 452`, exec and `-r`).
+                let section_symbol = self
+                    .merc
+                    .get(piece.input)
+                    .and_then(|l| l.get(r.symbol as usize))
+                    .is_some_and(|s| s.st_type == STT_SECTION);
+                let addend = r.addend.map(|a| if section_symbol { a.wrapping_add(resolved.value as i64) } else { a });
                 let mut keep_entry = |t: u32| {
                     if let Some(symbol) = resolved.index {
-                        kept.push(OutRelocation { offset, r_type: t, symbol, addend: r.addend });
+                        kept.push(OutRelocation { offset, r_type: t, symbol, addend });
                     }
                 };
                 match crate::relocate::disposition(&query, &resolved) {
@@ -766,6 +822,9 @@ pub(crate) fn relocate(
         if let Some(table) = layout.find(name) {
             cut_line_sequences(inputs, resolution, layout, table, contents)?;
         }
+    }
+    if let Some(registers) = layout.find(REGISTER_TABLE) {
+        clear_register_ranges(inputs, resolution, layout, registers, contents)?;
     }
     // An input that is itself an nvlink `-r` output has no relocation left
     // for its `.nv.merc.debug_frame` CIE pointers, and nvlink keeps their
@@ -996,7 +1055,176 @@ fn cut_line_sequences(
             }
         }
     }
+    move_line_references(inputs, layout, table, &cut, contents)?;
     remove_ranges(layout, table, cut, contents)
+}
+
+/// Rule 11.2: offsets into a line table that lost sequences move with it.
+/// `.debug_info`'s DW_AT_stmt_list (`R_CUDA_32` against the `.debug_line`
+/// section symbol) names the unit of its input, which moves down by the bytes
+/// cut before it: two `-G` inputs, sm_100 exec, where the first input's dead
+/// `unused_a` sequence (0x17 bytes) goes: the second unit starts at 0x77, not
+/// 0x8e, and nvlink's stmt_list says 0x77. Applied values are rewritten, kept
+/// entries (`-r`) get the moved addend.
+fn move_line_references(
+    inputs: &[InputObject<'_>],
+    layout: &Layout,
+    table: OutId,
+    cut: &[(u64, u64)],
+    contents: &mut Contents,
+) -> Result<(), LinkError> {
+    if cut.is_empty() || layout.section(table).is_none() {
+        return Ok(());
+    }
+    let moved = |offset: u64| -> u64 {
+        offset
+            - cut
+                .iter()
+                .filter(|&&(start, end)| end <= offset && start < end)
+                .map(|&(start, end)| end - start)
+                .sum::<u64>()
+    };
+    for (id, s) in layout.sections.iter().enumerate() {
+        if !matches!(s.class, SectionClass::Debug) || s.pieces.is_empty() {
+            continue;
+        }
+        let kept_in = layout.sections.iter().position(|r| r.class == SectionClass::Relocation && r.target == Some(id));
+        let mut writes: Vec<(u64, u32)> = Vec::new();
+        for piece in &s.pieces {
+            let Some(input) = inputs.get(piece.input) else { continue };
+            for rs in input.cubin.relocation_sections().filter(|r| r.target as usize == piece.section) {
+                for r in rs.entries() {
+                    let Some(symbol) = input.symbol(r.symbol as usize) else { continue };
+                    let Some(x) = symbol.section_index().filter(|_| symbol.st_type == STT_SECTION) else { continue };
+                    let Some((home, base)) = layout.placed(piece.input, x) else { continue };
+                    if home != table || r.r_type != R_CUDA_32 {
+                        continue;
+                    }
+                    let old = base.wrapping_add(r.addend.unwrap_or(0) as u64);
+                    let new = moved(old);
+                    if new == old {
+                        continue;
+                    }
+                    let at = piece.offset + r.offset;
+                    let kept = kept_in
+                        .and_then(|k| contents.relocations.get_mut(k))
+                        .and_then(|list| list.iter_mut().find(|e| e.offset == at));
+                    match kept {
+                        Some(entry) => entry.addend = Some(new as i64),
+                        None => writes.push((at, u32::try_from(new).unwrap_or(u32::MAX))),
+                    }
+                }
+            }
+        }
+        if writes.is_empty() {
+            continue;
+        }
+        if let Some(body) = contents.data.get_mut(id) {
+            let data = body.bytes_mut(&s.name)?;
+            for (at, value) in writes {
+                let at = usize::try_from(at).unwrap_or(usize::MAX);
+                if let Some(slot) = data.get_mut(at..at.saturating_add(4)) {
+                    slot.copy_from_slice(&value.to_le_bytes());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `-G` register-location table (per function: its name, a u32 count,
+/// then per entry a u32, the PTX register's name, a u32 location and the u32
+/// start and end of the range, offsets in the function's code).
+const REGISTER_TABLE: &str = ".nv_debug_info_reg_sass";
+
+/// Rule 11.2 for `.nv_debug_info_reg_sass` (merc only; sm_90 keeps every
+/// range): the normal copy keeps every function's block but zeroes the
+/// ranges (start and end) of each function not in the output: dead (exec:
+/// `unused_a`), a losing weak copy (the second input's `twice<int>`, exec and
+/// `-r`), or a local function whose name an earlier input's kept function
+/// already has (merc2 `-G`: red's `__iAtomicAdd` after vec's, sort's `__popc`
+/// after red's, io's `__iAtomicMax` after red's; 19 zeroed words in every
+/// `-r`, the relinked halves' only in the second half). The table has no
+/// relocations: nvlink finds the function by name. `.nv.merc.*`'s copy keeps
+/// everything. Evidence: merc2 sm_100/sm_120 `-G` `-r`, `-g -r`, relinked `-r`
+/// (6/6 sections byte-identical) and the two-input `twice` runs (exec, `-r`).
+fn clear_register_ranges(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    table: OutId,
+    contents: &mut Contents,
+) -> Result<(), LinkError> {
+    let Some(out) = layout.section(table) else { return Ok(()) };
+    // Output offsets of the (start, end) pairs to zero.
+    let mut clear: Vec<u64> = Vec::new();
+    for piece in &out.pieces {
+        let Some(input) = inputs.get(piece.input) else { continue };
+        let Some(section) = input.section(piece.section) else { continue };
+        let bytes = section.bytes();
+        let gone = |name: &[u8]| -> bool {
+            let found = input
+                .symbols()
+                .iter()
+                .enumerate()
+                .find(|(_, s)| s.st_type == STT_FUNC && s.section_index().is_some() && s.name.as_bytes() == name);
+            let Some((index, symbol)) = found else { return false };
+            let here = SymbolRef { input: piece.input, symbol: index };
+            if describes_gone_code(inputs, resolution, layout, here) {
+                return true;
+            }
+            symbol.bind == STB_LOCAL
+                && inputs.iter().enumerate().take(piece.input).any(|(k, earlier)| {
+                    earlier.symbols().iter().any(|s| {
+                        s.st_type == STT_FUNC
+                            && s.name.as_bytes() == name
+                            && s.section_index().is_some_and(|x| layout.placed(k, x).is_some())
+                    })
+                })
+        };
+        let mut at = 0usize;
+        let string_end = |from: usize| bytes.get(from..).and_then(|b| b.iter().position(|&c| c == 0)).map(|n| from + n);
+        let word = |from: usize| bytes.get(from..from + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        while let Some(name_end) = string_end(at) {
+            let name = bytes.get(at..name_end).unwrap_or_default();
+            let Some(count) = word(name_end + 1) else { break };
+            let zero = gone(name);
+            let mut entry = name_end + 5;
+            let mut complete = true;
+            for _ in 0..count {
+                let Some(register_end) = string_end(entry + 4) else {
+                    complete = false;
+                    break;
+                };
+                let range = register_end + 5;
+                if bytes.len() < range + 8 {
+                    complete = false;
+                    break;
+                }
+                if zero {
+                    clear.push(piece.offset + range as u64);
+                }
+                entry = range + 8;
+            }
+            if !complete {
+                break;
+            }
+            at = entry;
+        }
+    }
+    if clear.is_empty() {
+        return Ok(());
+    }
+    if let Some(body) = contents.data.get_mut(table) {
+        let data = body.bytes_mut(&out.name)?;
+        for at in clear {
+            let at = usize::try_from(at).unwrap_or(usize::MAX);
+            if let Some(slot) = data.get_mut(at..at.saturating_add(8)) {
+                slot.fill(0);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Removes output byte ranges of section `target` and moves (or drops) the
