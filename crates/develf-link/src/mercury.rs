@@ -372,10 +372,23 @@ pub(crate) fn finish_symbols(
     }
 
     // Rule 5.4: the constant-bank section symbols (and locals in them) after the globals.
-    let (mut front, mut back): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    // Rule 5.2 (merc): every local before the first global. The only
+    // locals placed among the globals are `-g`'s weak template statics kept
+    // in a kernel's window (rule 12.10, U27: sm_90 puts `bitonic<T>`'s `s`
+    // at its resolution place); the finaliser moves them, in their order,
+    // to the end of the locals, right after `.nv.prototype`'s section
+    // symbol (merc2 `-G` `-g`, sm_100/sm_120: 5 symbols).
+    let (mut front, mut globals, mut back): (Vec<usize>, Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new(), Vec::new());
     for (i, s) in table.symbols.iter().enumerate() {
-        if i > 0 && s.bind == STB_LOCAL && is_constant0(layout, s) { back.push(i) } else { front.push(i) }
+        if i > 0 && s.bind == STB_LOCAL && is_constant0(layout, s) {
+            back.push(i)
+        } else if i == 0 || s.bind == STB_LOCAL {
+            front.push(i)
+        } else {
+            globals.push(i)
+        }
     }
+    front.extend(globals);
     let mirrored = front.len();
     front.extend(back);
     let mut new_index = vec![0u32; count];
@@ -447,6 +460,20 @@ pub(crate) fn finish_symbols(
                 // U17: a `.common` global: where `.symtab` has it.
                 Some(m) if m.raw_shndx == develf_format::symbol::SHN_COMMON => {
                     (OutSymbol { st_type: m.st_type, other: m.other, ..s.clone() }, name)
+                }
+                // Rule 12.4 (merc `-g`): a shared variable kept in its
+                // kernel's window is mirrored there with its window offset,
+                // without the reserved area `.symtab`'s value includes
+                // (two `-G` kernels with two `__shared__` arrays each: `a`
+                // 0x440 / 0x40, `b` 0x400 / 0; merc2 `-G` `-g`: 6 symbols,
+                // sm_100/sm_120), as a CUDA object as in the input.
+                Some(m)
+                    if layout.executable
+                        && matches!(s.section, SymbolSection::Section(id)
+                            if layout.section(id).is_some_and(|o| o.class == SectionClass::Shared)) =>
+                {
+                    let value = s.value.saturating_sub(layout.shared.reserved);
+                    (OutSymbol { st_type: m.st_type, other: m.other, value, size: m.size, ..s.clone() }, name)
                 }
                 Some(m) => {
                     let placed = m.section_index().and_then(|x| layout.placed(r.input, x));
