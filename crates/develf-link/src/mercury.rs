@@ -845,6 +845,7 @@ pub(crate) fn relocate(
     if let Some(frame) = layout.find(".debug_frame") {
         cut_frame_entries(inputs, resolution, layout, frame, contents)?;
     }
+    copy_line_string_bases(inputs, layout, contents, &r.merc)?;
     for name in LINE_TABLES {
         if let Some(table) = layout.find(name) {
             cut_line_sequences(inputs, resolution, layout, table, contents)?;
@@ -1153,6 +1154,82 @@ fn move_line_references(
                 if let Some(slot) = data.get_mut(at..at.saturating_add(4)) {
                     slot.copy_from_slice(&value.to_le_bytes());
                 }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The start offsets of the units of a `.debug_line` (32-bit DWARF, as
+/// ptxas writes it).
+fn line_units(bytes: &[u8]) -> Vec<usize> {
+    let mut units = Vec::new();
+    let mut at = 0usize;
+    while let Some(word) = bytes.get(at..at + 4) {
+        let length = u32::from_le_bytes([word[0], word[1], word[2], word[3]]) as usize;
+        if length == 0 || length == u32::MAX as usize || at + 4 + length > bytes.len() {
+            break;
+        }
+        units.push(at);
+        at += 4 + length;
+    }
+    units
+}
+
+/// `-lineinfo` line tables: ptxas's unit header ends, after the file names,
+/// with a 4-byte offset into `.debug_str` (0 in the object) where the unit
+/// has inlined-function names. Only the merc copy has a relocation for it
+/// (`R_MERCURY_ABS32` against `.nv.merc.debug_str`), yet nvlink writes the
+/// resolved value (where the input's `.debug_str` went) into the normal
+/// `.debug_line` too, at the same place in the unit's header (merc2
+/// `-lineinfo`, sm_100/sm_121, exec and `-r`: 0x68, 0x33e, 0x42c, 0x4a4 for
+/// red, sort, solver, io; sten's unit has no such field). A field without a
+/// relocation (a relinked `-r` output's) keeps its bytes in both.
+fn copy_line_string_bases(
+    inputs: &[InputObject<'_>],
+    layout: &Layout,
+    contents: &mut Contents,
+    merc: &[Vec<Symbol<'_>>],
+) -> Result<(), LinkError> {
+    let Some(table) = layout.find(".debug_line") else { return Ok(()) };
+    let mut writes: Vec<(usize, u32)> = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let find = |name: &str| input.sections().iter().find(|x| x.name == name);
+        let (Some(normal), Some(copy)) = (find(".debug_line"), find(".nv.merc.debug_line")) else { continue };
+        let Some((home, base)) = layout.placed(i, normal.index) else { continue };
+        if home != table {
+            continue;
+        }
+        let (normal_units, copy_units) = (line_units(normal.bytes()), line_units(copy.bytes()));
+        let symbols = merc.get(i).map_or(&[][..], Vec::as_slice);
+        for rs in input.cubin.relocation_sections().filter(|r| r.target as usize == copy.index) {
+            for r in rs.entries().filter(|r| r.r_type == R_MERCURY_ABS32) {
+                let Some(strings) = symbols
+                    .get(r.symbol as usize)
+                    .filter(|y| y.st_type == STT_SECTION)
+                    .and_then(|y| y.section_index())
+                    .filter(|&x| input.section(x).is_some_and(|x| x.name == ".nv.merc.debug_str"))
+                else {
+                    continue;
+                };
+                let Some((_, strings_base)) = layout.placed(i, strings) else { continue };
+                let offset = usize::try_from(r.offset).unwrap_or(usize::MAX);
+                let Some(k) = copy_units.iter().rposition(|&u| u <= offset) else { continue };
+                let (Some(&unit), Some(&normal_unit)) = (copy_units.get(k), normal_units.get(k)) else { continue };
+                let value = strings_base.wrapping_add(r.addend.unwrap_or(0) as u64);
+                let at = usize::try_from(base).unwrap_or(usize::MAX).saturating_add(normal_unit + (offset - unit));
+                writes.push((at, u32::try_from(value).unwrap_or(u32::MAX)));
+            }
+        }
+    }
+    if writes.is_empty() {
+        return Ok(());
+    }
+    if let Some(body) = contents.data.get_mut(table) {
+        let data = body.bytes_mut(".debug_line")?;
+        for (at, value) in writes {
+            if let Some(slot) = data.get_mut(at..at.saturating_add(4)) {
+                slot.copy_from_slice(&value.to_le_bytes());
             }
         }
     }
