@@ -380,6 +380,13 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(MDBG_ARCHS),
     },
+    // b first: a's `mdbg_late` line sequence moves to the front (rule 11.8).
+    GroupSpec {
+        name: "mdbg-lineinfo-swap",
+        inputs: &[Abi8("mdbg_b-lineinfo"), Abi8("mdbg_a-lineinfo")],
+        flags: &[],
+        archs: Archs::Only(MDBG_ARCHS),
+    },
     group("mma", &[Abi8("mma_wmma"), Abi8("mma_arch")]),
     group("ptx", &[Abi8("ptx_main"), Abi8("ptx_lib")]),
     GroupSpec {

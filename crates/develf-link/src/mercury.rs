@@ -848,7 +848,7 @@ pub(crate) fn relocate(
     copy_line_string_bases(inputs, layout, contents, &r.merc)?;
     for name in LINE_TABLES {
         if let Some(table) = layout.find(name) {
-            cut_line_sequences(inputs, resolution, layout, table, contents)?;
+            cut_line_sequences(inputs, resolution, layout, symbols, table, contents)?;
         }
     }
     if let Some(registers) = layout.find(REGISTER_TABLE) {
@@ -1003,10 +1003,11 @@ fn describes_gone_code(
 /// `unit_length` shrinking to match (tpl `-lineinfo`, sm_100 and sm_120,
 /// exec and `-r`: both sections byte for byte, 8/8; sm_75..sm_90a keep them).
 /// A unit left with no sequence keeps one `DW_LNE_end_sequence` (rule 9.8).
-fn cut_line_sequences(
-    inputs: &[InputObject<'_>],
-    resolution: &Resolution<'_>,
+fn cut_line_sequences<'a>(
+    inputs: &[InputObject<'a>],
+    resolution: &Resolution<'a>,
     layout: &Layout,
+    symbols: &SymbolTable,
     table: OutId,
     contents: &mut Contents,
 ) -> Result<(), LinkError> {
@@ -1015,6 +1016,13 @@ fn cut_line_sequences(
     let Some(out) = layout.section(table) else { return Ok(()) };
     let mut cut: Vec<(u64, u64)> = Vec::new();
     let mut lengths: Vec<(u64, u32)> = Vec::new();
+    // Sequences moved by the reordering below: (old start, old stop, new start).
+    let mut moves: Vec<(u64, u64, u64)> = Vec::new();
+    let resolver = SymbolResolver { inputs, resolution, layout, symbols };
+    let lookup = |i: usize, y: usize| inputs.get(i).and_then(|x| x.symbol(y)).copied();
+    let output_index = |input: usize, symbol: usize| {
+        resolver.resolve(&lookup, input, symbol, SymbolHome::DebugLine).index.unwrap_or(u32::MAX)
+    };
     for piece in &out.pieces {
         let Some(input) = inputs.get(piece.input) else { continue };
         let Some(section) = input.section(piece.section) else { continue };
@@ -1055,15 +1063,49 @@ fn cut_line_sequences(
                     .and_then(|e| bytes.get(e.saturating_sub(END_SEQUENCE.len())..e))
                     .is_some_and(|tail| tail == END_SEQUENCE);
             let unit_stop = if keeps_end { end - END_SEQUENCE.len() as u64 } else { end };
+            // The sequences of the unit, each from its set_address to the
+            // next one's or the unit's end.
+            let spans: Vec<(u64, u64)> = inside
+                .iter()
+                .enumerate()
+                .map(|(k, &&(offset, _))| {
+                    let start = offset.saturating_sub(SET_ADDRESS_PREFIX);
+                    let stop =
+                        inside.get(k + 1).map_or(unit_stop, |&&(next, _)| next.saturating_sub(SET_ADDRESS_PREFIX));
+                    (start, stop.max(start))
+                })
+                .collect();
+            // Rule 11.2: the kept sequences of a unit come in the output
+            // `.symtab` order of their functions, not in input order (merc2
+            // `-lineinfo` reversed, sm_100/sm_121: red's `warp_sum` (symbol
+            // 75) before `norm_kernel` (93), which the forward link (74, 75)
+            // keeps in input order; polyG `-G`). The merc copies keep input
+            // order. A unit losing every sequence has nothing to order.
+            let mut new_start: Vec<u64> = spans.iter().map(|&(start, _)| start).collect();
+            if !keeps_end && spans.len() > 1 && spans.windows(2).all(|w| w[0].1 == w[1].0) {
+                let keys: Vec<u32> = inside.iter().map(|&&(_, symbol)| output_index(piece.input, symbol)).collect();
+                let mut order: Vec<usize> = (0..spans.len()).collect();
+                order.sort_by_key(|&k| keys.get(k).copied().unwrap_or(u32::MAX));
+                if order.iter().enumerate().any(|(a, &b)| a != b) {
+                    let mut at = spans.first().map_or(0, |s| s.0);
+                    for &k in &order {
+                        let Some(&(start, stop)) = spans.get(k) else { continue };
+                        if let Some(slot) = new_start.get_mut(k) {
+                            *slot = at;
+                        }
+                        moves.push((piece.offset + start, piece.offset + stop, piece.offset + at));
+                        at += stop - start;
+                    }
+                }
+            }
             let mut removed = 0u64;
-            for (k, &&(offset, _)) in inside.iter().enumerate() {
+            for (k, &(start, stop)) in spans.iter().enumerate() {
                 if !gone.get(k).copied().unwrap_or(false) {
                     continue;
                 }
-                let start = offset.saturating_sub(SET_ADDRESS_PREFIX);
-                let stop = inside.get(k + 1).map_or(unit_stop, |&&(next, _)| next.saturating_sub(SET_ADDRESS_PREFIX));
                 if start < stop {
-                    cut.push((piece.offset + start, piece.offset + stop));
+                    let at = new_start.get(k).copied().unwrap_or(start);
+                    cut.push((piece.offset + at, piece.offset + at + (stop - start)));
                     removed += stop - start;
                 }
             }
@@ -1073,6 +1115,9 @@ fn cut_line_sequences(
             }
             unit = end;
         }
+    }
+    if !moves.is_empty() {
+        move_sequences(layout, table, &moves, contents, &out.name)?;
     }
     if let Some(body) = contents.data.get_mut(table) {
         let data = body.bytes_mut(&out.name)?;
@@ -1085,6 +1130,42 @@ fn cut_line_sequences(
     }
     move_line_references(inputs, layout, table, &cut, contents)?;
     remove_ranges(layout, table, cut, contents)
+}
+
+/// Moves line-table sequences (`(old start, old stop, new start)`, output
+/// offsets) and the relocations inside them, whose lists stay ascending.
+fn move_sequences(
+    layout: &Layout,
+    table: OutId,
+    moves: &[(u64, u64, u64)],
+    contents: &mut Contents,
+    name: &str,
+) -> Result<(), LinkError> {
+    if let Some(body) = contents.data.get_mut(table) {
+        let data = body.bytes_mut(name)?;
+        let old = data.clone();
+        for &(start, stop, to) in moves {
+            let (start, stop, to) = (start as usize, stop as usize, to as usize);
+            if let (Some(from), true) = (old.get(start..stop), to + (stop - start) <= data.len()) {
+                data[to..to + (stop - start)].copy_from_slice(from);
+            }
+        }
+    }
+    for (id, s) in layout.sections.iter().enumerate() {
+        if s.class != SectionClass::Relocation || s.target != Some(table) {
+            continue;
+        }
+        if let Some(list) = contents.relocations.get_mut(id) {
+            for r in list.iter_mut() {
+                if let Some(&(start, _, to)) = moves.iter().find(|&&(start, stop, _)| (start..stop).contains(&r.offset))
+                {
+                    r.offset = r.offset - start + to;
+                }
+            }
+            list.sort_by_key(|r| r.offset);
+        }
+    }
+    Ok(())
 }
 
 /// Rule 11.2: offsets into a line table that lost sequences move with it.
