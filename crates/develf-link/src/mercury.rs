@@ -1341,31 +1341,37 @@ fn clear_register_ranges(
     contents: &mut Contents,
 ) -> Result<(), LinkError> {
     let Some(out) = layout.section(table) else { return Ok(()) };
+    // The first input with a kept function of each name.
+    let mut first_kept: HashMap<&[u8], usize> = HashMap::new();
+    for (k, input) in inputs.iter().enumerate() {
+        for s in input.symbols() {
+            if s.st_type == STT_FUNC && s.section_index().is_some_and(|x| layout.placed(k, x).is_some()) {
+                first_kept.entry(s.name.as_bytes()).or_insert(k);
+            }
+        }
+    }
     // Output offsets of the (start, end) pairs to zero.
     let mut clear: Vec<u64> = Vec::new();
     for piece in &out.pieces {
         let Some(input) = inputs.get(piece.input) else { continue };
         let Some(section) = input.section(piece.section) else { continue };
         let bytes = section.bytes();
+        // This input's defined functions by name (the first of a name).
+        let mut functions: HashMap<&[u8], usize> = HashMap::new();
+        for (index, s) in input.symbols().iter().enumerate() {
+            if s.st_type == STT_FUNC && s.section_index().is_some() {
+                functions.entry(s.name.as_bytes()).or_insert(index);
+            }
+        }
         let gone = |name: &[u8]| -> bool {
-            let found = input
-                .symbols()
-                .iter()
-                .enumerate()
-                .find(|(_, s)| s.st_type == STT_FUNC && s.section_index().is_some() && s.name.as_bytes() == name);
-            let Some((index, symbol)) = found else { return false };
+            let Some((&index, symbol)) = functions.get(name).and_then(|i| Some((i, input.symbol(*i)?))) else {
+                return false;
+            };
             let here = SymbolRef { input: piece.input, symbol: index };
             if describes_gone_code(inputs, resolution, layout, here) {
                 return true;
             }
-            symbol.bind == STB_LOCAL
-                && inputs.iter().enumerate().take(piece.input).any(|(k, earlier)| {
-                    earlier.symbols().iter().any(|s| {
-                        s.st_type == STT_FUNC
-                            && s.name.as_bytes() == name
-                            && s.section_index().is_some_and(|x| layout.placed(k, x).is_some())
-                    })
-                })
+            symbol.bind == STB_LOCAL && first_kept.get(name).is_some_and(|&k| k < piece.input)
         };
         let mut at = 0usize;
         let string_end = |from: usize| bytes.get(from..).and_then(|b| b.iter().position(|&c| c == 0)).map(|n| from + n);
