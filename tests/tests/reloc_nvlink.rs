@@ -320,6 +320,15 @@ fn resolve(
                         "device function's bank 2 merged into kernels'",
                     );
                 }
+                // Rule 12.1: a device function's shared variable private to
+                // one kernel goes into that kernel's window; with nothing
+                // common the executable has no `.nv_debug.shared` (shpriv).
+                if def == ".nv_debug.shared" {
+                    return Resolved::Synthetic(
+                        SymbolHome::SharedMemory,
+                        "device function's shared variable laid out in its kernel's window",
+                    );
+                }
                 return Resolved::Missing;
             };
             let home = SymbolHome::of_section(osec.name);

@@ -175,6 +175,8 @@ const OBJECTS: &[ObjectSpec] = &[
         abi7: ABI7_NONE,
     },
     cu("fptr_main", "fptr_main.cu", Archs::All, ABI7_ALL),
+    // U28: private shared arrays, smallest first.
+    cu("shpriv", "shpriv.cu", Archs::Only(&["sm_75", "sm_90", "sm_100"]), ABI7_NONE),
     cu("fptr_ops", "fptr_ops.cu", Archs::All, ABI7_ALL),
     cu("managed_a", "managed_a.cu", Archs::All, ABI7_ALL),
     cu("managed_b", "managed_b.cu", Archs::All, ABI7_ALL),
@@ -368,6 +370,12 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::Only(DEBUG_ARCHS),
     },
     group("managed", &[Abi8("managed_a"), Abi8("managed_b")]),
+    GroupSpec {
+        name: "shpriv",
+        inputs: &[Abi8("shpriv")],
+        flags: &[],
+        archs: Archs::Only(&["sm_75", "sm_90", "sm_100"]),
+    },
     GroupSpec {
         name: "mdbg-G",
         inputs: &[Abi8("mdbg_a-G"), Abi8("mdbg_b-G")],
