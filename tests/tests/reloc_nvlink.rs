@@ -320,6 +320,15 @@ fn resolve(
                         "device function's bank 2 merged into kernels'",
                     );
                 }
+                // Rule 12.1: a device function's shared variable private to
+                // one kernel goes into that kernel's window; with nothing
+                // common the executable has no `.nv_debug.shared` (shpriv).
+                if def == ".nv_debug.shared" {
+                    return Resolved::Synthetic(
+                        SymbolHome::SharedMemory,
+                        "device function's shared variable laid out in its kernel's window",
+                    );
+                }
                 return Resolved::Missing;
             };
             let home = SymbolHome::of_section(osec.name);
@@ -655,6 +664,18 @@ fn check_link(link: &Link, report: &mut Report) {
                     (None, Disposition::Keep(_)) => Disposition::Apply,
                     (None, other) => other,
                 };
+                // Rule 9 (decided in develf-link, not by the keep rule): the
+                // debug records of a losing weak copy stay, pointing at the
+                // winner (mdbg sm_100: b's `mdbg_twice<int>` in `.debug_info`
+                // and its merc copy; `-lineinfo` `-r`: its FDE).
+                if state == SymbolState::DiscardedDuplicate && kept_as.is_some() && tsec.name.contains("debug") {
+                    report.unchecked(
+                        r.r_type,
+                        &link.arch,
+                        "debug record of a losing weak copy, kept pointing at the winner (rule 9)",
+                    );
+                    continue;
+                }
                 let entry = report.rules.entry((link.kind, home, state, r.r_type)).or_default();
                 if kept_as.is_some() {
                     entry.0 += 1
@@ -761,6 +782,13 @@ fn check_link(link: &Link, report: &mut Report) {
                     None if desc.is_readable() => develf_reloc::read_addend(r.r_type, in_site).unwrap_or(0),
                     None => 0,
                 };
+                // Rule 11.2: in a Mercury link `.debug_line` loses the
+                // sequences of dead and losing functions, and the units'
+                // offsets (`.debug_info`'s DW_AT_stmt_list) move down with it.
+                if mercury && sym.name == ".debug_line" && tsec.name == ".debug_info" {
+                    report.unchecked(r.r_type, &link.arch, "offset into a Mercury line table that lost sequences");
+                    continue;
+                }
                 let place_addr = osec.addr + out_off;
                 report.stats.entry(r.r_type).or_default().resolved += 1;
                 let result = develf_reloc::apply(r.r_type, &mut site[..len], value, addend, place_addr);

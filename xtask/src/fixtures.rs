@@ -102,6 +102,7 @@ const DEBUG_ARCHS: &[&str] = &["sm_75", "sm_90"];
 /// (sm_75 with `_param` locals, sm_90, Mercury sm_100) keeps the bytes small.
 const CONST_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// What nvcc passes to ptxas for -G.
+const MDBG_ARCHS: &[&str] = &["sm_100"];
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
 
 const fn cu(name: &'static str, source: &'static str, archs: Archs, abi7: &'static [&'static str]) -> ObjectSpec {
@@ -174,6 +175,8 @@ const OBJECTS: &[ObjectSpec] = &[
         abi7: ABI7_NONE,
     },
     cu("fptr_main", "fptr_main.cu", Archs::All, ABI7_ALL),
+    // U28: private shared arrays, smallest first.
+    cu("shpriv", "shpriv.cu", Archs::Only(&["sm_75", "sm_90", "sm_100"]), ABI7_NONE),
     cu("fptr_ops", "fptr_ops.cu", Archs::All, ABI7_ALL),
     cu("managed_a", "managed_a.cu", Archs::All, ABI7_ALL),
     cu("managed_b", "managed_b.cu", Archs::All, ABI7_ALL),
@@ -238,6 +241,44 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rule 1.4 under -G: ptxas's local helpers (`__iAtomicAdd`, `__popc`)
     // in both inputs.
+    // Mercury debug info (rules 3.2, 8.1, 11.2, 11.8): -G and -lineinfo on
+    // sm_100 only (the -G objects are 20-40 KB).
+    ObjectSpec {
+        name: "mdbg_a-G",
+        source: "mdbg_a.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(MDBG_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "mdbg_b-G",
+        source: "mdbg_b.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(MDBG_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "mdbg_a-lineinfo",
+        source: "mdbg_a.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-lineinfo"],
+        ptxas_flags: &["--generate-line-info"],
+        archs: Archs::Only(MDBG_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "mdbg_b-lineinfo",
+        source: "mdbg_b.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-lineinfo"],
+        ptxas_flags: &["--generate-line-info"],
+        archs: Archs::Only(MDBG_ARCHS),
+        abi7: ABI7_NONE,
+    },
     ObjectSpec {
         name: "ghelp_a-G",
         source: "ghelp_a.cu",
@@ -329,6 +370,31 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::Only(DEBUG_ARCHS),
     },
     group("managed", &[Abi8("managed_a"), Abi8("managed_b")]),
+    GroupSpec {
+        name: "shpriv",
+        inputs: &[Abi8("shpriv")],
+        flags: &[],
+        archs: Archs::Only(&["sm_75", "sm_90", "sm_100"]),
+    },
+    GroupSpec {
+        name: "mdbg-G",
+        inputs: &[Abi8("mdbg_a-G"), Abi8("mdbg_b-G")],
+        flags: &[],
+        archs: Archs::Only(MDBG_ARCHS),
+    },
+    GroupSpec {
+        name: "mdbg-lineinfo",
+        inputs: &[Abi8("mdbg_a-lineinfo"), Abi8("mdbg_b-lineinfo")],
+        flags: &[],
+        archs: Archs::Only(MDBG_ARCHS),
+    },
+    // b first: a's `mdbg_late` line sequence moves to the front (rule 11.8).
+    GroupSpec {
+        name: "mdbg-lineinfo-swap",
+        inputs: &[Abi8("mdbg_b-lineinfo"), Abi8("mdbg_a-lineinfo")],
+        flags: &[],
+        archs: Archs::Only(MDBG_ARCHS),
+    },
     group("mma", &[Abi8("mma_wmma"), Abi8("mma_arch")]),
     group("ptx", &[Abi8("ptx_main"), Abi8("ptx_lib")]),
     GroupSpec {

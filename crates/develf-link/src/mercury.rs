@@ -31,8 +31,8 @@ use crate::symbols::{OutSymbol, StringTable, SymbolSection, SymbolTable};
 use develf_eiattr::Attribute;
 use develf_eiattr::shape::ByteValue;
 use develf_format::reloc::{
-    R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX, R_MERCURY_ABS16, R_MERCURY_ABS32, R_MERCURY_SURF_HEADER_INDEX,
-    R_MERCURY_TEX_HEADER_INDEX,
+    R_CUDA_32, R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX, R_MERCURY_ABS16, R_MERCURY_ABS32,
+    R_MERCURY_SURF_HEADER_INDEX, R_MERCURY_TEX_HEADER_INDEX,
 };
 use develf_format::section::{
     SHF_ALLOC, SHF_CUDA_MERCURY, SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_CALLGRAPH, SHT_CUDA_MERCURY_CONSTANT_IMGHDR,
@@ -41,7 +41,7 @@ use develf_format::section::{
 };
 use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FUNC, STT_OBJECT, STT_SECTION};
 use develf_parse::elf::{Section, Symbol, string_at};
-use develf_reloc::keep::{self, Disposition, Query, SymbolHome};
+use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
 use std::collections::HashMap;
 
 /// Sections whose relocations keep input order on merc (rule 8.1).
@@ -79,6 +79,15 @@ static ALIASES: &[(&str, &str)] = &[
     (".nv.merc.nv_debug_ptx_txt", ".nv_debug_ptx_txt"),
     // U21: `-lineinfo` objects' `.nv.merc.debug_str` (two.cu, sm_100/sm_120).
     (".nv.merc.debug_str", ".debug_str"),
+    // `-G` objects: ptxas already aliases these three onto the normal copies
+    // (every sm_100/sm_120 `-G` object of merc2, 12/12), and nvlink keeps
+    // them aliased, exec and `-r`: the output's bytes are the normal
+    // section's (`.nv.merc.debug_info`'s DW_AT_stmt_list holds the
+    // `.debug_line` offset, 0x184, not the merc one, 0x1c4), which is what
+    // made develf's merc2 `-G` outputs 0x4340 bytes longer (sm_100, sm_120).
+    (".nv.merc.debug_abbrev", ".debug_abbrev"),
+    (".nv.merc.debug_loc", ".debug_loc"),
+    (".nv.merc.debug_info", ".debug_info"),
 ];
 
 /// Rule 2: the `sh_link` of Mercury sections, by type.
@@ -109,7 +118,7 @@ pub(crate) fn subrank(s: &OutSection) -> u8 {
 /// for `.nv.merc.nv.info.<fn>`, the creation order of the `.nv.info.<fn>` it
 /// copies (rule 11.1: the two lists are in the same order, 90/90 links);
 /// 0 otherwise (creation order).
-pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
+pub(crate) fn order_key(inputs: &[InputObject<'_>], layout: &Layout, s: &OutSection) -> (u8, usize) {
     // Rule 11.5: a slotted `.nv.constant0.<k>` acts as if created last: after
     // every other section of its class (ptx: after `.nv.constant3`, 3/3 links).
     if slotted_bank(layout, s).is_some() {
@@ -126,7 +135,7 @@ pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
         .and_then(|f| {
             let name = format!(".nv.info.{f}");
             // Rule 1.4: a same-named static function's info describes its own `.text`.
-            let own = own_text(layout, s, f).and_then(|text| {
+            let own = own_text(inputs, layout, s, f).and_then(|text| {
                 let describes = |x: &OutSection| x.name == name && matches!(x.info, InfoField::Section(t) if t == text);
                 // Usually the one section of the name (found without a scan:
                 // a big link has tens of thousands of these).
@@ -141,15 +150,37 @@ pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
             s.name
                 .strip_prefix(".nv.capmerc.text.")
                 .filter(|_| s.class == SectionClass::Mercury)
-                .and_then(|f| own_text(layout, s, f).or_else(|| layout.find(&format!(".text.{f}"))))
+                .and_then(|f| own_text(inputs, layout, s, f).or_else(|| layout.find(&format!(".text.{f}"))))
         });
     (rank, normal.unwrap_or(0))
 }
 
 /// Rule 1.4: the `.text.<f>` of the input a merc section `s` came from (two
 /// inputs' static functions may share the name).
-fn own_text(layout: &Layout, s: &OutSection, function: &str) -> Option<OutId> {
+fn own_text(inputs: &[InputObject<'_>], layout: &Layout, s: &OutSection, function: &str) -> Option<OutId> {
     let piece = s.pieces.first()?;
+    // Exactly: a merc info names its capsule (sh_info), a capsule its
+    // function symbol (low 24 bits of sh_info), whose section is the `.text`.
+    // Needed where one input holds two same-named static functions (an nvlink
+    // `-r` output of two `-G` objects each with `__iAtomicAdd`: the second
+    // capsule comes after red's other capsules, not after the first; merc2
+    // relinked `-r`, sm_100/sm_120).
+    if let Some(input) = inputs.get(piece.input) {
+        let mut section = input.section(piece.section);
+        if section.is_some_and(|x| x.sh_type == SHT_CUDA_MERCURY_INFO) {
+            section = section.and_then(|x| input.section(x.info as usize));
+        }
+        let text = section
+            .filter(|x| x.sh_type == SHT_CUDA_CAPMERC)
+            .and_then(|x| input.symbol((x.info & 0x00ff_ffff) as usize))
+            .and_then(|y| y.section_index())
+            .and_then(|x| layout.placed(piece.input, x))
+            .map(|(o, _)| o)
+            .filter(|&o| layout.section(o).is_some_and(|x| x.name == format!(".text.{function}")));
+        if text.is_some() {
+            return text;
+        }
+    }
     let name = format!(".text.{function}");
     // Usually the one section of the name, holding this input's code.
     if let Some(first) = layout.find(&name) {
@@ -341,10 +372,23 @@ pub(crate) fn finish_symbols(
     }
 
     // Rule 5.4: the constant-bank section symbols (and locals in them) after the globals.
-    let (mut front, mut back): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    // Rule 5.2 (merc): every local before the first global. The only
+    // locals placed among the globals are `-g`'s weak template statics kept
+    // in a kernel's window (rule 12.10, U27: sm_90 puts `bitonic<T>`'s `s`
+    // at its resolution place); the finaliser moves them, in their order,
+    // to the end of the locals, right after `.nv.prototype`'s section
+    // symbol (merc2 `-G` `-g`, sm_100/sm_120: 5 symbols).
+    let (mut front, mut globals, mut back): (Vec<usize>, Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new(), Vec::new());
     for (i, s) in table.symbols.iter().enumerate() {
-        if i > 0 && s.bind == STB_LOCAL && is_constant0(layout, s) { back.push(i) } else { front.push(i) }
+        if i > 0 && s.bind == STB_LOCAL && is_constant0(layout, s) {
+            back.push(i)
+        } else if i == 0 || s.bind == STB_LOCAL {
+            front.push(i)
+        } else {
+            globals.push(i)
+        }
     }
+    front.extend(globals);
     let mirrored = front.len();
     front.extend(back);
     let mut new_index = vec![0u32; count];
@@ -416,6 +460,20 @@ pub(crate) fn finish_symbols(
                 // U17: a `.common` global: where `.symtab` has it.
                 Some(m) if m.raw_shndx == develf_format::symbol::SHN_COMMON => {
                     (OutSymbol { st_type: m.st_type, other: m.other, ..s.clone() }, name)
+                }
+                // Rule 12.4 (merc `-g`): a shared variable kept in its
+                // kernel's window is mirrored there with its window offset,
+                // without the reserved area `.symtab`'s value includes
+                // (two `-G` kernels with two `__shared__` arrays each: `a`
+                // 0x440 / 0x40, `b` 0x400 / 0; merc2 `-G` `-g`: 6 symbols,
+                // sm_100/sm_120), as a CUDA object as in the input.
+                Some(m)
+                    if layout.executable
+                        && matches!(s.section, SymbolSection::Section(id)
+                            if layout.section(id).is_some_and(|o| o.class == SectionClass::Shared)) =>
+                {
+                    let value = s.value.saturating_sub(layout.shared.reserved);
+                    (OutSymbol { st_type: m.st_type, other: m.other, value, size: m.size, ..s.clone() }, name)
                 }
                 Some(m) => {
                     let placed = m.section_index().and_then(|x| layout.placed(r.input, x));
@@ -585,6 +643,7 @@ impl Relocator<'_, '_> {
             let name = t.name.strip_prefix(".nv.capmerc").or_else(|| t.name.strip_prefix(".nv.merc"))?;
             self.layout.find(name)
         });
+        let target_name = rela.target.and_then(|t| self.layout.section(t)).map_or("", |t| t.name.as_str());
         let mut kept = Vec::new();
         for piece in rela.pieces.iter().rev() {
             let Some(input) = self.inputs.get(piece.input) else { continue };
@@ -611,7 +670,22 @@ impl Relocator<'_, '_> {
                 if losing.iter().any(|&(from, to)| (from..to).contains(&r.offset)) {
                     continue;
                 }
-                let resolved = self.resolve(piece.input, r.symbol as usize, patched_home, normal_text);
+                let mut resolved = self.resolve(piece.input, r.symbol as usize, patched_home, normal_text);
+                // Rule 9 as in `.rela.debug_info`: the merc `.debug_info` of a
+                // losing weak copy keeps its records, pointing at the live
+                // winner (two `-G` inputs instantiating one template, sm_100
+                // exec and `-r`: b's `twice<int>` pc range, 2 entries).
+                if resolved.state == SymbolState::DiscardedDuplicate
+                    && target_name == ".nv.merc.debug_info"
+                    && crate::relocate::winner_placed(
+                        self.inputs,
+                        self.resolution,
+                        self.layout,
+                        SymbolRef { input: piece.input, symbol: r.symbol as usize },
+                    )
+                {
+                    resolved.state = SymbolState::Live;
+                }
                 let query =
                     Query { r_type: r.r_type, output, symbol: resolved.home, state: resolved.state, mercury: true };
                 let offset = base.saturating_add(r.offset);
@@ -640,9 +714,18 @@ impl Relocator<'_, '_> {
                     }
                     .map_err(|e| fail(e.to_string()))
                 };
+                // Rule 8.1: against a section symbol, the kept addend adds
+                // where the input's piece went (merc2 `-G`: DW_AT_stmt_list
+                // `.nv.merc.debug_line + 452`, exec and `-r`).
+                let section_symbol = self
+                    .merc
+                    .get(piece.input)
+                    .and_then(|l| l.get(r.symbol as usize))
+                    .is_some_and(|s| s.st_type == STT_SECTION);
+                let addend = r.addend.map(|a| if section_symbol { a.wrapping_add(resolved.value as i64) } else { a });
                 let mut keep_entry = |t: u32| {
                     if let Some(symbol) = resolved.index {
-                        kept.push(OutRelocation { offset, r_type: t, symbol, addend: r.addend });
+                        kept.push(OutRelocation { offset, r_type: t, symbol, addend });
                     }
                 };
                 match crate::relocate::disposition(&query, &resolved) {
@@ -762,10 +845,14 @@ pub(crate) fn relocate(
     if let Some(frame) = layout.find(".debug_frame") {
         cut_frame_entries(inputs, resolution, layout, frame, contents)?;
     }
+    copy_line_string_bases(inputs, layout, contents, &r.merc)?;
     for name in LINE_TABLES {
         if let Some(table) = layout.find(name) {
-            cut_line_sequences(inputs, resolution, layout, table, contents)?;
+            cut_line_sequences(inputs, resolution, layout, symbols, table, contents)?;
         }
+    }
+    if let Some(registers) = layout.find(REGISTER_TABLE) {
+        clear_register_ranges(inputs, resolution, layout, registers, contents)?;
     }
     // An input that is itself an nvlink `-r` output has no relocation left
     // for its `.nv.merc.debug_frame` CIE pointers, and nvlink keeps their
@@ -916,10 +1003,11 @@ fn describes_gone_code(
 /// `unit_length` shrinking to match (tpl `-lineinfo`, sm_100 and sm_120,
 /// exec and `-r`: both sections byte for byte, 8/8; sm_75..sm_90a keep them).
 /// A unit left with no sequence keeps one `DW_LNE_end_sequence` (rule 9.8).
-fn cut_line_sequences(
-    inputs: &[InputObject<'_>],
-    resolution: &Resolution<'_>,
+fn cut_line_sequences<'a>(
+    inputs: &[InputObject<'a>],
+    resolution: &Resolution<'a>,
     layout: &Layout,
+    symbols: &SymbolTable,
     table: OutId,
     contents: &mut Contents,
 ) -> Result<(), LinkError> {
@@ -928,6 +1016,13 @@ fn cut_line_sequences(
     let Some(out) = layout.section(table) else { return Ok(()) };
     let mut cut: Vec<(u64, u64)> = Vec::new();
     let mut lengths: Vec<(u64, u32)> = Vec::new();
+    // Sequences moved by the reordering below: (old start, old stop, new start).
+    let mut moves: Vec<(u64, u64, u64)> = Vec::new();
+    let resolver = SymbolResolver { inputs, resolution, layout, symbols };
+    let lookup = |i: usize, y: usize| inputs.get(i).and_then(|x| x.symbol(y)).copied();
+    let output_index = |input: usize, symbol: usize| {
+        resolver.resolve(&lookup, input, symbol, SymbolHome::DebugLine).index.unwrap_or(u32::MAX)
+    };
     for piece in &out.pieces {
         let Some(input) = inputs.get(piece.input) else { continue };
         let Some(section) = input.section(piece.section) else { continue };
@@ -968,15 +1063,49 @@ fn cut_line_sequences(
                     .and_then(|e| bytes.get(e.saturating_sub(END_SEQUENCE.len())..e))
                     .is_some_and(|tail| tail == END_SEQUENCE);
             let unit_stop = if keeps_end { end - END_SEQUENCE.len() as u64 } else { end };
+            // The sequences of the unit, each from its set_address to the
+            // next one's or the unit's end.
+            let spans: Vec<(u64, u64)> = inside
+                .iter()
+                .enumerate()
+                .map(|(k, &&(offset, _))| {
+                    let start = offset.saturating_sub(SET_ADDRESS_PREFIX);
+                    let stop =
+                        inside.get(k + 1).map_or(unit_stop, |&&(next, _)| next.saturating_sub(SET_ADDRESS_PREFIX));
+                    (start, stop.max(start))
+                })
+                .collect();
+            // Rule 11.2: the kept sequences of a unit come in the output
+            // `.symtab` order of their functions, not in input order (merc2
+            // `-lineinfo` reversed, sm_100/sm_121: red's `warp_sum` (symbol
+            // 75) before `norm_kernel` (93), which the forward link (74, 75)
+            // keeps in input order; polyG `-G`). The merc copies keep input
+            // order. A unit losing every sequence has nothing to order.
+            let mut new_start: Vec<u64> = spans.iter().map(|&(start, _)| start).collect();
+            if !keeps_end && spans.len() > 1 && spans.windows(2).all(|w| w[0].1 == w[1].0) {
+                let keys: Vec<u32> = inside.iter().map(|&&(_, symbol)| output_index(piece.input, symbol)).collect();
+                let mut order: Vec<usize> = (0..spans.len()).collect();
+                order.sort_by_key(|&k| keys.get(k).copied().unwrap_or(u32::MAX));
+                if order.iter().enumerate().any(|(a, &b)| a != b) {
+                    let mut at = spans.first().map_or(0, |s| s.0);
+                    for &k in &order {
+                        let Some(&(start, stop)) = spans.get(k) else { continue };
+                        if let Some(slot) = new_start.get_mut(k) {
+                            *slot = at;
+                        }
+                        moves.push((piece.offset + start, piece.offset + stop, piece.offset + at));
+                        at += stop - start;
+                    }
+                }
+            }
             let mut removed = 0u64;
-            for (k, &&(offset, _)) in inside.iter().enumerate() {
+            for (k, &(start, stop)) in spans.iter().enumerate() {
                 if !gone.get(k).copied().unwrap_or(false) {
                     continue;
                 }
-                let start = offset.saturating_sub(SET_ADDRESS_PREFIX);
-                let stop = inside.get(k + 1).map_or(unit_stop, |&&(next, _)| next.saturating_sub(SET_ADDRESS_PREFIX));
                 if start < stop {
-                    cut.push((piece.offset + start, piece.offset + stop));
+                    let at = new_start.get(k).copied().unwrap_or(start);
+                    cut.push((piece.offset + at, piece.offset + at + (stop - start)));
                     removed += stop - start;
                 }
             }
@@ -987,6 +1116,9 @@ fn cut_line_sequences(
             unit = end;
         }
     }
+    if !moves.is_empty() {
+        move_sequences(layout, table, &moves, contents, &out.name)?;
+    }
     if let Some(body) = contents.data.get_mut(table) {
         let data = body.bytes_mut(&out.name)?;
         for (at, length) in lengths {
@@ -996,7 +1128,294 @@ fn cut_line_sequences(
             }
         }
     }
+    move_line_references(inputs, layout, table, &cut, contents)?;
     remove_ranges(layout, table, cut, contents)
+}
+
+/// Moves line-table sequences (`(old start, old stop, new start)`, output
+/// offsets) and the relocations inside them, whose lists stay ascending.
+fn move_sequences(
+    layout: &Layout,
+    table: OutId,
+    moves: &[(u64, u64, u64)],
+    contents: &mut Contents,
+    name: &str,
+) -> Result<(), LinkError> {
+    if let Some(body) = contents.data.get_mut(table) {
+        let data = body.bytes_mut(name)?;
+        let old = data.clone();
+        for &(start, stop, to) in moves {
+            let (start, stop, to) = (start as usize, stop as usize, to as usize);
+            if let (Some(from), true) = (old.get(start..stop), to + (stop - start) <= data.len()) {
+                data[to..to + (stop - start)].copy_from_slice(from);
+            }
+        }
+    }
+    for (id, s) in layout.sections.iter().enumerate() {
+        if s.class != SectionClass::Relocation || s.target != Some(table) {
+            continue;
+        }
+        if let Some(list) = contents.relocations.get_mut(id) {
+            for r in list.iter_mut() {
+                if let Some(&(start, _, to)) = moves.iter().find(|&&(start, stop, _)| (start..stop).contains(&r.offset))
+                {
+                    r.offset = r.offset - start + to;
+                }
+            }
+            list.sort_by_key(|r| r.offset);
+        }
+    }
+    Ok(())
+}
+
+/// Rule 11.2: offsets into a line table that lost sequences move with it.
+/// `.debug_info`'s DW_AT_stmt_list (`R_CUDA_32` against the `.debug_line`
+/// section symbol) names the unit of its input, which moves down by the bytes
+/// cut before it: two `-G` inputs, sm_100 exec, where the first input's dead
+/// `unused_a` sequence (0x17 bytes) goes: the second unit starts at 0x77, not
+/// 0x8e, and nvlink's stmt_list says 0x77. Applied values are rewritten, kept
+/// entries (`-r`) get the moved addend.
+fn move_line_references(
+    inputs: &[InputObject<'_>],
+    layout: &Layout,
+    table: OutId,
+    cut: &[(u64, u64)],
+    contents: &mut Contents,
+) -> Result<(), LinkError> {
+    if cut.is_empty() || layout.section(table).is_none() {
+        return Ok(());
+    }
+    let moved = |offset: u64| -> u64 {
+        offset
+            - cut
+                .iter()
+                .filter(|&&(start, end)| end <= offset && start < end)
+                .map(|&(start, end)| end - start)
+                .sum::<u64>()
+    };
+    for (id, s) in layout.sections.iter().enumerate() {
+        if !matches!(s.class, SectionClass::Debug) || s.pieces.is_empty() {
+            continue;
+        }
+        let kept_in = layout.sections.iter().position(|r| r.class == SectionClass::Relocation && r.target == Some(id));
+        let mut writes: Vec<(u64, u32)> = Vec::new();
+        for piece in &s.pieces {
+            let Some(input) = inputs.get(piece.input) else { continue };
+            for rs in input.cubin.relocation_sections().filter(|r| r.target as usize == piece.section) {
+                for r in rs.entries() {
+                    let Some(symbol) = input.symbol(r.symbol as usize) else { continue };
+                    let Some(x) = symbol.section_index().filter(|_| symbol.st_type == STT_SECTION) else { continue };
+                    let Some((home, base)) = layout.placed(piece.input, x) else { continue };
+                    if home != table || r.r_type != R_CUDA_32 {
+                        continue;
+                    }
+                    let old = base.wrapping_add(r.addend.unwrap_or(0) as u64);
+                    let new = moved(old);
+                    if new == old {
+                        continue;
+                    }
+                    let at = piece.offset + r.offset;
+                    let kept = kept_in
+                        .and_then(|k| contents.relocations.get_mut(k))
+                        .and_then(|list| list.iter_mut().find(|e| e.offset == at));
+                    match kept {
+                        Some(entry) => entry.addend = Some(new as i64),
+                        None => writes.push((at, u32::try_from(new).unwrap_or(u32::MAX))),
+                    }
+                }
+            }
+        }
+        if writes.is_empty() {
+            continue;
+        }
+        if let Some(body) = contents.data.get_mut(id) {
+            let data = body.bytes_mut(&s.name)?;
+            for (at, value) in writes {
+                let at = usize::try_from(at).unwrap_or(usize::MAX);
+                if let Some(slot) = data.get_mut(at..at.saturating_add(4)) {
+                    slot.copy_from_slice(&value.to_le_bytes());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The start offsets of the units of a `.debug_line` (32-bit DWARF, as
+/// ptxas writes it).
+fn line_units(bytes: &[u8]) -> Vec<usize> {
+    let mut units = Vec::new();
+    let mut at = 0usize;
+    while let Some(word) = bytes.get(at..at + 4) {
+        let length = u32::from_le_bytes([word[0], word[1], word[2], word[3]]) as usize;
+        if length == 0 || length == u32::MAX as usize || at + 4 + length > bytes.len() {
+            break;
+        }
+        units.push(at);
+        at += 4 + length;
+    }
+    units
+}
+
+/// `-lineinfo` line tables: ptxas's unit header ends, after the file names,
+/// with a 4-byte offset into `.debug_str` (0 in the object) where the unit
+/// has inlined-function names. Only the merc copy has a relocation for it
+/// (`R_MERCURY_ABS32` against `.nv.merc.debug_str`), yet nvlink writes the
+/// resolved value (where the input's `.debug_str` went) into the normal
+/// `.debug_line` too, at the same place in the unit's header (merc2
+/// `-lineinfo`, sm_100/sm_121, exec and `-r`: 0x68, 0x33e, 0x42c, 0x4a4 for
+/// red, sort, solver, io; sten's unit has no such field). A field without a
+/// relocation (a relinked `-r` output's) keeps its bytes in both.
+fn copy_line_string_bases(
+    inputs: &[InputObject<'_>],
+    layout: &Layout,
+    contents: &mut Contents,
+    merc: &[Vec<Symbol<'_>>],
+) -> Result<(), LinkError> {
+    let Some(table) = layout.find(".debug_line") else { return Ok(()) };
+    let mut writes: Vec<(usize, u32)> = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let find = |name: &str| input.sections().iter().find(|x| x.name == name);
+        let (Some(normal), Some(copy)) = (find(".debug_line"), find(".nv.merc.debug_line")) else { continue };
+        let Some((home, base)) = layout.placed(i, normal.index) else { continue };
+        if home != table {
+            continue;
+        }
+        let (normal_units, copy_units) = (line_units(normal.bytes()), line_units(copy.bytes()));
+        let symbols = merc.get(i).map_or(&[][..], Vec::as_slice);
+        for rs in input.cubin.relocation_sections().filter(|r| r.target as usize == copy.index) {
+            for r in rs.entries().filter(|r| r.r_type == R_MERCURY_ABS32) {
+                let Some(strings) = symbols
+                    .get(r.symbol as usize)
+                    .filter(|y| y.st_type == STT_SECTION)
+                    .and_then(|y| y.section_index())
+                    .filter(|&x| input.section(x).is_some_and(|x| x.name == ".nv.merc.debug_str"))
+                else {
+                    continue;
+                };
+                let Some((_, strings_base)) = layout.placed(i, strings) else { continue };
+                let offset = usize::try_from(r.offset).unwrap_or(usize::MAX);
+                let Some(k) = copy_units.iter().rposition(|&u| u <= offset) else { continue };
+                let (Some(&unit), Some(&normal_unit)) = (copy_units.get(k), normal_units.get(k)) else { continue };
+                let value = strings_base.wrapping_add(r.addend.unwrap_or(0) as u64);
+                let at = usize::try_from(base).unwrap_or(usize::MAX).saturating_add(normal_unit + (offset - unit));
+                writes.push((at, u32::try_from(value).unwrap_or(u32::MAX)));
+            }
+        }
+    }
+    if writes.is_empty() {
+        return Ok(());
+    }
+    if let Some(body) = contents.data.get_mut(table) {
+        let data = body.bytes_mut(".debug_line")?;
+        for (at, value) in writes {
+            if let Some(slot) = data.get_mut(at..at.saturating_add(4)) {
+                slot.copy_from_slice(&value.to_le_bytes());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `-G` register-location table (per function: its name, a u32 count,
+/// then per entry a u32, the PTX register's name, a u32 location and the u32
+/// start and end of the range, offsets in the function's code).
+const REGISTER_TABLE: &str = ".nv_debug_info_reg_sass";
+
+/// Rule 11.2 for `.nv_debug_info_reg_sass` (merc only; sm_90 keeps every
+/// range): the normal copy keeps every function's block but zeroes the
+/// ranges (start and end) of each function not in the output: dead (exec:
+/// `unused_a`), a losing weak copy (the second input's `twice<int>`, exec and
+/// `-r`), or a local function whose name an earlier input's kept function
+/// already has (merc2 `-G`: red's `__iAtomicAdd` after vec's, sort's `__popc`
+/// after red's, io's `__iAtomicMax` after red's; 19 zeroed words in every
+/// `-r`, the relinked halves' only in the second half). The table has no
+/// relocations: nvlink finds the function by name. `.nv.merc.*`'s copy keeps
+/// everything. Evidence: merc2 sm_100/sm_120 `-G` `-r`, `-g -r`, relinked `-r`
+/// (6/6 sections byte-identical) and the two-input `twice` runs (exec, `-r`).
+fn clear_register_ranges(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    table: OutId,
+    contents: &mut Contents,
+) -> Result<(), LinkError> {
+    let Some(out) = layout.section(table) else { return Ok(()) };
+    // The first input with a kept function of each name.
+    let mut first_kept: HashMap<&[u8], usize> = HashMap::new();
+    for (k, input) in inputs.iter().enumerate() {
+        for s in input.symbols() {
+            if s.st_type == STT_FUNC && s.section_index().is_some_and(|x| layout.placed(k, x).is_some()) {
+                first_kept.entry(s.name.as_bytes()).or_insert(k);
+            }
+        }
+    }
+    // Output offsets of the (start, end) pairs to zero.
+    let mut clear: Vec<u64> = Vec::new();
+    for piece in &out.pieces {
+        let Some(input) = inputs.get(piece.input) else { continue };
+        let Some(section) = input.section(piece.section) else { continue };
+        let bytes = section.bytes();
+        // This input's defined functions by name (the first of a name).
+        let mut functions: HashMap<&[u8], usize> = HashMap::new();
+        for (index, s) in input.symbols().iter().enumerate() {
+            if s.st_type == STT_FUNC && s.section_index().is_some() {
+                functions.entry(s.name.as_bytes()).or_insert(index);
+            }
+        }
+        let gone = |name: &[u8]| -> bool {
+            let Some((&index, symbol)) = functions.get(name).and_then(|i| Some((i, input.symbol(*i)?))) else {
+                return false;
+            };
+            let here = SymbolRef { input: piece.input, symbol: index };
+            if describes_gone_code(inputs, resolution, layout, here) {
+                return true;
+            }
+            symbol.bind == STB_LOCAL && first_kept.get(name).is_some_and(|&k| k < piece.input)
+        };
+        let mut at = 0usize;
+        let string_end = |from: usize| bytes.get(from..).and_then(|b| b.iter().position(|&c| c == 0)).map(|n| from + n);
+        let word = |from: usize| bytes.get(from..from + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        while let Some(name_end) = string_end(at) {
+            let name = bytes.get(at..name_end).unwrap_or_default();
+            let Some(count) = word(name_end + 1) else { break };
+            let zero = gone(name);
+            let mut entry = name_end + 5;
+            let mut complete = true;
+            for _ in 0..count {
+                let Some(register_end) = string_end(entry + 4) else {
+                    complete = false;
+                    break;
+                };
+                let range = register_end + 5;
+                if bytes.len() < range + 8 {
+                    complete = false;
+                    break;
+                }
+                if zero {
+                    clear.push(piece.offset + range as u64);
+                }
+                entry = range + 8;
+            }
+            if !complete {
+                break;
+            }
+            at = entry;
+        }
+    }
+    if clear.is_empty() {
+        return Ok(());
+    }
+    if let Some(body) = contents.data.get_mut(table) {
+        let data = body.bytes_mut(&out.name)?;
+        for at in clear {
+            let at = usize::try_from(at).unwrap_or(usize::MAX);
+            if let Some(slot) = data.get_mut(at..at.saturating_add(8)) {
+                slot.fill(0);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Removes output byte ranges of section `target` and moves (or drops) the

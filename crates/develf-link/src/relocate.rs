@@ -364,9 +364,7 @@ impl<'a> Context<'_, 'a> {
 
     /// Whether the definition input symbol `symbol` resolves to is in the output.
     fn winner_placed(&self, input: usize, symbol: usize) -> bool {
-        let Some(def) = self.resolution.definition_of(SymbolRef { input, symbol }) else { return false };
-        let section = self.inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());
-        section.is_some_and(|x| self.layout.placed(def.input, x).is_some())
+        winner_placed(self.inputs, self.resolution, self.layout, SymbolRef { input, symbol })
     }
 
     /// Rule 9: the ranges of input section `section` holding weak data that
@@ -460,9 +458,15 @@ impl<'a> Context<'_, 'a> {
                         offset: r.offset,
                         message,
                     };
+                    // Rule 8.1: a kept RELA entry against a section symbol
+                    // adds where its input's piece went (merc `-r`:
+                    // `.debug_info`'s DW_AT_stmt_list, `.debug_line + 0x184`).
+                    let section_symbol = input.symbol(r.symbol as usize).is_some_and(|s| s.st_type == STT_SECTION);
+                    let addend =
+                        r.addend.map(|a| if section_symbol { a.wrapping_add(resolved.value as i64) } else { a });
                     let keep_entry = |t: u32, kept: &mut Vec<OutRelocation>| {
                         if let Some(symbol) = resolved.index {
-                            kept.push(OutRelocation { offset, r_type: t, symbol, addend: r.addend });
+                            kept.push(OutRelocation { offset, r_type: t, symbol, addend });
                         }
                     };
                     let apply = |data: &mut Merged<'a>| -> Result<(), LinkError> {
@@ -569,6 +573,18 @@ fn undefined_bank_address(r_type: u32, n: u8, site: &[u8], mercury: bool) -> u64
         RELOCATABLE_TEXTURE_BANK
     };
     (bank << n) | offset
+}
+
+/// Whether the definition `here` resolves to is in the output.
+pub(crate) fn winner_placed(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    here: SymbolRef,
+) -> bool {
+    let Some(def) = resolution.definition_of(here) else { return false };
+    let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());
+    section.is_some_and(|x| layout.placed(def.input, x).is_some())
 }
 
 /// Rule 9: the ranges of input section `section` holding weak data that lost

@@ -631,6 +631,11 @@ fn plan_executable(
         // Private variables: callees' first, then the kernel's own, stably
         // sorted by alignment, largest first (rule 12.1).
         let mut vars: Vec<&Variable> = private.get(&i).cloned().unwrap_or_default();
+        // U28: the callees' variables come smallest first (a device
+        // function's `pa[8]`, `qa[2]`, `ra[4]` at 0x18, 0, 8; a template
+        // kernel's weak `s[4]`/`u[32]` at 0, 0x10 and `s[32]`/`u[4]` at
+        // 0x10, 0; sm_75/sm_90/sm_100), before the alignment sort below.
+        vars.sort_by_key(|v| v.size);
         vars.extend(k.own.iter());
         vars.sort_by_key(|v| std::cmp::Reverse(v.align));
         let any_common = k.reach.iter().any(|n| common_end.contains_key(n));

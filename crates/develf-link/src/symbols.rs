@@ -698,7 +698,7 @@ fn shared_home(layout: &Layout, resolution: &Resolution<'_>, definition: SymbolR
 /// `.nv_debug.shared` section symbol) under `-g` or `-preserve-relocs`, on
 /// sm_75..sm_90 (Mercury targets not measured: U19).
 fn keeps_shared_locals(layout: &Layout) -> bool {
-    !layout.mercury && (layout.debug || layout.preserve_relocs)
+    layout.debug || (!layout.mercury && layout.preserve_relocs)
 }
 
 /// Rule 12.3: in `-r`, a shared variable of `.nv_debug.shared` keeps its

@@ -364,7 +364,7 @@ pub(crate) fn write<'a>(
         layout.section(id).map_or((u8::MAX, (0, 0)), |s| {
             let rank =
                 if layout.mercury && s.class == SectionClass::SymTabShndx { u8::MAX } else { s.class.rule().rank };
-            (rank, crate::mercury::order_key(layout, s))
+            (rank, crate::mercury::order_key(inputs, layout, s))
         })
     });
     let mut index_of: Vec<Option<u32>> = vec![None; layout.sections.len()];
@@ -512,6 +512,7 @@ pub(crate) fn write<'a>(
         .find(|h| layout.section(h.id).is_some_and(|s| s.class == SectionClass::SymTabShndx))
         .map_or(0, |h| h.size);
     let mut offset = ELF_HEADER_SIZE;
+    let mut aliased = vec![false; headers.len()];
     for k in 0..headers.len() {
         // Rule 3.2: a merc alias shares the bytes of its normal section.
         let alias = layout.section(headers[k].id).and_then(crate::mercury::alias_target).and_then(|name| {
@@ -520,6 +521,9 @@ pub(crate) fn write<'a>(
         let Some(h) = headers.get_mut(k) else { continue };
         if let Some(at) = alias {
             h.offset = at;
+            if let Some(a) = aliased.get_mut(k) {
+                *a = true;
+            }
             continue;
         }
         offset = align_up(offset, h.align.max(1));
@@ -618,8 +622,11 @@ pub(crate) fn write<'a>(
     head.extend_from_slice(&e_shnum.to_le_bytes());
     head.extend_from_slice(&e_shstrndx.to_le_bytes());
     pieces.push((0, Body::Owned(head)));
-    for (h, body) in headers.iter().zip(bodies) {
-        if occupies_file(h.sh_type) {
+    // A merc alias's own bytes are not written: the file holds the normal
+    // section's (rule 3.2; they differ where merc relocations were applied
+    // to the copy, `-G` `.nv.merc.debug_info`'s DW_AT_stmt_list).
+    for ((h, body), alias) in headers.iter().zip(bodies).zip(aliased) {
+        if occupies_file(h.sh_type) && !alias {
             pieces.push((h.offset, body));
         }
     }
