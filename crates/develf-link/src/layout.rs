@@ -13,8 +13,8 @@ use develf_format::reloc::{R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX};
 use develf_format::section::SHT_RELA;
 use develf_format::section::{
     SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_GLOBAL, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO,
-    SHT_CUDA_RESOLVED_RELA, SHT_CUDA_SHARED, SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL, SHT_STRTAB, SHT_SYMTAB,
-    SHT_SYMTAB_SHNDX, is_relocation_type,
+    SHT_CUDA_RESERVED_SHARED, SHT_CUDA_RESOLVED_RELA, SHT_CUDA_SHARED, SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL,
+    SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX, is_relocation_type,
 };
 use develf_format::symbol::{
     STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_OBJECT, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC,
@@ -251,6 +251,9 @@ pub(crate) struct Layout {
     /// into their kernels' banks; `-preserve-relocs` keeps neither their
     /// locals nor the relocations against them.
     pub merged_banks: HashSet<(usize, usize)>,
+    /// U27 (sm_110 executables): the reserved shared sections whose
+    /// variables move: (lowest input offset, where it goes).
+    pub reserved_shared: HashMap<OutId, (u64, u64)>,
     /// The target's SM number: e_flags bits 8..15 name it, not the inputs'
     /// (rule 3.4: sm_80 objects in an sm_86 link give 0x5604).
     pub target_sm: u32,
@@ -539,6 +542,79 @@ impl Builder<'_, '_> {
     }
 }
 
+/// The undefined symbol whose value is where an sm_110 executable's reserved
+/// shared variables start.
+const RESERVED_OFFSET: &str = ".nv.reservedSmem.offset0";
+
+/// U27 (sm_110 executables): `.nv.shared.reserved.0` (ptxas: 0x80 bytes, its
+/// one variable `__nv_reservedSMEM_gb10b_war_var` of 0x80 bytes at 0x10)
+/// holds its variables from `.nv.reservedSmem.offset0`'s value (0x40) on:
+/// the variable at 0x40, the section (NOBITS) 0xc0 bytes, the merc copy's
+/// 0x80 unchanged with the variable at 0 in `.nv.merc.symtab` (merc2 sm_110
+/// exec, reversed and relinked; t, s and t+s alone: 6/6; `-r` keeps ptxas's
+/// 0x10). Only this one variable was ever seen, so "from the lowest
+/// variable on" is the simplest reading, not a measured rule for several.
+fn reserved_shared_windows(b: &mut Builder<'_, '_>) {
+    let inputs = b.inputs;
+    let Some(start) = inputs
+        .iter()
+        .flat_map(|i| i.symbols())
+        .find(|y| y.name == RESERVED_OFFSET && y.section_index().is_none())
+        .map(|y| y.value)
+    else {
+        return;
+    };
+    for id in 0..b.layout.sections.len() {
+        let Some(out) = b.layout.sections.get(id) else { continue };
+        let reserved = out.class != C::Mercury
+            && out.pieces.iter().any(|p| {
+                inputs
+                    .get(p.input)
+                    .and_then(|i| i.section(p.section))
+                    .is_some_and(|s| s.sh_type == SHT_CUDA_RESERVED_SHARED)
+            });
+        if !reserved {
+            continue;
+        }
+        let variables: Vec<(u64, u64)> = out
+            .pieces
+            .iter()
+            .flat_map(|p| {
+                let symbols = inputs.get(p.input).map(|i| i.symbols()).unwrap_or_default();
+                symbols
+                    .iter()
+                    .filter(move |y| y.section_index() == Some(p.section) && y.st_type != STT_SECTION)
+                    .map(move |y| (y.value.saturating_add(p.offset), y.size))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let Some(lowest) = variables.iter().map(|&(v, _)| v).min() else { continue };
+        let end = variables.iter().map(|&(v, n)| v - lowest + start + n).max().unwrap_or(0);
+        let merc = format!(".nv.merc{}", out.name);
+        if let Some(out) = b.layout.sections.get_mut(id) {
+            out.size = out.size.max(end);
+        }
+        b.layout.reserved_shared.insert(id, (lowest, start));
+        // The merc copy keeps its size; its variables (named by
+        // `.nv.merc.symtab`, mirroring `.symtab`) start at 0.
+        if let Some(copy) = b.layout.find(&merc) {
+            b.layout.reserved_shared.insert(copy, (lowest, 0));
+        }
+    }
+}
+
+/// U27: a symbol's value once [`reserved_shared_windows`] moved its section's
+/// variables.
+pub(crate) fn reserved_shared_value(layout: &Layout, section: crate::symbols::SymbolSection, value: u64) -> u64 {
+    match section {
+        crate::symbols::SymbolSection::Section(id) => match layout.reserved_shared.get(&id) {
+            Some(&(lowest, start)) => value.saturating_sub(lowest).saturating_add(start),
+            None => value,
+        },
+        crate::symbols::SymbolSection::Raw(_) => value,
+    }
+}
+
 /// U25 (sm_100+): the merc copy of a function's or kernel's bank 2.
 const MERC_OPTIMIZER_PREFIX: &str = ".nv.merc.nv.constant.optimizer.";
 
@@ -575,6 +651,7 @@ pub(crate) fn build(
         aliases: HashMap::new(),
         common: HashMap::new(),
         merged_banks: HashSet::new(),
+        reserved_shared: HashMap::new(),
     };
     let mut b = Builder {
         inputs,
@@ -913,6 +990,9 @@ pub(crate) fn build(
     finish_classes(&mut b.layout);
     // Rule 12: sizes, alignment and survival of every `.nv.shared.<k>`.
     crate::shared::plan(inputs, resolution, &mut b.layout);
+    if executable {
+        reserved_shared_windows(&mut b);
+    }
     keep_symtab_shndx(&mut b.layout);
     b.layout
 }

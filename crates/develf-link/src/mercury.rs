@@ -452,7 +452,15 @@ pub(crate) fn finish_symbols(
                                 .filter(|&(id, _)| !crate::symbols::keeps_shared_value(layout, id))
                                 .map_or(0, |(_, b)| b),
                         );
-                    let sym = OutSymbol { name: s.name, bind, st_type, other: m.other, section, value, size: m.size };
+                    let sym = OutSymbol {
+                        name: s.name,
+                        bind,
+                        st_type,
+                        other: m.other,
+                        section,
+                        value: crate::layout::reserved_shared_value(layout, section, value),
+                        size: m.size,
+                    };
                     (sym, name)
                 }
                 None => (s.clone(), name),
