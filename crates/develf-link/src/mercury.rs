@@ -115,6 +115,15 @@ pub(crate) fn order_key(layout: &Layout, s: &OutSection) -> (u8, usize) {
     if slotted_bank(layout, s).is_some() {
         return (0, usize::MAX);
     }
+    // A kernel's trailing `.nv.constant0.<k>` (rule 1.1 class 19) follows
+    // its `.text.<k>`: the input order where an input's banks are not in its
+    // code's order (libcudadevrt's 32 `memcpy_3d_device`/`memset_3d_device`
+    // kernels, whose `.text` nvlink -r reverses: dp `-lcudadevrt -r`, sm_100).
+    if s.class == SectionClass::MercuryConstant0 {
+        if let InfoField::Section(text) = s.info {
+            return (0, text);
+        }
+    }
     let rank = subrank(s);
     // A capsule follows its `.text.<fn>`, whose creation order is the
     // function symbols' (shm sm_100/sm_120: shm_b's helper
@@ -345,6 +354,14 @@ pub(crate) fn finish_symbols(
     for (i, s) in table.symbols.iter().enumerate() {
         if i > 0 && s.bind == STB_LOCAL && is_constant0(layout, s) { back.push(i) } else { front.push(i) }
     }
+    // In header order (crate::mercury::order_key: their kernels' `.text` order).
+    back.sort_by_key(|&i| match table.symbols.get(i).map(|s| s.section) {
+        Some(SymbolSection::Section(id)) => match layout.section(id).map(|o| o.info) {
+            Some(InfoField::Section(text)) => text,
+            _ => id,
+        },
+        _ => 0,
+    });
     let mirrored = front.len();
     front.extend(back);
     let mut new_index = vec![0u32; count];
@@ -442,7 +459,12 @@ pub(crate) fn finish_symbols(
                     let mut bind = s.bind;
                     if placed.is_none() && m.raw_shndx == 0 && st_type == STT_OBJECT {
                         st_type = STT_CUDA_OBJECT;
-                        bind = STB_GLOBAL;
+                        // An undefined *local* (rule 5.7, `-r`) stays local,
+                        // as in `.symtab`: libcudadevrt's
+                        // `.nv.ptx.const0.size` (dp `-lcudadevrt -r`, sm_100).
+                        if s.bind != STB_LOCAL {
+                            bind = STB_GLOBAL;
+                        }
                     }
                     // Rule 12.3: `-r` shared variables keep their input
                     // value; U16: an undefined variable is -1 as in `.symtab`.
