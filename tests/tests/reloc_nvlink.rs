@@ -313,8 +313,9 @@ fn resolve(
                 // device function's `.nv.constant2.<fn>` into its kernels'
                 // banks at an offset the output does not name (the function's
                 // literals often recur there: `exp`'s in cbank), so only the
-                // disposition is checked.
-                if def.starts_with(".nv.constant2.") {
+                // disposition is checked. On sm_100+ its merc copy goes the
+                // same way (jtab's switch tables).
+                if def.starts_with(".nv.constant2.") || def.starts_with(".nv.merc.nv.constant.optimizer.") {
                     return Resolved::Synthetic(
                         SymbolHome::ConstantBank,
                         "device function's bank 2 merged into kernels'",

@@ -300,6 +300,9 @@ const OBJECTS: &[ObjectSpec] = &[
     // U25: device functions' bank 2 merged into their kernels' banks.
     cu("cbank_a", "cbank_a.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
     cu("cbank_b", "cbank_b.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
+    // U25 on sm_100+: device functions' `switch` jump tables in bank 2.
+    cu("jtab_a", "jtab_a.cu", Archs::Only(&["sm_100", "sm_120"]), ABI7_NONE),
+    cu("jtab_b", "jtab_b.cu", Archs::Only(&["sm_100", "sm_120"]), ABI7_NONE),
 ];
 
 /// An input of a link: an object from `obj/` (ABI 8) or `obj-abi7/` (ABI 7),
@@ -425,6 +428,12 @@ const GROUPS: &[GroupSpec] = &[
         inputs: &[Abi8("cbank_a"), Abi8("cbank_b")],
         flags: &[],
         archs: Archs::Only(&["sm_75"]),
+    },
+    GroupSpec {
+        name: "jtab",
+        inputs: &[Abi8("jtab_a"), Abi8("jtab_b")],
+        flags: &[],
+        archs: Archs::Only(&["sm_100", "sm_120"]),
     },
     // Rule 12.8: relinking `-r` outputs that use extern shared memory (the
     // weak `externsharedinstance`, `dyn` defined in `.nv_debug.shared`).

@@ -13,8 +13,8 @@ use develf_format::reloc::{R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX};
 use develf_format::section::SHT_RELA;
 use develf_format::section::{
     SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_GLOBAL, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO,
-    SHT_CUDA_RESOLVED_RELA, SHT_CUDA_SHARED, SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL, SHT_STRTAB, SHT_SYMTAB,
-    SHT_SYMTAB_SHNDX, is_relocation_type,
+    SHT_CUDA_RESERVED_SHARED, SHT_CUDA_RESOLVED_RELA, SHT_CUDA_SHARED, SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL,
+    SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX, is_relocation_type,
 };
 use develf_format::symbol::{
     STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_OBJECT, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC,
@@ -251,6 +251,9 @@ pub(crate) struct Layout {
     /// into their kernels' banks; `-preserve-relocs` keeps neither their
     /// locals nor the relocations against them.
     pub merged_banks: HashSet<(usize, usize)>,
+    /// U27 (sm_110 executables): the reserved shared sections whose
+    /// variables move: (lowest input offset, where it goes).
+    pub reserved_shared: HashMap<OutId, (u64, u64)>,
     /// The target's SM number: e_flags bits 8..15 name it, not the inputs'
     /// (rule 3.4: sm_80 objects in an sm_86 link give 0x5604).
     pub target_sm: u32,
@@ -455,10 +458,10 @@ impl Builder<'_, '_> {
         id
     }
 
-    /// U25: an executable's (sm_75..sm_90a) `.nv.constant2.<fn>` of a device
-    /// function: it gets no output section of its own.
+    /// U25: an executable's `.nv.constant2.<fn>` of a device function: it
+    /// gets no output section of its own.
     fn is_function_bank(&self, input: usize, index: usize) -> bool {
-        if !self.layout.executable || self.layout.mercury {
+        if !self.layout.executable {
             return false;
         }
         let Some(object) = self.inputs.get(input) else { return false };
@@ -468,6 +471,32 @@ impl Builder<'_, '_> {
                 .symbols()
                 .iter()
                 .any(|y| y.st_type == STT_FUNC && y.section_index() == Some(s.info as usize) && !is_kernel(y))
+    }
+
+    /// U25 on sm_100+: what goes with a device function's held-back bank —
+    /// its merc copy `.nv.merc.nv.constant.optimizer.<fn>` and the
+    /// relocation sections (`.rela.nv.constant2.<fn>`, merc
+    /// `.nv.merc.rela.nv.constant.optimizer.<fn>`) patching either; they too
+    /// are copied into the kernels' sections (crate::layout::merge_function_banks).
+    fn held_back(&self, input: usize, index: usize) -> bool {
+        if !self.layout.executable {
+            return false;
+        }
+        let Some(object) = self.inputs.get(input) else { return false };
+        let Some(s) = object.section(index) else { return false };
+        let bank_of_merc = |name: &str| {
+            let function = name.strip_prefix(MERC_OPTIMIZER_PREFIX)?;
+            let normal = format!(".nv.constant2.{function}");
+            object.sections().iter().find(|x| x.name == normal).map(|x| x.index)
+        };
+        let held_bank = |x: usize| {
+            self.is_function_bank(input, x)
+                || object.section(x).and_then(|t| bank_of_merc(t.name)).is_some_and(|n| self.is_function_bank(input, n))
+        };
+        if is_relocation_type(s.sh_type) {
+            return held_bank(s.info as usize);
+        }
+        bank_of_merc(s.name).is_some_and(|n| self.is_function_bank(input, n))
     }
 
     fn usable(&self, input: usize, section: usize) -> bool {
@@ -491,6 +520,9 @@ impl Builder<'_, '_> {
             }
             return None;
         }
+        if matches!(class, C::Mercury | C::Relocation) && self.held_back(input, index) {
+            return None;
+        }
         let align = s.addralign.max(1);
         let private = self.private.contains(&(input, index));
         let id = self.create_in(private, s.name, class, s.sh_type, s.flags, align);
@@ -509,6 +541,82 @@ impl Builder<'_, '_> {
         Some(id)
     }
 }
+
+/// The undefined symbol whose value is where an sm_110 executable's reserved
+/// shared variables start.
+const RESERVED_OFFSET: &str = ".nv.reservedSmem.offset0";
+
+/// U27 (sm_110 executables): `.nv.shared.reserved.0` (ptxas: 0x80 bytes, its
+/// one variable `__nv_reservedSMEM_gb10b_war_var` of 0x80 bytes at 0x10)
+/// holds its variables from `.nv.reservedSmem.offset0`'s value (0x40) on:
+/// the variable at 0x40, the section (NOBITS) 0xc0 bytes, the merc copy's
+/// 0x80 unchanged with the variable at 0 in `.nv.merc.symtab` (merc2 sm_110
+/// exec, reversed and relinked; t, s and t+s alone: 6/6; `-r` keeps ptxas's
+/// 0x10). Only this one variable was ever seen, so "from the lowest
+/// variable on" is the simplest reading, not a measured rule for several.
+fn reserved_shared_windows(b: &mut Builder<'_, '_>) {
+    let inputs = b.inputs;
+    let Some(start) = inputs
+        .iter()
+        .flat_map(|i| i.symbols())
+        .find(|y| y.name == RESERVED_OFFSET && y.section_index().is_none())
+        .map(|y| y.value)
+    else {
+        return;
+    };
+    for id in 0..b.layout.sections.len() {
+        let Some(out) = b.layout.sections.get(id) else { continue };
+        let reserved = out.class != C::Mercury
+            && out.pieces.iter().any(|p| {
+                inputs
+                    .get(p.input)
+                    .and_then(|i| i.section(p.section))
+                    .is_some_and(|s| s.sh_type == SHT_CUDA_RESERVED_SHARED)
+            });
+        if !reserved {
+            continue;
+        }
+        let variables: Vec<(u64, u64)> = out
+            .pieces
+            .iter()
+            .flat_map(|p| {
+                let symbols = inputs.get(p.input).map(|i| i.symbols()).unwrap_or_default();
+                symbols
+                    .iter()
+                    .filter(move |y| y.section_index() == Some(p.section) && y.st_type != STT_SECTION)
+                    .map(move |y| (y.value.saturating_add(p.offset), y.size))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let Some(lowest) = variables.iter().map(|&(v, _)| v).min() else { continue };
+        let end = variables.iter().map(|&(v, n)| v - lowest + start + n).max().unwrap_or(0);
+        let merc = format!(".nv.merc{}", out.name);
+        if let Some(out) = b.layout.sections.get_mut(id) {
+            out.size = out.size.max(end);
+        }
+        b.layout.reserved_shared.insert(id, (lowest, start));
+        // The merc copy keeps its size; its variables (named by
+        // `.nv.merc.symtab`, mirroring `.symtab`) start at 0.
+        if let Some(copy) = b.layout.find(&merc) {
+            b.layout.reserved_shared.insert(copy, (lowest, 0));
+        }
+    }
+}
+
+/// U27: a symbol's value once [`reserved_shared_windows`] moved its section's
+/// variables.
+pub(crate) fn reserved_shared_value(layout: &Layout, section: crate::symbols::SymbolSection, value: u64) -> u64 {
+    match section {
+        crate::symbols::SymbolSection::Section(id) => match layout.reserved_shared.get(&id) {
+            Some(&(lowest, start)) => value.saturating_sub(lowest).saturating_add(start),
+            None => value,
+        },
+        crate::symbols::SymbolSection::Raw(_) => value,
+    }
+}
+
+/// U25 (sm_100+): the merc copy of a function's or kernel's bank 2.
+const MERC_OPTIMIZER_PREFIX: &str = ".nv.merc.nv.constant.optimizer.";
 
 /// The name a function's companion section has: `.nv.info.<fn>` for `.text.<fn>`.
 fn companion(prefix: &str, text_name: &str) -> String {
@@ -543,6 +651,7 @@ pub(crate) fn build(
         aliases: HashMap::new(),
         common: HashMap::new(),
         merged_banks: HashSet::new(),
+        reserved_shared: HashMap::new(),
     };
     let mut b = Builder {
         inputs,
@@ -881,6 +990,9 @@ pub(crate) fn build(
     finish_classes(&mut b.layout);
     // Rule 12: sizes, alignment and survival of every `.nv.shared.<k>`.
     crate::shared::plan(inputs, resolution, &mut b.layout);
+    if executable {
+        reserved_shared_windows(&mut b);
+    }
     keep_symtab_shndx(&mut b.layout);
     b.layout
 }
@@ -1193,33 +1305,44 @@ fn assign_texture_slots(b: &mut Builder<'_, '_>) {
     }
 }
 
-/// U25 (sm_75..sm_90a executables): nvlink gives a device function's
+/// U25, rule 6.1 (executables): nvlink gives a device function's
 /// `.nv.constant2.<fn>` (ptxas's `.const_opt` literals of double-precision
-/// math: `__internal_accurate_pow`, `dmath`) no section of its own; its bytes
-/// go into the `.nv.constant2.<k>` of every kernel that reaches the function,
-/// created when the kernel has none. Each function has one offset, the same in
-/// every such bank (its relocations are resolved once): kernels are taken in
-/// reverse order of their `.text`, each kernel's callees in depth-first
-/// preorder of the call graph, and a function not yet placed goes at the
-/// lowest offset free in the banks of all kernels reaching it (the kernel's
-/// own bytes at 0, functions placed before), which can leave holes (math, c2
-/// t2, cd on sm_75/sm_86: `fd` at 0x58 behind `kd2`'s own 0x58 though `kd1`,
-/// met first, has none; `fb` at 0 below `fa` at 0xb0 in `kc1`).
+/// math: `__internal_accurate_pow`, `dmath`; on sm_100+ also `switch` jump
+/// tables) no section of its own; its bytes go into the `.nv.constant2.<k>`
+/// of every kernel that reaches the function, created when the kernel has
+/// none. Each function has one offset, the same in every such bank (its
+/// relocations are resolved once): functions are taken last `.text` first,
+/// and each goes at the lowest offset free in the banks of all kernels
+/// reaching it (the kernel's own bytes at 0, functions placed before), which
+/// can leave holes (math, c2 t2, cd on sm_75/sm_86: `fd` at 0x58 behind
+/// `kd2`'s own 0x58 though `kd1` has none; `fb` at 0 below `fa` at 0xb0 in
+/// `kc1`; jtab on sm_100/sm_120: `mix` 0x108, `pick` 0x128, `leaf` 0x158
+/// behind `kown`'s own 0x108, so `kleaf`'s bank is 0x194 bytes, both input
+/// orders). The kernels reaching a function are taken last `.text` first,
+/// which is the order their new banks are created in (cbank: `kd1`, `kc1`,
+/// `kc4`; two: `k1` before `k2`; jtab: `kmix`, `kpick`, `kleaf`, one per
+/// function). On sm_100+ the function's merc copy
+/// (`.nv.merc.nv.constant.optimizer.<fn>`) goes the same way into the
+/// kernel's, and the relocation sections of both into the kernel's
+/// (`.rela.nv.constant2.<k>`, empty and kept; `.nv.merc.rela.nv.constant.
+/// optimizer.<k>`, whose entry order is crate::mercury's), created likewise.
 fn merge_function_banks(b: &mut Builder<'_, '_>) {
     if b.function_banks.is_empty() {
         return;
     }
-    b.layout.merged_banks = b.function_banks.iter().copied().collect();
     let (inputs, resolution) = (b.inputs, b.resolution);
+    let held: Vec<HeldBank> = b.function_banks.iter().filter_map(|&(i, x)| HeldBank::find(inputs, i, x)).collect();
+    b.layout.merged_banks =
+        held.iter().flat_map(|h| std::iter::once((h.input, h.bank)).chain(h.merc_bank.map(|m| (h.input, m)))).collect();
     // The held-back bank of each function, by the function's output `.text`.
-    let mut bank_of: HashMap<OutId, (usize, usize)> = HashMap::new();
-    for &(i, x) in &b.function_banks {
-        let text = inputs.get(i).and_then(|o| o.section(x)).map(|s| s.info as usize);
-        if let Some((id, _)) = text.and_then(|t| b.layout.placed(i, t)) {
-            bank_of.entry(id).or_insert((i, x));
+    let mut bank_of: HashMap<OutId, &HeldBank> = HashMap::new();
+    for h in &held {
+        let text = inputs.get(h.input).and_then(|o| o.section(h.bank)).map(|s| s.info as usize);
+        if let Some((id, _)) = text.and_then(|t| b.layout.placed(h.input, t)) {
+            bank_of.entry(id).or_insert(h);
         }
     }
-    // The call graph over output `.text` sections, callees in listed order.
+    // The call graph over output `.text` sections.
     let mut calls: HashMap<OutId, Vec<OutId>> = HashMap::new();
     crate::resolve::callgraph_calls(inputs, resolution, |(fi, fx), (ti, tx)| {
         let placed = |i: usize, x: usize| b.layout.placed(i, x).map(|(id, _)| id);
@@ -1231,7 +1354,7 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
         }
     });
     // Kernels, last `.text` first, with the banked functions each reaches.
-    let mut kernels: Vec<(OutId, Vec<OutId>)> = Vec::new();
+    let mut kernels: Vec<(OutId, HashSet<OutId>)> = Vec::new();
     for (id, out) in b.layout.sections.iter().enumerate().rev() {
         let InfoField::Function { symbol, .. } = out.info else { continue };
         if out.class != C::Text
@@ -1240,79 +1363,157 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
             continue;
         }
         let mut seen = HashSet::new();
-        let mut reached = Vec::new();
+        let mut reached = HashSet::new();
         let mut stack = vec![id];
         while let Some(f) = stack.pop() {
             if !seen.insert(f) {
                 continue;
             }
             if f != id && bank_of.contains_key(&f) {
-                reached.push(f);
+                reached.insert(f);
             }
             if let Some(callees) = calls.get(&f) {
-                stack.extend(callees.iter().rev());
+                stack.extend(callees.iter().copied());
             }
         }
         kernels.push((id, reached));
     }
-    // Offsets: the lowest aligned one free in every reaching kernel's bank.
-    let bank_name = |b: &Builder<'_, '_>, text: OutId| {
-        companion(".nv.constant2.", b.layout.section(text).map_or("", |s| s.name.as_str()))
-    };
+    let text_name = |b: &Builder<'_, '_>, text: OutId| b.layout.section(text).map_or(String::new(), |s| s.name.clone());
     let mut used: HashMap<OutId, Vec<(u64, u64)>> = HashMap::new();
     for (k, _) in &kernels {
-        let own = b.layout.find(&bank_name(b, *k)).and_then(|x| b.layout.section(x)).map_or(0, |s| s.size);
+        let bank = companion(".nv.constant2.", &text_name(b, *k));
+        let own = b.layout.find(&bank).and_then(|x| b.layout.section(x)).map_or(0, |s| s.size);
         used.insert(*k, if own > 0 { vec![(0, own)] } else { Vec::new() });
     }
-    let mut offset_of: HashMap<OutId, u64> = HashMap::new();
-    for (_, reached) in &kernels {
-        for f in reached {
-            if offset_of.contains_key(f) {
-                continue;
-            }
-            let Some(s) = bank_of.get(f).and_then(|&(i, x)| inputs.get(i)?.section(x)) else { continue };
-            let (size, align) = (s.size, s.addralign.max(1));
-            let reachers: Vec<OutId> = kernels.iter().filter(|(_, r)| r.contains(f)).map(|(k, _)| *k).collect();
-            let intervals: Vec<(u64, u64)> =
-                reachers.iter().flat_map(|k| used.get(k).cloned().unwrap_or_default()).collect();
-            let mut candidates: Vec<u64> =
-                std::iter::once(0).chain(intervals.iter().map(|&(_, end)| align_up(end, align))).collect();
-            candidates.sort_unstable();
-            let free = |at: u64| intervals.iter().all(|&(lo, hi)| at.saturating_add(size) <= lo || at >= hi);
-            let at = candidates.into_iter().find(|&c| free(c)).unwrap_or(0);
-            offset_of.insert(*f, at);
-            for k in reachers {
-                used.entry(k).or_default().push((at, at.saturating_add(size)));
-            }
+    // Functions last `.text` first; each at the lowest aligned offset free in
+    // every reaching kernel's bank.
+    let mut functions: Vec<OutId> = bank_of.keys().copied().collect();
+    functions.sort_unstable_by(|a, c| c.cmp(a));
+    for f in functions {
+        let Some(&h) = bank_of.get(&f) else { continue };
+        let Some(s) = inputs.get(h.input).and_then(|o| o.section(h.bank)).copied() else { continue };
+        let (size, align) = (s.size, s.addralign.max(1));
+        let reachers: Vec<OutId> = kernels.iter().filter(|(_, r)| r.contains(&f)).map(|(k, _)| *k).collect();
+        let intervals: Vec<(u64, u64)> =
+            reachers.iter().flat_map(|k| used.get(k).cloned().unwrap_or_default()).collect();
+        let mut candidates: Vec<u64> =
+            std::iter::once(0).chain(intervals.iter().map(|&(_, end)| align_up(end, align))).collect();
+        candidates.sort_unstable();
+        let free = |at: u64| intervals.iter().all(|&(lo, hi)| at.saturating_add(size) <= lo || at >= hi);
+        let at = candidates.into_iter().find(|&c| free(c)).unwrap_or(0);
+        for k in reachers {
+            used.entry(k).or_default().push((at, at.saturating_add(size)));
+            copy_function_bank(b, h, k, at);
         }
     }
-    // Each kernel's bank gets the bytes of every function it reaches.
-    for (k, reached) in &kernels {
-        let pieces: Vec<((usize, usize), u64)> =
-            reached.iter().filter_map(|f| Some((*bank_of.get(f)?, *offset_of.get(f)?))).collect();
-        let Some(&((i0, x0), _)) = pieces.first() else { continue };
-        let Some(first) = inputs.get(i0).and_then(|o| o.section(x0)).copied() else { continue };
-        let name = bank_name(b, *k);
-        let bank = match b.layout.find(&name) {
+}
+
+/// U25: a device function's held-back bank 2 and what goes with it
+/// (sm_100+: the merc copy and the relocation sections of both).
+struct HeldBank {
+    input: usize,
+    bank: usize,
+    relocations: Option<usize>,
+    merc_bank: Option<usize>,
+    merc_relocations: Option<usize>,
+}
+
+impl HeldBank {
+    fn find(inputs: &[InputObject<'_>], input: usize, bank: usize) -> Option<HeldBank> {
+        let object = inputs.get(input)?;
+        let function = object.section(bank)?.name.strip_prefix(".nv.constant2.")?;
+        let merc_name = format!("{MERC_OPTIMIZER_PREFIX}{function}");
+        let merc_bank = object.sections().iter().find(|s| s.name == merc_name).map(|s| s.index);
+        let relocation_of = |target: usize, merc: bool| {
+            object
+                .sections()
+                .iter()
+                .find(|s| {
+                    is_relocation_type(s.sh_type)
+                        && s.info as usize == target
+                        && (s.sh_type == develf_format::section::SHT_CUDA_MERCURY_RELA) == merc
+                })
+                .map(|s| s.index)
+        };
+        Some(HeldBank {
+            input,
+            bank,
+            relocations: relocation_of(bank, false),
+            merc_bank,
+            merc_relocations: merc_bank.and_then(|m| relocation_of(m, true)),
+        })
+    }
+}
+
+/// U25: copies function bank `h` into kernel `k`'s sections at offset `at`,
+/// creating those the kernel lacks.
+fn copy_function_bank(b: &mut Builder<'_, '_>, h: &HeldBank, k: OutId, at: u64) {
+    let inputs = b.inputs;
+    let Some(object) = inputs.get(h.input) else { return };
+    let Some(text) = b.layout.section(k).map(|s| s.name.clone()) else { return };
+    let capsule = b.layout.find(&format!(".nv.capmerc{text}"));
+    let mercury = b.layout.mercury;
+    // The bank and its merc copy: the function's bytes at `at`.
+    let add_data = |b: &mut Builder<'_, '_>, x: usize, name: String, class: SectionClass, info: Option<OutId>| {
+        let s = object.section(x).copied()?;
+        let id = match b.layout.find(&name) {
             Some(id) => id,
             None => {
-                let id = b.create(&name, C::ConstantBank, first.sh_type, first.flags, first.addralign.max(1));
-                if let Some(out) = b.layout.sections.get_mut(id) {
-                    out.info = InfoField::Section(*k);
+                let id = b.create(&name, class, s.sh_type, s.flags, s.addralign.max(1));
+                if let (Some(out), Some(t)) = (b.layout.sections.get_mut(id), info) {
+                    out.info = InfoField::Section(t);
                 }
                 id
             }
         };
-        for ((i, x), at) in pieces {
-            let Some(s) = inputs.get(i).and_then(|o| o.section(x)).copied() else { continue };
-            if let Some(out) = b.layout.sections.get_mut(bank) {
-                out.size = out.size.max(at.saturating_add(s.size));
-                out.align = out.align.max(s.addralign.max(1));
-                out.pieces.push(Piece { input: i, section: x, offset: at });
-            }
-            if let Some(slot) = b.layout.placement.get_mut(i).and_then(|p| p.get_mut(x)) {
-                slot.get_or_insert((bank, at));
-            }
+        if let Some(out) = b.layout.sections.get_mut(id) {
+            out.size = out.size.max(at.saturating_add(s.size));
+            out.align = out.align.max(s.addralign.max(1));
+            out.pieces.push(Piece { input: h.input, section: x, offset: at });
         }
-    }
+        if let Some(slot) = b.layout.placement.get_mut(h.input).and_then(|p| p.get_mut(x)) {
+            slot.get_or_insert((id, at));
+        }
+        Some(id)
+    };
+    let bank = add_data(b, h.bank, companion(".nv.constant2.", &text), C::ConstantBank, Some(k));
+    let merc_bank =
+        h.merc_bank.and_then(|m| add_data(b, m, companion(MERC_OPTIMIZER_PREFIX, &text), C::Mercury, capsule));
+    // The relocation sections: the function's whole list, into the kernel's.
+    let add_relocations = |b: &mut Builder<'_, '_>, x: Option<usize>, target: Option<OutId>, merc: bool| {
+        let (Some(x), Some(target)) = (x, target) else { return };
+        let Some(s) = object.section(x).copied() else { return };
+        // Rule 1.3.2.6: sm_75..sm_90a create no empty relocation section.
+        if !mercury && s.size == 0 {
+            return;
+        }
+        let Some(target_name) = b.layout.section(target).map(|t| t.name.clone()) else { return };
+        let name = match (merc, s.sh_type) {
+            (true, _) => format!(".nv.merc.rela{}", target_name.strip_prefix(".nv.merc").unwrap_or(&target_name)),
+            (false, SHT_REL) => format!(".rel{target_name}"),
+            (false, _) => format!(".rela{target_name}"),
+        };
+        let existed = b.layout.find(&name).is_some();
+        let class = if merc { C::Mercury } else { C::Relocation };
+        let id = b.create(&name, class, s.sh_type, s.flags, 8);
+        if let Some(out) = b.layout.sections.get_mut(id) {
+            if !existed {
+                out.target = Some(target);
+                out.entsize = if s.sh_type == SHT_REL { 16 } else { 24 };
+                if merc {
+                    out.info = InfoField::Section(target);
+                    out.keep = Keep::IfNotEmpty;
+                } else if mercury && s.size == 0 {
+                    // As an input's empty relocation section on merc (1.3.2.6):
+                    // sw `.rela.nv.constant2._Z4ksw2Pi`, 0 bytes.
+                    out.keep = Keep::Always;
+                }
+            }
+            let offset = align_up(out.size, 8);
+            out.size = offset.saturating_add(s.size);
+            out.pieces.push(Piece { input: h.input, section: x, offset });
+        }
+    };
+    add_relocations(b, h.relocations, bank, false);
+    add_relocations(b, h.merc_relocations, merc_bank, true);
 }

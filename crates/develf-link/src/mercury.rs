@@ -114,6 +114,10 @@ pub(crate) fn subrank(s: &OutSection) -> u8 {
     SUBRANKS.iter().find(|(p, _)| s.name.starts_with(p)).map_or(7, |&(_, r)| r)
 }
 
+/// ptxas's reserved shared sections (`.nv.shared.reserved.0`), NOBITS in
+/// an executable like the kernels' windows but with merc copies of their own.
+const RESERVED_SHARED_PREFIX: &str = ".nv.shared.reserved.";
+
 /// The header-order key of a section inside its class: [`subrank`], then,
 /// for `.nv.merc.nv.info.<fn>`, the creation order of the `.nv.info.<fn>` it
 /// copies (rule 11.1: the two lists are in the same order, 90/90 links);
@@ -123,6 +127,15 @@ pub(crate) fn order_key(inputs: &[InputObject<'_>], layout: &Layout, s: &OutSect
     // every other section of its class (ptx: after `.nv.constant3`, 3/3 links).
     if slotted_bank(layout, s).is_some() {
         return (0, usize::MAX);
+    }
+    // A kernel's trailing `.nv.constant0.<k>` (rule 1.1 class 19) follows
+    // its `.text.<k>`: the input order where an input's banks are not in its
+    // code's order (libcudadevrt's 32 `memcpy_3d_device`/`memset_3d_device`
+    // kernels, whose `.text` nvlink -r reverses: dp `-lcudadevrt -r`, sm_100).
+    if s.class == SectionClass::MercuryConstant0 {
+        if let InfoField::Section(text) = s.info {
+            return (0, text);
+        }
     }
     let rank = subrank(s);
     // A capsule follows its `.text.<fn>`, whose creation order is the
@@ -389,6 +402,14 @@ pub(crate) fn finish_symbols(
         }
     }
     front.extend(globals);
+    // In header order (crate::mercury::order_key: their kernels' `.text` order).
+    back.sort_by_key(|&i| match table.symbols.get(i).map(|s| s.section) {
+        Some(SymbolSection::Section(id)) => match layout.section(id).map(|o| o.info) {
+            Some(InfoField::Section(text)) => text,
+            _ => id,
+        },
+        _ => 0,
+    });
     let mirrored = front.len();
     front.extend(back);
     let mut new_index = vec![0u32; count];
@@ -423,6 +444,10 @@ pub(crate) fn finish_symbols(
         let Some(list) = merc.get(input.index) else { continue };
         for m in list.iter().filter(|m| m.st_type == STT_SECTION) {
             let Some(main) = input.symbol(m.index).filter(|s| s.st_type == STT_SECTION) else { continue };
+            // U25: a device function's merged bank names no kernel's.
+            if main.section_index().is_some_and(|x| layout.merged_banks.contains(&(input.index, x))) {
+                continue;
+            }
             let out_main = main.section_index().and_then(|x| layout.placed(input.index, x)).map(|(o, _)| o);
             let out_merc = m.section_index().and_then(|x| layout.placed(input.index, x)).map(|(o, _)| o);
             if let (Some(a), Some(b)) = (out_main, out_merc) {
@@ -448,6 +473,13 @@ pub(crate) fn finish_symbols(
                         let name = layout.section(table)?.name.strip_prefix(".nv.merc")?.to_string();
                         return Some((table, name));
                     }
+                    // U25: a kernel bank 2 nvlink made for a device
+                    // function's jump table mirrors to its merc copy.
+                    if let Some(k) = main.name.strip_prefix(".nv.constant2.") {
+                        if let Some(b) = layout.find(&format!(".nv.merc.nv.constant.optimizer.{k}")) {
+                            return Some((b, format!(".nv.constant.optimizer.{k}")));
+                        }
+                    }
                     let b = layout.find(&format!(".nv.merc{}", main.name))?;
                     Some((b, main.name.clone()))
                 };
@@ -466,11 +498,14 @@ pub(crate) fn finish_symbols(
                 // without the reserved area `.symtab`'s value includes
                 // (two `-G` kernels with two `__shared__` arrays each: `a`
                 // 0x440 / 0x40, `b` 0x400 / 0; merc2 `-G` `-g`: 6 symbols,
-                // sm_100/sm_120), as a CUDA object as in the input.
+                // sm_100/sm_120), as a CUDA object as in the input. Not the
+                // reserved shared sections, which have merc copies of their
+                // own (U27, sm_110's `.nv.shared.reserved.0`).
                 Some(m)
                     if layout.executable
                         && matches!(s.section, SymbolSection::Section(id)
-                            if layout.section(id).is_some_and(|o| o.class == SectionClass::Shared)) =>
+                            if layout.section(id).is_some_and(|o| o.class == SectionClass::Shared
+                                && !o.name.starts_with(RESERVED_SHARED_PREFIX))) =>
                 {
                     let value = s.value.saturating_sub(layout.shared.reserved);
                     (OutSymbol { st_type: m.st_type, other: m.other, value, size: m.size, ..s.clone() }, name)
@@ -489,21 +524,28 @@ pub(crate) fn finish_symbols(
                     let mut bind = s.bind;
                     if placed.is_none() && m.raw_shndx == 0 && st_type == STT_OBJECT {
                         st_type = STT_CUDA_OBJECT;
-                        bind = STB_GLOBAL;
+                        // An undefined *local* (rule 5.7, `-r`) stays local,
+                        // as in `.symtab`: libcudadevrt's
+                        // `.nv.ptx.const0.size` (dp `-lcudadevrt -r`, sm_100).
+                        if s.bind != STB_LOCAL {
+                            bind = STB_GLOBAL;
+                        }
                     }
+                    // Rule 12.3: `-r` shared variables keep their input
+                    // value; U16: an undefined variable is -1 as in `.symtab`.
+                    let value = if placed.is_none() && s.value == u64::MAX { u64::MAX } else { m.value }
+                        .saturating_add(
+                            placed
+                                .filter(|&(id, _)| !crate::symbols::keeps_shared_value(layout, id))
+                                .map_or(0, |(_, b)| b),
+                        );
                     let sym = OutSymbol {
                         name: s.name,
                         bind,
                         st_type,
                         other: m.other,
                         section,
-                        // Rule 12.3: `-r` shared variables keep their input
-                        // value; U16: an undefined variable is -1 as in `.symtab`.
-                        value: if placed.is_none() && s.value == u64::MAX { u64::MAX } else { m.value }.saturating_add(
-                            placed
-                                .filter(|&(id, _)| !crate::symbols::keeps_shared_value(layout, id))
-                                .map_or(0, |(_, b)| b),
-                        ),
+                        value: crate::layout::reserved_shared_value(layout, section, value),
                         size: m.size,
                     };
                     (sym, name)
@@ -645,7 +687,16 @@ impl Relocator<'_, '_> {
         });
         let target_name = rela.target.and_then(|t| self.layout.section(t)).map_or("", |t| t.name.as_str());
         let mut kept = Vec::new();
-        for piece in rela.pieces.iter().rev() {
+        // U25: a device function's bank relocations copied into a kernel's
+        // come after the kernel's own, functions in the order they were
+        // placed (crate::layout::merge_function_banks).
+        let merged = |p: &&crate::layout::Piece| {
+            let target = self.inputs.get(p.input).and_then(|i| i.section(p.section)).map(|s| s.info as usize);
+            target.is_some_and(|t| self.layout.merged_banks.contains(&(p.input, t)))
+        };
+        let (functions, own): (Vec<&crate::layout::Piece>, Vec<&crate::layout::Piece>) =
+            rela.pieces.iter().partition(merged);
+        for piece in own.into_iter().rev().chain(functions) {
             let Some(input) = self.inputs.get(piece.input) else { continue };
             let Some(rs) = input.cubin.relocation_section(piece.section) else { continue };
             let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
@@ -659,7 +710,11 @@ impl Relocator<'_, '_> {
             let losing = normal
                 .map(|x| crate::relocate::losing_data(self.inputs, self.resolution, piece.input, x))
                 .unwrap_or_default();
-            let entries: Vec<_> = rs.entries().collect();
+            let mut entries: Vec<_> = rs.entries().collect();
+            if self.layout.merged_banks.contains(&(piece.input, rs.target as usize)) {
+                let symbols = self.merc.get(piece.input).map_or(&[][..], Vec::as_slice);
+                merged_bank_order(&mut entries, symbols, rs.target as usize);
+            }
             // Rule 11.7: the capsule fields these relocations resolve into.
             let fields = if capsule {
                 capsule_fields(input, self.merc.get(piece.input).map_or(&[], Vec::as_slice), rs.target as usize)
@@ -798,6 +853,27 @@ impl Relocator<'_, '_> {
         let global = self.resolution.global(SymbolRef { input, symbol })?;
         bank.slots.iter().find(|s| s.global == global).map(|s| s.offset.saturating_sub(first))
     }
+}
+
+/// U25: the order nvlink lists a device function's jump-table relocations
+/// in once it copied them into a kernel's
+/// `.nv.merc.rela.nv.constant.optimizer.<k>`: per `.const_opt` object of the
+/// function's bank (one per table piece: `classify`'s `.const_opt.0.16`,
+/// `.16.32`, `.32.48`), the highest object first, each object's entries
+/// ascending (sw: 0x128..0x134, 0x118..0x124, 0x108..0x114 from ptxas's
+/// 0x2c..0x0; jtab: objects of 16 and 12 bytes alike; a PTX `brx.idx`
+/// table in one object: plain ascending). Sorted here into the reverse of
+/// that, as the caller reverses each list.
+fn merged_bank_order(entries: &mut [develf_parse::elf::Relocation], symbols: &[Symbol<'_>], bank: usize) {
+    let objects: Vec<(u64, u64)> = symbols
+        .iter()
+        .filter(|y| y.st_type != STT_SECTION && y.section_index() == Some(bank))
+        .map(|y| (y.value, y.value.saturating_add(y.size)))
+        .collect();
+    let object_of = |offset: u64| {
+        objects.iter().filter(|&&(lo, hi)| lo <= offset && offset < hi).map(|&(lo, _)| lo).next().unwrap_or(offset)
+    };
+    entries.sort_by_key(|r| (object_of(r.offset), std::cmp::Reverse(r.offset)));
 }
 
 /// Rule 8 for `.nv.merc.rela.*`, and rule 7.9's CIE pointers, on the

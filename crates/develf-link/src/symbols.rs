@@ -634,6 +634,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             }
             None => (bind, other, section, value),
         };
+        let value = crate::layout::reserved_shared_value(layout, section, value);
         set(&mut global_index, g, index_of(&symbols));
         symbols.push(OutSymbol { name, bind, st_type, other, section, value, size });
     }

@@ -1,0 +1,1 @@
+__global__ void k(int *o) { o[threadIdx.x] = threadIdx.x * 3 + 1; }
