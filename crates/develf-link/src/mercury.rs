@@ -341,10 +341,21 @@ pub(crate) fn finish_symbols(
     }
 
     // Rule 5.4: the constant-bank section symbols (and locals in them) after the globals.
-    let (mut front, mut back): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    // Locals kept from global-table entries (rule 12.4's weak template
+    // statics in shared memory, which non-merc tables keep among the
+    // globals) come after the other locals, before the first global (rule
+    // 11.8: merc2 `block_reduce`'s `buf`, cub `block_sum`'s `t` under `-g`).
+    let (mut front, mut back, mut globals): (Vec<usize>, Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new(), Vec::new());
     for (i, s) in table.symbols.iter().enumerate() {
-        if i > 0 && s.bind == STB_LOCAL && is_constant0(layout, s) { back.push(i) } else { front.push(i) }
+        if i > 0 && s.bind == STB_LOCAL && is_constant0(layout, s) {
+            back.push(i)
+        } else if i > 0 && s.bind != STB_LOCAL {
+            globals.push(i)
+        } else {
+            front.push(i)
+        }
     }
+    front.extend(globals);
     let mirrored = front.len();
     front.extend(back);
     let mut new_index = vec![0u32; count];
@@ -780,8 +791,10 @@ pub(crate) fn relocate(
             }
         }
     }
-    // Rule 11.3: the finaliser's scoreboard rewrite of stack-free kernels.
-    if layout.executable {
+    // Rule 11.3: the finaliser's scoreboard rewrite of stack-free kernels;
+    // not under `-g` (rule 11.8: cub red_int2, merc2 block_reduce keep ptxas's
+    // scoreboards).
+    if layout.executable && !layout.debug {
         for (id, s) in layout.sections.iter().enumerate() {
             if s.class == SectionClass::Text && is_kernel_text(inputs, layout, id) {
                 if let Some(data) = contents.data.get_mut(id) {
@@ -1290,9 +1303,15 @@ fn capsule_items(bytes: &[u8]) -> Option<CapsuleItems> {
                 at += 2;
                 continue;
             }
+            // The closing item, or (not last: stencil_texy's `d0 00`) an
+            // instruction's 2-byte item.
             0xd0..=0xdf => {
                 items.push((at, first, second));
-                break;
+                if at + 2 >= bytes.len() {
+                    break;
+                }
+                at += 2;
+                continue;
             }
             // An item this reader does not know: the stream after it cannot be followed.
             _ => break,
@@ -1309,8 +1328,6 @@ fn capsule_items(bytes: &[u8]) -> Option<CapsuleItems> {
 const LDC_OPCODE: u8 = 0x22;
 const LDC_UNITS: u8 = 2;
 const LDC_FIELD: usize = 0x1c;
-/// The low 12 bits of a Mercury-family `NOP` (`0x0000000000007918`).
-const NOP_OPCODE: u16 = 0x918;
 
 /// Rule 11.7: for the capsule (input section `capsule` of `input`), the
 /// capsule offset of the field each `.nv.merc.rela.text.<fn>` entry patches,
@@ -1376,18 +1393,10 @@ fn capsule_fields(input: &InputObject<'_>, merc: &[Symbol<'_>], capsule: usize) 
             buf
         }
     };
-    let numbered: Vec<Option<usize>> = {
-        let mut n = 0usize;
-        code.chunks_exact(16)
-            .map(|c| {
-                let nop = u16::from_le_bytes([c[0], c[1]]) & 0xfff == NOP_OPCODE;
-                (!nop).then(|| {
-                    n += 1;
-                    n - 1
-                })
-            })
-            .collect()
-    };
+    // Rule 11.8: the first numbering that pairs up with the capsule's count;
+    // NOPs left out otherwise.
+    let numbered = crate::errbar::capsule_numbering(&code, stream.count, &crate::errbar::CAPSULE_NUMBERINGS)
+        .unwrap_or_else(|| crate::errbar::numbering_without(&code, crate::errbar::CAPSULE_NUMBERINGS[0]).0);
     for (expanded_offset, text_offset) in pairs {
         let Some(Some(i)) = usize::try_from(text_offset / 16).ok().and_then(|i| numbered.get(i).copied()) else {
             continue;

@@ -696,9 +696,9 @@ fn shared_home(layout: &Layout, resolution: &Resolution<'_>, definition: SymbolR
 
 /// Rule 12.4: executables keep the kernels' shared variables (and their
 /// `.nv_debug.shared` section symbol) under `-g` or `-preserve-relocs`, on
-/// sm_75..sm_90 (Mercury targets not measured: U19).
+/// Mercury targets too (rule 11.8: merc2 `-g` on sm_100..sm_121).
 fn keeps_shared_locals(layout: &Layout) -> bool {
-    !layout.mercury && (layout.debug || layout.preserve_relocs)
+    layout.debug || layout.preserve_relocs
 }
 
 /// Rule 12.3: in `-r`, a shared variable of `.nv_debug.shared` keeps its
