@@ -40,6 +40,7 @@ use develf_format::section::{
     SHT_CUDA_PROTOTYPE,
 };
 use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FUNC, STT_OBJECT, STT_SECTION};
+use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK};
 use develf_parse::elf::{Section, Symbol, string_at};
 use develf_reloc::keep::{self, Disposition, Query, SymbolHome};
 use std::collections::HashMap;
@@ -451,13 +452,26 @@ pub(crate) fn finish_symbols(
                         other: m.other,
                         section,
                         // Rule 12.3: `-r` shared variables keep their input
-                        // value; U16: an undefined variable is -1 as in `.symtab`.
+                        // value; U16: an undefined variable is -1 as in `.symtab`;
                         value: if placed.is_none() && s.value == u64::MAX { u64::MAX } else { m.value }.saturating_add(
                             placed
                                 .filter(|&(id, _)| !crate::symbols::keeps_shared_value(layout, id))
                                 .map_or(0, |(_, b)| b),
                         ),
                         size: m.size,
+                    };
+                    // Rule 11.8: under `-g` an executable's shared variables
+                    // are 0 here (shared `tile`, `dyn`; cub `t`), a `-r`
+                    // output's extern ones (shared `dyn`).
+                    let shared = m.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED;
+                    let extern_shared = inputs
+                        .get(r.input)
+                        .and_then(|i| i.symbol(r.symbol).map(|y| crate::shared::is_extern(i, y)))
+                        .unwrap_or(false);
+                    let sym = if layout.debug && shared && (layout.executable || extern_shared) {
+                        OutSymbol { value: 0, ..sym }
+                    } else {
+                        sym
                     };
                     (sym, name)
                 }
