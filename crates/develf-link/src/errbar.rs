@@ -455,6 +455,140 @@ fn move_frames(data: &[u8], fdes: &HashMap<u64, &Moves>) -> Vec<u8> {
     out
 }
 
+/// `DW_LNS_advance_pc`/`advance_line` operands as nvlink writes them: in
+/// SLEB128 form (0x40 is `c0 00`, 0x50 `d0 00`: debug-lineinfo, merc2).
+fn sleb(mut v: i64, out: &mut Vec<u8>) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        let done = (v == 0 && byte & 0x40 == 0) || (v == -1 && byte & 0x40 != 0);
+        out.push(if done { byte } else { byte | 0x80 });
+        if done {
+            return;
+        }
+    }
+}
+
+/// A line table (`.debug_line`, `.nv_debug_line_sass`: DWARF 2/3 with
+/// 32-bit lengths, as ptxas writes them) with the rows of rewritten
+/// functions moved: each address advance becomes the moved difference; a
+/// special opcode that no longer fits becomes `advance_line` (when the
+/// line moves) + `advance_pc` + `copy` (debug-lineinfo: `f4` → `03 02 02 c0
+/// 00 01`). `sequences`: the offset of a `DW_LNE_set_address` operand → the
+/// function it names (from its relocation) and the relocation's addend.
+/// Returns the new table and, per old operand offset, its new one; `None`
+/// when an operation is not one this reader follows.
+/// A moved line table and, per old `DW_LNE_set_address` operand offset, its new one.
+type MovedLines = (Vec<u8>, Vec<(u64, u64)>);
+
+fn move_lines(data: &[u8], sequences: &HashMap<u64, (&Moves, u64)>) -> Option<MovedLines> {
+    let mut out = Vec::with_capacity(data.len() + 64);
+    let mut moved = Vec::new();
+    let mut unit = 0usize;
+    while unit + 10 <= data.len() {
+        let length = word32(data, unit) as usize;
+        let end = unit.checked_add(4 + length).filter(|&e| e <= data.len() && length < 0xffff_fff0)?;
+        let header = word32(data, unit + 6) as usize;
+        let program = unit + 10 + header;
+        let (min_inst, line_base, line_range, opcode_base) = (
+            u64::from(*data.get(unit + 10)?),
+            *data.get(unit + 12)? as i8,
+            *data.get(unit + 13)?,
+            *data.get(unit + 14)?,
+        );
+        if program > end || line_range == 0 || min_inst == 0 || opcode_base == 0 {
+            return None;
+        }
+        let lengths = data.get(unit + 15..unit + 15 + usize::from(opcode_base) - 1)?;
+        let start = out.len();
+        out.extend_from_slice(&data[unit..program]);
+        let mut at = program;
+        // (moves, old address, new address) of the current sequence.
+        let mut seq: Option<(&Moves, u64, u64)> = None;
+        while at < end {
+            let op = data[at];
+            let step = |seq: &mut Option<(&Moves, u64, u64)>, advance: u64| -> Option<u64> {
+                let (m, old, new) = seq.as_mut()?;
+                *old += advance;
+                let target = m.address(*old);
+                let delta = target.checked_sub(*new)?;
+                *new = target;
+                Some(delta)
+            };
+            if op >= opcode_base {
+                let adjusted = op - opcode_base;
+                let advance = u64::from(adjusted / line_range) * min_inst;
+                let line = i64::from(line_base) + i64::from(adjusted % line_range);
+                let delta = if seq.is_some() { step(&mut seq, advance)? } else { advance };
+                let fits = (delta / min_inst) * u64::from(line_range)
+                    + u64::from(adjusted % line_range)
+                    + u64::from(opcode_base);
+                if delta % min_inst == 0 && fits <= 0xff {
+                    out.push(fits as u8);
+                } else {
+                    if line != 0 {
+                        out.push(0x03);
+                        sleb(line, &mut out);
+                    }
+                    out.push(0x02);
+                    sleb((delta / min_inst) as i64, &mut out);
+                    out.push(0x01);
+                }
+                at += 1;
+                continue;
+            }
+            match op {
+                0 => {
+                    let n = uleb(data, at + 1)? as usize;
+                    let body = at + 1 + leb(data, at + 1)?;
+                    let next = body.checked_add(n).filter(|&x| x <= end)?;
+                    match data.get(body) {
+                        Some(2) if n == 9 => {
+                            seq = sequences.get(&((body + 1) as u64)).map(|&(m, base)| (m, base, m.address(base)));
+                            moved.push(((body + 1) as u64, (out.len() + body + 1 - at) as u64));
+                        }
+                        Some(1) => seq = None,
+                        _ => {}
+                    }
+                    out.extend_from_slice(&data[at..next]);
+                    at = next;
+                }
+                0x02 => {
+                    let n = leb(data, at + 1)?;
+                    let advance = uleb(data, at + 1)? * min_inst;
+                    let delta = if seq.is_some() { step(&mut seq, advance)? } else { advance };
+                    if delta == advance {
+                        out.extend_from_slice(&data[at..at + 1 + n]);
+                    } else {
+                        out.push(0x02);
+                        sleb((delta / min_inst) as i64, &mut out);
+                    }
+                    at += 1 + n;
+                }
+                0x08 | 0x09 if seq.is_some() => return None,
+                0x09 => {
+                    out.extend_from_slice(data.get(at..at + 3)?);
+                    at += 3;
+                }
+                _ => {
+                    let args = usize::from(*lengths.get(usize::from(op) - 1)?);
+                    let mut next = at + 1;
+                    for _ in 0..args {
+                        next += leb(data, next)?;
+                    }
+                    out.extend_from_slice(data.get(at..next)?);
+                    at = next;
+                }
+            }
+        }
+        let new_length = u32::try_from(out.len() - start - 4).ok()?;
+        put32(&mut out, start, new_length);
+        unit = end;
+    }
+    out.extend_from_slice(data.get(unit..)?);
+    Some((out, moved))
+}
+
 /// `.nv.info.<fn>`: the offset lists of [`OFFSET_LISTS`].
 fn move_info(data: &[u8], moves: &Moves) -> Vec<u8> {
     let mut out = data.to_vec();
@@ -537,6 +671,9 @@ fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
     // Relocations: offsets in rewritten code, code-address addends.
     let mut fdes: HashMap<u64, &Moves> = HashMap::new();
     let frame = sections.iter().find(|s| s.name == ".debug_frame");
+    let is_line_table =
+        |k: usize| sections.get(k).is_some_and(|s| s.name == ".debug_line" || s.name == ".nv_debug_line_sass");
+    let mut sequences: HashMap<usize, HashMap<u64, (&Moves, u64)>> = HashMap::new();
     for r in cubin.relocation_sections() {
         let s = sections.get(r.section)?;
         if s.sh_type != SHT_RELA || sections.get(r.symtab as usize).is_none_or(|t| t.sh_type != SHT_SYMTAB) {
@@ -557,6 +694,9 @@ fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
                 if is_frame && e.offset >= 0x14 {
                     fdes.insert(e.offset - 0x14, m);
                 }
+                if is_line_table(r.target as usize) && addend >= 0 {
+                    sequences.entry(r.target as usize).or_default().insert(e.offset, (m, addend as u64));
+                }
             }
         }
     }
@@ -576,6 +716,23 @@ fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
             }
         } else if Some(s.index) == frame.map(|f| f.index) && !fdes.is_empty() {
             new.push((s.index, move_frames(s.data?, &fdes)));
+        } else if let Some(list) = sequences.get(&s.index) {
+            // The table's own relocations (at `DW_LNE_set_address` operands) move with it.
+            if let Some((table, moved)) = move_lines(s.data?, list) {
+                new.push((s.index, table));
+                let moved: HashMap<u64, u64> = moved.into_iter().collect();
+                for r in cubin.relocation_sections().filter(|r| r.target as usize == s.index) {
+                    let rs = sections.get(r.section)?;
+                    if rs.sh_type != SHT_RELA {
+                        continue;
+                    }
+                    for e in r.entries() {
+                        if let Some(&to) = moved.get(&e.offset) {
+                            put(&mut out, rs.offset as usize + 24 * e.index, to);
+                        }
+                    }
+                }
+            }
         }
     }
     for (k, data) in &new {
