@@ -34,34 +34,59 @@ const OP_EXIT: u64 = 0x94d;
 const OP_BRA: u64 = 0x947;
 const OP_NOP: u64 = 0x918;
 const OP_CGAERRBAR: u64 = 0x5ab;
+/// An instruction pattern: (mask, value) of the low 64 bits, (mask, value)
+/// of the high 64 bits.
+type Pattern = (u64, u64, u64, u64);
+const NOP: Pattern = (0xfff, OP_NOP, 0, 0);
+const ENDCOLLECTIVE: Pattern = (0xfff, 0x91b, 0, 0);
+const WARPSYNC: Pattern = (0xfff, 0x348, 0, 0);
+/// The barriers rule 11.8 inserts (`MEMBAR.SC.VC`: scope bits 0x5000).
+const MEMBAR_SC_VC: Pattern = (0xfff, 0x992, 0xf000, 0x5000);
+const ERRBAR: Pattern = (0xfff, 0x9ab, 0, 0);
+const CGAERRBAR: Pattern = (0xfff, OP_CGAERRBAR, 0, 0);
+/// The memory-fence workaround around a `MEMBAR.SC.GPU` (rule 11.3): four
+/// `@!PT LDS RZ, [RZ]`, `MEMBAR.ALL.CTA` (scope bits 0x8000), and the
+/// `CCTL.IVALL`s around an atomic.
+const FENCE_LDS: Pattern = (0xffff_ffff, 0xffff_f984, 0, 0);
+const MEMBAR_ALL_CTA: Pattern = (0xfff, 0x992, 0xf000, 0x8000);
+const CCTL_IVALL: Pattern = (0xffff_ffff, 0xff00_798f, 0, 0);
+
 /// The instructions a capsule's instruction count leaves out, as tried in
 /// turn until the count pairs up with the capsule's: NOPs alone (rule 11.7;
-/// every link identical before rule 11.8 numbers so); NOPs, `ENDCOLLECTIVE`
+/// every link identical before rule 11.8 numbers so); with `ENDCOLLECTIVE`
 /// and `WARPSYNC` (merc2 `hist_kernel`: one of each, count 49 for 51; 117
 /// capsules of `-g` runs pair up and are then rewritten exactly, none
-/// wrongly, where NOPs alone mis-number 8 of jacobi's); and those with the
-/// error barriers before an `EXIT` (`-G` code: 53/63 merc2 capsules pair up
-/// only without them, none only with them; and a rule 11.8 rewrite).
-pub(crate) const CAPSULE_NUMBERINGS: [&[u64]; 3] =
-    [&[OP_NOP], &[OP_NOP, 0x91b, 0x348], &[OP_NOP, 0x91b, 0x348, 0x992, 0x9ab, OP_CGAERRBAR]];
+/// wrongly, where NOPs alone mis-number 8 of jacobi's); with the error
+/// barriers before an `EXIT` (`-G` code: 53/63 merc2 capsules pair up only
+/// without them, none only with them; and rule 11.8's own); and with the
+/// fence workaround (cub `red_int`: 45 of 54, the `MEMBAR.SC.GPU` and the
+/// atomic counted, `d1 04 | 01 49 | 51 01 | 02 4e`).
+pub(crate) const CAPSULE_NUMBERINGS: [&[Pattern]; 4] = [
+    &[NOP],
+    &[NOP, ENDCOLLECTIVE, WARPSYNC],
+    &[NOP, ENDCOLLECTIVE, WARPSYNC, MEMBAR_SC_VC, ERRBAR, CGAERRBAR],
+    &[NOP, ENDCOLLECTIVE, WARPSYNC, MEMBAR_SC_VC, ERRBAR, CGAERRBAR, FENCE_LDS, MEMBAR_ALL_CTA, CCTL_IVALL],
+];
 
 /// Per instruction of `code` up to its last `BRA`: its number among the
 /// instructions a capsule of `count` counts, by the first of `numberings`
 /// that pairs up; `None` when none does.
-pub(crate) fn capsule_numbering(code: &[u8], count: usize, numberings: &[&[u64]]) -> Option<Vec<Option<usize>>> {
+pub(crate) fn capsule_numbering(code: &[u8], count: usize, numberings: &[&[Pattern]]) -> Option<Vec<Option<usize>>> {
     numberings.iter().map(|left_out| numbering_without(code, left_out)).find(|(_, n)| *n == count).map(|(v, _)| v)
 }
 
 /// Per instruction of `code` up to its last `BRA` (all of it when there is
-/// none): its number among those not in `left_out`; and how many there are.
-pub(crate) fn numbering_without(code: &[u8], left_out: &[u64]) -> (Vec<Option<usize>>, usize) {
-    let ops: Vec<u64> = code.chunks_exact(16).map(|c| word(c, 0) & 0xfff).collect();
-    let end = ops.iter().rposition(|&o| o == OP_BRA).map_or(ops.len(), |i| i + 1);
+/// none): its number among those matching none of `left_out`; and how many
+/// there are.
+pub(crate) fn numbering_without(code: &[u8], left_out: &[Pattern]) -> (Vec<Option<usize>>, usize) {
+    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let end = words.iter().rposition(|&(lo, _)| lo & 0xfff == OP_BRA).map_or(words.len(), |i| i + 1);
     let mut n = 0;
-    let numbers = ops[..end]
+    let numbers = words[..end]
         .iter()
-        .map(|op| {
-            (!left_out.contains(op)).then(|| {
+        .map(|&(lo, hi)| {
+            let out = left_out.iter().any(|&(ml, vl, mh, vh)| lo & ml == vl && hi & mh == vh);
+            (!out).then(|| {
                 n += 1;
                 n - 1
             })
@@ -273,12 +298,14 @@ fn plan(code: &[u8]) -> Option<Moves> {
 fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let count = usize::try_from(word32(bytes, 8)).ok()?;
     let ops: Vec<u64> = code.chunks_exact(16).map(|c| word(c, 0) & 0xfff).collect();
-    let number = capsule_numbering(code, count, &CAPSULE_NUMBERINGS[1..2])?;
+    // Never NOPs alone: they mis-number jacobi (above).
+    let number = capsule_numbering(code, count, &[CAPSULE_NUMBERINGS[1], CAPSULE_NUMBERINGS[3]])?;
     let words = count.div_ceil(32);
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
-    // The items, one per clear bit, by where they start: a `5x` mark before
-    // a record stays before it; a `dx` item (stencil_texy's `d0 00`) and the
-    // closing 2-byte item stand for instructions.
+    // The items, one per clear bit, by where they start: a 2-byte mark
+    // (`51 01`, `51 02`, `d1 01`, `d1 04`: low nibble 1) before a record
+    // stays before it; a 2-byte item with low nibble 0 (stencil_texy's
+    // `d0 00`, the closing `50 xx`/`d0 xx`) stands for an instruction.
     let mut items: Vec<usize> = Vec::new();
     let mut at = 12 + 4 * words;
     while let Some(&first) = bytes.get(at) {
@@ -288,7 +315,7 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
             0x50..=0x5f | 0xd0..=0xdf => 2,
             _ => return None,
         };
-        if !(0x50..=0x5f).contains(&first) || at + 2 == bytes.len() {
+        if size != 2 || first & 0xf == 0 || at + 2 == bytes.len() {
             items.push(at);
         }
         at += size;

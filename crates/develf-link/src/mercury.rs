@@ -461,14 +461,19 @@ pub(crate) fn finish_symbols(
                         size: m.size,
                     };
                     // Rule 11.8: under `-g` an executable's shared variables
-                    // are 0 here (shared `tile`, `dyn`; cub `t`), a `-r`
-                    // output's extern ones (shared `dyn`).
+                    // are where `.symtab` has them, less the reserved area
+                    // (shared `tile`, `dyn`: 0x400 → 0; cub `block_sum`'s `t`
+                    // 0x8a0 → 0x4a0, in its kernel's `.nv.shared.<k>` as in
+                    // `.symtab`, not the input's `.nv_debug.shared`); a `-r`
+                    // output's extern ones are 0 (shared `dyn`).
                     let shared = m.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED;
                     let extern_shared = inputs
                         .get(r.input)
                         .and_then(|i| i.symbol(r.symbol).map(|y| crate::shared::is_extern(i, y)))
                         .unwrap_or(false);
-                    let sym = if layout.debug && shared && (layout.executable || extern_shared) {
+                    let sym = if layout.debug && shared && layout.executable {
+                        OutSymbol { value: s.value.saturating_sub(layout.shared.reserved), section: s.section, ..sym }
+                    } else if layout.debug && shared && extern_shared {
                         OutSymbol { value: 0, ..sym }
                     } else {
                         sym
@@ -1311,15 +1316,16 @@ fn capsule_items(bytes: &[u8]) -> Option<CapsuleItems> {
         let size = match first {
             1..=0x3f => 16 * usize::from(first),
             0x40..=0x4f => 4,
-            // A branch inside the code (`51 01`: sten `stencil_smem`'s `@P1
-            // BRA`, whose own bit is set): 2 bytes, no instruction of its own.
-            0x50..=0x5f => {
-                at += 2;
-                continue;
-            }
-            // The closing item, or (not last: stencil_texy's `d0 00`) an
-            // instruction's 2-byte item.
-            0xd0..=0xdf => {
+            // A 2-byte mark before a record (`51 01`: sten `stencil_smem`'s
+            // `@P1 BRA`, whose own bit is set; `51 02` before a carried
+            // `EXIT`, `d1 01`, `d1 04`: low nibble 1): no instruction of its
+            // own. Low nibble 0: the closing item, or (not last:
+            // stencil_texy's `d0 00`) an instruction's 2-byte item.
+            0x50..=0x5f | 0xd0..=0xdf => {
+                if first & 0xf != 0 && at + 2 < bytes.len() {
+                    at += 2;
+                    continue;
+                }
                 items.push((at, first, second));
                 if at + 2 >= bytes.len() {
                     break;
