@@ -1290,8 +1290,9 @@ fn drop_stack_scoreboard(text: &mut [u8]) {
 /// not carry (the finaliser takes it from `.text`); every clear bit has one
 /// item, in `.text` order: a record of `16 * n` bytes (first byte `n`,
 /// 1..=0x3f; the second byte its opcode), or a 4-byte item (first byte
-/// 0x40..=0x4f: calls, returns); a 2-byte item 0xd0 (the closing branch)
-/// ends the stream, and a 2-byte 0x5x item (an inner branch) is no item.
+/// 0x40..=0x4f: calls, returns); a 2-byte entry 0x5x/0xdx with low nibble 0
+/// is an item (the closing branch's ends the stream), with low nibble 1 a
+/// mark before a record, no item (rule 11.8).
 struct CapsuleItems {
     count: usize,
     /// The instruction bits, lowest instruction first.
