@@ -303,11 +303,15 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let words = count.div_ceil(32);
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
     // The items, one per clear bit, by where they start: a 2-byte mark
-    // (`51 01`, `51 02`, `d1 01`, `d1 04`: low nibble 1) before a record
-    // stays before it; a 2-byte item with low nibble 0 (stencil_texy's
-    // `d0 00`, the closing `50 xx`/`d0 xx`) stands for an instruction.
+    // (`51 01`, `51 02`, `d1 01`, `d1 04`: low nibble 1) belongs to the
+    // record after it, and an `EXIT` item goes in before the mark (merc2
+    // hist_kernel: `51 02 01 11 .. d1 01 02 4a`); a 2-byte item with low
+    // nibble 0 (stencil_texy's `d0 00`, the closing `50 xx`/`d0 xx`) stands
+    // for an instruction. Items = clear bits: hist 14, red_int 17, warp_sum
+    // 7, count_kernel 24, jacobi 108.
     let mut items: Vec<usize> = Vec::new();
     let mut at = 12 + 4 * words;
+    let mut mark = None;
     while let Some(&first) = bytes.get(at) {
         let size = match first {
             1..=0x3f => 16 * usize::from(first),
@@ -316,7 +320,9 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
             _ => return None,
         };
         if size != 2 || first & 0xf == 0 || at + 2 == bytes.len() {
-            items.push(at);
+            items.push(mark.take().unwrap_or(at));
+        } else {
+            mark.get_or_insert(at);
         }
         at += size;
     }
