@@ -164,7 +164,7 @@ impl Moves {
         }
         match usize::try_from(old / 16).ok().and_then(|i| table.get(i)) {
             Some(&at) if (old / 16) < (table.len() as u64 - 1) => at + old % 16,
-            _ => old + self.inserted,
+            _ => old.saturating_add(self.inserted),
         }
     }
 
@@ -329,7 +329,7 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     if at != bytes.len() || items.is_empty() {
         return None;
     }
-    let mut header = bytes[..12 + 4 * words].to_vec();
+    let mut header = bytes.get(..12 + 4 * words.min(bytes.len()))?.to_vec();
     let mut inserts: Vec<(usize, [u8; 18])> = Vec::new();
     for &(i, predicate) in &moves.exits {
         let k = number.get(i).copied().flatten()?;
@@ -377,7 +377,11 @@ fn leb(bytes: &[u8], at: usize) -> Option<usize> {
 
 fn uleb(bytes: &[u8], at: usize) -> Option<u64> {
     let mut v = 0u64;
-    for k in 0..leb(bytes, at)? {
+    let n = leb(bytes, at)?;
+    if n > 9 {
+        return None;
+    }
+    for k in 0..n {
         v |= u64::from(bytes[at + k] & 0x7f) << (7 * k);
     }
     Some(v)
@@ -432,10 +436,10 @@ fn move_frame_program(program: &mut [u8], align: u64, base: u64, moves: &Moves) 
             if width == 8 {
                 return None;
             }
-            old_loc += delta * align;
+            old_loc = old_loc.checked_add(delta.checked_mul(align)?)?;
             let target = moves.address(old_loc);
             let new_delta = target.checked_sub(new_loc)? / align;
-            new_loc += new_delta * align;
+            new_loc = new_loc.checked_add(new_delta.checked_mul(align)?)?;
             match width {
                 0 if new_delta < 0x40 => program[at] = 0x40 | new_delta as u8,
                 1 if new_delta < 0x100 => program[at + 1] = new_delta as u8,
@@ -473,7 +477,7 @@ fn move_frames(data: &[u8], fdes: &HashMap<u64, &Moves>) -> Vec<u8> {
             if out.get(at + 21) == Some(&0) {
                 align = uleb(&out, at + 22).unwrap_or(4).max(1);
             }
-        } else if let Some(moves) = fdes.get(&(at as u64)) {
+        } else if let Some(moves) = fdes.get(&(at as u64)).filter(|_| end >= at + 0x24) {
             let base = word(&out, at + 0x14);
             let range = word(&out, at + 0x1c);
             let saved = out[at + 0x24..end].to_vec();
@@ -481,7 +485,7 @@ fn move_frames(data: &[u8], fdes: &HashMap<u64, &Moves>) -> Vec<u8> {
             if !ok {
                 out[at + 0x24..end].copy_from_slice(&saved);
             }
-            put(&mut out, at + 0x1c, moves.address(base + range) - moves.address(base));
+            put(&mut out, at + 0x1c, moves.address(base.saturating_add(range)).saturating_sub(moves.address(base)));
         }
         at = end;
     }
@@ -542,7 +546,7 @@ fn move_lines(data: &[u8], sequences: &HashMap<u64, (&Moves, u64)>) -> Option<Mo
             let op = data[at];
             let step = |seq: &mut Option<(&Moves, u64, u64)>, advance: u64| -> Option<u64> {
                 let (m, old, new) = seq.as_mut()?;
-                *old += advance;
+                *old = old.checked_add(advance)?;
                 let target = m.address(*old);
                 let delta = target.checked_sub(*new)?;
                 *new = target;
@@ -553,9 +557,9 @@ fn move_lines(data: &[u8], sequences: &HashMap<u64, (&Moves, u64)>) -> Option<Mo
                 let advance = u64::from(adjusted / line_range) * min_inst;
                 let line = i64::from(line_base) + i64::from(adjusted % line_range);
                 let delta = if seq.is_some() { step(&mut seq, advance)? } else { advance };
-                let fits = (delta / min_inst) * u64::from(line_range)
-                    + u64::from(adjusted % line_range)
-                    + u64::from(opcode_base);
+                let fits = (delta / min_inst)
+                    .saturating_mul(u64::from(line_range))
+                    .saturating_add(u64::from(adjusted % line_range) + u64::from(opcode_base));
                 if delta % min_inst == 0 && fits <= 0xff {
                     out.push(fits as u8);
                 } else {
@@ -588,7 +592,7 @@ fn move_lines(data: &[u8], sequences: &HashMap<u64, (&Moves, u64)>) -> Option<Mo
                 }
                 0x02 => {
                     let n = leb(data, at + 1)?;
-                    let advance = uleb(data, at + 1)? * min_inst;
+                    let advance = uleb(data, at + 1)?.checked_mul(min_inst)?;
                     let delta = if seq.is_some() { step(&mut seq, advance)? } else { advance };
                     if delta == advance {
                         out.extend_from_slice(&data[at..at + 1 + n]);
@@ -698,7 +702,7 @@ fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
             let at = base + 24 * y.index;
             let value = m.address(y.value);
             put(&mut out, at + 8, value);
-            put(&mut out, at + 16, m.address(y.value + y.size) - value);
+            put(&mut out, at + 16, m.address(y.value.saturating_add(y.size)).saturating_sub(value));
         }
     }
     // Relocations: offsets in rewritten code, code-address addends.
