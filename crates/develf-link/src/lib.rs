@@ -19,6 +19,7 @@
 mod body;
 mod checks;
 pub mod compare;
+mod errbar;
 mod error;
 mod gc;
 mod host_info;
@@ -96,6 +97,30 @@ fn resident_mib() -> f64 {
 }
 
 fn link_in_pool<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image<'a>, LinkError> {
+    // Rule 11.9: under `-g` on Mercury the inputs are linked as the
+    // finaliser leaves them (error barriers before every `EXIT`). The
+    // rewritten copies live only through this call, so the image is
+    // assembled here.
+    if errbar::applies(options) {
+        if let Some(rewritten) = errbar::rewrite_inputs(inputs) {
+            let moved: Vec<Input<'_>> = inputs
+                .iter()
+                .zip(&rewritten)
+                .map(|(i, r)| match r {
+                    Some(bytes) => Input::new(i.name, bytes),
+                    None => *i,
+                })
+                .collect();
+            let bytes = link_objects(options, &moved)?
+                .into_bytes()
+                .map_err(|e| LinkError::ReadCode { what: "the inputs".to_string(), message: e.to_string() })?;
+            return Ok(Image::owned(bytes));
+        }
+    }
+    link_objects(options, inputs)
+}
+
+fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image<'a>, LinkError> {
     let mut clock = PhaseClock::start();
     let objects = input::read_inputs(options, inputs)?;
     clock.done("input");

@@ -40,6 +40,7 @@ use develf_format::section::{
     SHT_CUDA_PROTOTYPE,
 };
 use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FUNC, STT_OBJECT, STT_SECTION};
+use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK};
 use develf_parse::elf::{Section, Symbol, string_at};
 use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
 use std::collections::HashMap;
@@ -493,23 +494,6 @@ pub(crate) fn finish_symbols(
                 Some(m) if m.raw_shndx == develf_format::symbol::SHN_COMMON => {
                     (OutSymbol { st_type: m.st_type, other: m.other, ..s.clone() }, name)
                 }
-                // Rule 12.4 (merc `-g`): a shared variable kept in its
-                // kernel's window is mirrored there with its window offset,
-                // without the reserved area `.symtab`'s value includes
-                // (two `-G` kernels with two `__shared__` arrays each: `a`
-                // 0x440 / 0x40, `b` 0x400 / 0; merc2 `-G` `-g`: 6 symbols,
-                // sm_100/sm_120), as a CUDA object as in the input. Not the
-                // reserved shared sections, which have merc copies of their
-                // own (U27, sm_110's `.nv.shared.reserved.0`).
-                Some(m)
-                    if layout.executable
-                        && matches!(s.section, SymbolSection::Section(id)
-                            if layout.section(id).is_some_and(|o| o.class == SectionClass::Shared
-                                && !o.name.starts_with(RESERVED_SHARED_PREFIX))) =>
-                {
-                    let value = s.value.saturating_sub(layout.shared.reserved);
-                    (OutSymbol { st_type: m.st_type, other: m.other, value, size: m.size, ..s.clone() }, name)
-                }
                 Some(m) => {
                     let placed = m.section_index().and_then(|x| layout.placed(r.input, x));
                     let section = match placed {
@@ -547,6 +531,31 @@ pub(crate) fn finish_symbols(
                         section,
                         value: crate::layout::reserved_shared_value(layout, section, value),
                         size: m.size,
+                    };
+                    // Rule 11.9: under `-g` an executable's shared variables
+                    // are where `.symtab` has them, less the reserved area
+                    // (shared `tile`, `dyn`: 0x400 → 0; cub `block_sum`'s `t`
+                    // 0x8a0 → 0x4a0, in its kernel's `.nv.shared.<k>` as in
+                    // `.symtab`, not the input's `.nv_debug.shared`); a `-r`
+                    // output's extern ones are 0 (shared `dyn`).
+                    let shared = m.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED;
+                    let extern_shared = inputs
+                        .get(r.input)
+                        .and_then(|i| i.symbol(r.symbol).map(|y| crate::shared::is_extern(i, y)))
+                        .unwrap_or(false);
+                    // (merc2 `-G` `-g`: 6 symbols, sm_100/sm_120; two `-G`
+                    // kernels with two `__shared__` arrays each: `a` 0x440 /
+                    // 0x40, `b` 0x400 / 0.) Not the reserved shared sections,
+                    // which have merc copies of their own (U27, sm_110's
+                    // `.nv.shared.reserved.0`).
+                    let reserved = matches!(s.section, SymbolSection::Section(id)
+                        if layout.section(id).is_some_and(|o| o.name.starts_with(RESERVED_SHARED_PREFIX)));
+                    let sym = if layout.debug && shared && layout.executable && !reserved {
+                        OutSymbol { value: s.value.saturating_sub(layout.shared.reserved), section: s.section, ..sym }
+                    } else if layout.debug && shared && extern_shared {
+                        OutSymbol { value: 0, ..sym }
+                    } else {
+                        sym
                     };
                     (sym, name)
                 }
@@ -943,8 +952,10 @@ pub(crate) fn relocate(
             }
         }
     }
-    // Rule 11.3: the finaliser's scoreboard rewrite of stack-free kernels.
-    if layout.executable {
+    // Rule 11.3: the finaliser's scoreboard rewrite of stack-free kernels;
+    // not under `-g` (rule 11.9: cub red_int2, merc2 block_reduce keep ptxas's
+    // scoreboards).
+    if layout.executable && !layout.debug {
         for (id, s) in layout.sections.iter().enumerate() {
             if s.class == SectionClass::Text && is_kernel_text(inputs, layout, id) {
                 if let Some(data) = contents.data.get_mut(id) {
@@ -1753,8 +1764,9 @@ fn drop_stack_scoreboard(text: &mut [u8]) {
 /// not carry (the finaliser takes it from `.text`); every clear bit has one
 /// item, in `.text` order: a record of `16 * n` bytes (first byte `n`,
 /// 1..=0x3f; the second byte its opcode), or a 4-byte item (first byte
-/// 0x40..=0x4f: calls, returns); a 2-byte item 0xd0 (the closing branch)
-/// ends the stream, and a 2-byte 0x5x item (an inner branch) is no item.
+/// 0x40..=0x4f: calls, returns); a 2-byte entry 0x5x/0xdx with low nibble 0
+/// is an item (the closing branch's ends the stream), with low nibble 1 a
+/// mark before a record, no item (rule 11.9).
 struct CapsuleItems {
     count: usize,
     /// The instruction bits, lowest instruction first.
@@ -1779,15 +1791,22 @@ fn capsule_items(bytes: &[u8]) -> Option<CapsuleItems> {
         let size = match first {
             1..=0x3f => 16 * usize::from(first),
             0x40..=0x4f => 4,
-            // A branch inside the code (`51 01`: sten `stencil_smem`'s `@P1
-            // BRA`, whose own bit is set): 2 bytes, no instruction of its own.
-            0x50..=0x5f => {
+            // A 2-byte mark before a record (`51 01`: sten `stencil_smem`'s
+            // `@P1 BRA`, whose own bit is set; `51 02` before a carried
+            // `EXIT`, `d1 01`, `d1 04`: low nibble 1): no instruction of its
+            // own. Low nibble 0: the closing item, or (not last:
+            // stencil_texy's `d0 00`) an instruction's 2-byte item.
+            0x50..=0x5f | 0xd0..=0xdf => {
+                if first & 0xf != 0 && at + 2 < bytes.len() {
+                    at += 2;
+                    continue;
+                }
+                items.push((at, first, second));
+                if at + 2 >= bytes.len() {
+                    break;
+                }
                 at += 2;
                 continue;
-            }
-            0xd0..=0xdf => {
-                items.push((at, first, second));
-                break;
             }
             // An item this reader does not know: the stream after it cannot be followed.
             _ => break,
@@ -1804,8 +1823,6 @@ fn capsule_items(bytes: &[u8]) -> Option<CapsuleItems> {
 const LDC_OPCODE: u8 = 0x22;
 const LDC_UNITS: u8 = 2;
 const LDC_FIELD: usize = 0x1c;
-/// The low 12 bits of a Mercury-family `NOP` (`0x0000000000007918`).
-const NOP_OPCODE: u16 = 0x918;
 
 /// Rule 11.7: for the capsule (input section `capsule` of `input`), the
 /// capsule offset of the field each `.nv.merc.rela.text.<fn>` entry patches,
@@ -1871,18 +1888,10 @@ fn capsule_fields(input: &InputObject<'_>, merc: &[Symbol<'_>], capsule: usize) 
             buf
         }
     };
-    let numbered: Vec<Option<usize>> = {
-        let mut n = 0usize;
-        code.chunks_exact(16)
-            .map(|c| {
-                let nop = u16::from_le_bytes([c[0], c[1]]) & 0xfff == NOP_OPCODE;
-                (!nop).then(|| {
-                    n += 1;
-                    n - 1
-                })
-            })
-            .collect()
-    };
+    // Rule 11.9: the first numbering that pairs up with the capsule's count;
+    // NOPs left out otherwise.
+    let numbered = crate::errbar::capsule_numbering(&code, stream.count, &crate::errbar::CAPSULE_NUMBERINGS)
+        .unwrap_or_else(|| crate::errbar::numbering_without(&code, crate::errbar::CAPSULE_NUMBERINGS[0]).0);
     for (expanded_offset, text_offset) in pairs {
         let Some(Some(i)) = usize::try_from(text_offset / 16).ok().and_then(|i| numbered.get(i).copied()) else {
             continue;

@@ -327,7 +327,7 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
             // area after the reserved one (xshm 0x420, g2 0x418; g3, with a
             // private variable only, 0x400) and is kept for it (g5, without
             // extern memory).
-            if keeps_symbols && !layout.mercury {
+            if keeps_symbols && (!layout.mercury || layout.debug) {
                 if let Some(end) = plan.common_area {
                     out.size = reserved.saturating_add(end);
                     out.keep = Keep::Always;

@@ -458,7 +458,9 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         // extern a `-r` link defined there (relinked shared: `dyn`) brings none.
         let debug_shared_symbol = s.class == SectionClass::DebugShared
             && if executable {
-                keeps_shared_locals(layout) && s.size != 0
+                // Rule 11.9: on Mercury only with a common area (cub `-g`:
+                // device functions' variables; shared `-g`, `dyn` alone: none).
+                keeps_shared_locals(layout) && s.size != 0 && (!layout.mercury || layout.shared.common_area.is_some())
             } else {
                 s.pieces.iter().any(|p| {
                     inputs.get(p.input).is_some_and(|i| {
@@ -615,8 +617,15 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             None if !executable && extern_shared && layout.debug => {
                 (section, layout.shared.extern_values.get(global.name).copied().unwrap_or(0), sym.size)
             }
+            // Rule 11.9: on Mercury always after the reserved area, 0x400
+            // (shared `-g`, sm_100/sm_120, without a common area).
             None if executable && extern_shared => {
-                let value = layout.shared.extern_values.get(global.name).map_or(0, |v| v + layout.shared.extern_bias);
+                let (bias, unplaced) = if layout.mercury {
+                    (layout.shared.reserved, layout.shared.reserved)
+                } else {
+                    (layout.shared.extern_bias, 0)
+                };
+                let value = layout.shared.extern_values.get(global.name).map_or(unplaced, |v| v + bias);
                 (section, value, sym.size)
             }
             None => (section, sym.value.saturating_add(base), sym.size),
@@ -697,9 +706,9 @@ fn shared_home(layout: &Layout, resolution: &Resolution<'_>, definition: SymbolR
 
 /// Rule 12.4: executables keep the kernels' shared variables (and their
 /// `.nv_debug.shared` section symbol) under `-g` or `-preserve-relocs`, on
-/// sm_75..sm_90 (Mercury targets not measured: U19).
+/// Mercury targets too (rule 11.9: merc2 `-g` on sm_100..sm_121).
 fn keeps_shared_locals(layout: &Layout) -> bool {
-    layout.debug || (!layout.mercury && layout.preserve_relocs)
+    layout.debug || layout.preserve_relocs
 }
 
 /// Rule 12.3: in `-r`, a shared variable of `.nv_debug.shared` keeps its

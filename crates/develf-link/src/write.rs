@@ -188,6 +188,12 @@ impl<'a> Image<'a> {
         self.state = Some(Box::new(state));
     }
 
+    /// An image of bytes already assembled.
+    pub(crate) fn owned(bytes: Vec<u8>) -> Image<'a> {
+        let total = bytes.len() as u64;
+        Image { pieces: vec![(0, Body::Owned(bytes))], total, state: None }
+    }
+
     /// The size of the file in bytes.
     pub fn len(&self) -> u64 {
         self.total

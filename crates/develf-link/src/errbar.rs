@@ -1,0 +1,821 @@
+//! Rule 11.9: `-g` on Mercury (sm_100+) with objects compiled without `-G`.
+//!
+//! nvlink's finaliser, asked for debuggable code, puts an error barrier
+//! before every `EXIT` that lacks one: `MEMBAR.SC.VC; ERRBAR; CGAERRBAR`
+//! under the `EXIT`'s own predicate (what ptxas `-G` emits itself, with
+//! `EIATTR_GEN_ERRBAR_AT_EXIT`). Everything that names a place in the code
+//! follows the move: branch offsets, `.rela.text` offsets and code-address
+//! addends, the `.nv.info.<fn>` instruction-offset lists, the function's
+//! size (`.symtab`, the FDE's range, the section: its NOP tail is kept to
+//! the 128-byte rule ptxas uses), the FDE's location advances, and the
+//! capsule, which now carries each such `EXIT`. The `.nv.merc.*` copies
+//! (relocations, `.nv.merc.nv.info.<fn>`, `.nv.merc.debug_frame`,
+//! `.nv.merc.symtab`) describe the expanded code and do not change. Nothing
+//! else of the finaliser's runs under `-g` (rule 11.3's scoreboard rewrite
+//! does not: cub `red_int2`, merc2 `block_reduce`).
+//!
+//! The rewrite is done on the inputs, before the link: each input is
+//! rewritten as if ptxas had emitted the barriers, and the link proceeds as
+//! without `-g`'s finaliser. Evidence: nvlink `-g` and `-g -r` outputs
+//! against `-r` ones of the same inputs (merc2 sm_100..sm_121, sweep cub,
+//! li, opt, fptr, stk, math, stat, inl, sw, and small PTX runs): 224/228
+//! kernels' code with `EXIT`s as predicted (the rest: 2 stall adjustments
+//! of the finaliser's scheduler, below), 117/117 capsules whose instruction
+//! count pairs up (`capsule`).
+
+use crate::options::{Input, LinkOptions, is_code_section};
+use develf_format::section::{SHT_CUDA_CAPMERC, SHT_CUDA_INFO, SHT_RELA, SHT_SYMTAB};
+use develf_parse::Cubin;
+use develf_parse::elf::Section;
+use hashbrown::HashMap;
+
+/// Low 12 bits of the instructions involved (sm_100..sm_121 encodings).
+const OP_EXIT: u64 = 0x94d;
+const OP_BRA: u64 = 0x947;
+const OP_NOP: u64 = 0x918;
+const OP_CGAERRBAR: u64 = 0x5ab;
+/// An instruction pattern: (mask, value) of the low 64 bits, (mask, value)
+/// of the high 64 bits.
+type Pattern = (u64, u64, u64, u64);
+const NOP: Pattern = (0xfff, OP_NOP, 0, 0);
+const ENDCOLLECTIVE: Pattern = (0xfff, 0x91b, 0, 0);
+const WARPSYNC: Pattern = (0xfff, 0x348, 0, 0);
+/// The barriers rule 11.9 inserts (`MEMBAR.SC.VC`: scope bits 0x5000).
+const MEMBAR_SC_VC: Pattern = (0xfff, 0x992, 0xf000, 0x5000);
+const ERRBAR: Pattern = (0xfff, 0x9ab, 0, 0);
+const CGAERRBAR: Pattern = (0xfff, OP_CGAERRBAR, 0, 0);
+/// The memory-fence workaround around a `MEMBAR.SC.GPU` (rule 11.3): four
+/// `@!PT LDS RZ, [RZ]`, `MEMBAR.ALL.CTA` (scope bits 0x8000), and the
+/// `CCTL.IVALL`s around an atomic.
+const FENCE_LDS: Pattern = (0xffff_ffff, 0xffff_f984, 0, 0);
+const MEMBAR_ALL_CTA: Pattern = (0xfff, 0x992, 0xf000, 0x8000);
+const CCTL_IVALL: Pattern = (0xffff_ffff, 0xff00_798f, 0, 0);
+
+/// The instructions a capsule's instruction count leaves out, as tried in
+/// turn until the count pairs up with the capsule's: NOPs alone (rule 11.7;
+/// every link identical before rule 11.9 numbers so); with `ENDCOLLECTIVE`
+/// and `WARPSYNC` (merc2 `hist_kernel`: one of each, count 49 for 51; 117
+/// capsules of `-g` runs pair up and are then rewritten exactly, none
+/// wrongly, where NOPs alone mis-number 8 of jacobi's); with the error
+/// barriers before an `EXIT` (`-G` code: 53/63 merc2 capsules pair up only
+/// without them, none only with them; and rule 11.9's own); and with the
+/// fence workaround (cub `red_int`: 45 of 54, the `MEMBAR.SC.GPU` and the
+/// atomic counted, `d1 04 | 01 49 | 51 01 | 02 4e`).
+pub(crate) const CAPSULE_NUMBERINGS: [&[Pattern]; 4] = [
+    &[NOP],
+    &[NOP, ENDCOLLECTIVE, WARPSYNC],
+    &[NOP, ENDCOLLECTIVE, WARPSYNC, MEMBAR_SC_VC, ERRBAR, CGAERRBAR],
+    &[NOP, ENDCOLLECTIVE, WARPSYNC, MEMBAR_SC_VC, ERRBAR, CGAERRBAR, FENCE_LDS, MEMBAR_ALL_CTA, CCTL_IVALL],
+];
+
+/// Per instruction of `code` up to its last `BRA`: its number among the
+/// instructions a capsule of `count` counts, by the first of `numberings`
+/// that pairs up; `None` when none does.
+pub(crate) fn capsule_numbering(code: &[u8], count: usize, numberings: &[&[Pattern]]) -> Option<Vec<Option<usize>>> {
+    numberings.iter().map(|left_out| numbering_without(code, left_out)).find(|(_, n)| *n == count).map(|(v, _)| v)
+}
+
+/// Per instruction of `code` up to its last `BRA` (all of it when there is
+/// none): its number among those matching none of `left_out`; and how many
+/// there are.
+pub(crate) fn numbering_without(code: &[u8], left_out: &[Pattern]) -> (Vec<Option<usize>>, usize) {
+    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let end = words.iter().rposition(|&(lo, _)| lo & 0xfff == OP_BRA).map_or(words.len(), |i| i + 1);
+    let mut n = 0;
+    let numbers = words[..end]
+        .iter()
+        .map(|&(lo, hi)| {
+            let out = left_out.iter().any(|&(ml, vl, mh, vh)| lo & ml == vl && hi & mh == vh);
+            (!out).then(|| {
+                n += 1;
+                n - 1
+            })
+        })
+        .collect();
+    (numbers, n)
+}
+
+/// The inserted sequence: (low 64 bits without the predicate, high 64 bits)
+/// of `MEMBAR.SC.VC`, `ERRBAR`, `CGAERRBAR`, as nvlink writes them on every
+/// Mercury target seen (sm_100, sm_100a, sm_103, sm_110, sm_120, sm_121).
+const BARRIERS: [(u64, u64); 3] =
+    [(0x0992, 0x000f_c000_0000_5000), (0x09ab, 0x000f_c000_0000_0000), (0x05ab, 0x000f_ec00_0000_0000)];
+const PREDICATE_SHIFT: u32 = 12;
+const CONTROL_SHIFT: u32 = 41;
+// `CGAERRBAR` gets stall 6 and the yield bit (control 0x7f6, 227/228
+// kernels), neither when the `EXIT` itself has no stall (ptxas `-O0`
+// code: opt `ko`, control 0x7e0, 1/1).
+/// The `EXIT`'s stall count becomes at most 5 (stencil_smem's `@P0 EXIT`,
+/// 6 → 5 on 7 links; 220 others had 5 and keep it).
+const EXIT_STALL_LIMIT: u64 = 5;
+
+/// `.nv.info.<fn>` attributes whose payload is a list of u32 code offsets.
+const OFFSET_LISTS: [u8; 9] = [
+    develf_format::nvinfo::EIATTR_EXIT_INSTR_OFFSETS,
+    develf_format::nvinfo::EIATTR_S2RCTAID_INSTR_OFFSETS,
+    develf_format::nvinfo::EIATTR_LD_CACHEMOD_INSTR_OFFSETS,
+    develf_format::nvinfo::EIATTR_ATOM_SYS_INSTR_OFFSETS,
+    develf_format::nvinfo::EIATTR_COOP_GROUP_INSTR_OFFSETS,
+    develf_format::nvinfo::EIATTR_ATOMF16_EMUL_INSTR_OFFSETS,
+    develf_format::nvinfo::EIATTR_INT_WARP_WIDE_INSTR_OFFSETS,
+    develf_format::nvinfo::EIATTR_MBARRIER_INSTR_OFFSETS,
+    develf_format::nvinfo::EIATTR_IGNOREOOB_CP_ASYNC_BULK_INSTR_OFFSETS,
+];
+const EIFMT_SVAL: u8 = 4;
+
+/// The capsule item nvlink adds for a carried `EXIT` (18 bytes: a `51 02`
+/// mark and a 16-byte record, opcode 0x11); byte 6 is the predicate.
+const EXIT_ITEM: [u8; 18] = [0x51, 0x02, 0x01, 0x11, 0x00, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0xf8, 0, 0, 0, 0];
+const EXIT_ITEM_PREDICATE: usize = 6;
+
+/// Whether a link needs the rewrite: `-g` for a Mercury target.
+pub(crate) fn applies(options: &LinkOptions) -> bool {
+    options.debug && options.arch.sm >= 100
+}
+
+/// The inputs rewritten (rule 11.9), or `None` when none changes.
+pub(crate) fn rewrite_inputs(inputs: &[Input<'_>]) -> Option<Vec<Option<Vec<u8>>>> {
+    use rayon::prelude::*;
+    let out: Vec<Option<Vec<u8>>> = inputs.par_iter().map(rewrite_input).collect();
+    out.iter().any(Option::is_some).then_some(out)
+}
+
+/// How one `.text` section changes.
+struct Moves {
+    old_size: u64,
+    new_size: u64,
+    /// Per old instruction (and one past the last): its new offset.
+    own: Vec<u64>,
+    /// Per old instruction: the new offset of the first instruction emitted
+    /// for it (the barriers, for a rewritten `EXIT`): where code that
+    /// reached it now arrives.
+    start: Vec<u64>,
+    /// Bytes inserted.
+    inserted: u64,
+    /// The old indices and predicates of the rewritten `EXIT`s.
+    exits: Vec<(usize, u64)>,
+    code: Vec<u8>,
+}
+
+impl Moves {
+    fn map(&self, table: &[u64], old: u64) -> u64 {
+        if old == self.old_size {
+            return self.new_size;
+        }
+        match usize::try_from(old / 16).ok().and_then(|i| table.get(i)) {
+            Some(&at) if (old / 16) < (table.len() as u64 - 1) => at + old % 16,
+            _ => old.saturating_add(self.inserted),
+        }
+    }
+
+    /// A code address (branch target, return address, frame or line location).
+    fn address(&self, old: u64) -> u64 {
+        self.map(&self.start, old)
+    }
+
+    /// The offset of an instruction (relocation, `.nv.info` offset list).
+    fn instruction(&self, old: u64) -> u64 {
+        self.map(&self.own, old)
+    }
+}
+
+fn word(bytes: &[u8], at: usize) -> u64 {
+    bytes.get(at..at + 8).map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+}
+
+fn put(bytes: &mut [u8], at: usize, value: u64) {
+    if let Some(b) = bytes.get_mut(at..at + 8) {
+        b.copy_from_slice(&value.to_le_bytes());
+    }
+}
+
+fn put32(bytes: &mut [u8], at: usize, value: u32) {
+    if let Some(b) = bytes.get_mut(at..at + 4) {
+        b.copy_from_slice(&value.to_le_bytes());
+    }
+}
+
+fn word32(bytes: &[u8], at: usize) -> u32 {
+    bytes.get(at..at + 4).map_or(0, |b| u32::from_le_bytes(b.try_into().unwrap_or([0; 4])))
+}
+
+/// The signed byte offset of a `BRA` (relative to the next instruction):
+/// bits 16..23 hold offset/4's low 8 bits, bits 34..63 the rest (merc2
+/// `hist_kernel`, `jacobi`: 0x18 more for 0x60 bytes inserted between).
+fn branch_offset(lo: u64) -> i64 {
+    let field = ((lo >> 34) << 8) | ((lo >> 16) & 0xff);
+    let signed = ((field << 26) as i64) >> 26;
+    signed * 4
+}
+
+fn with_branch_offset(lo: u64, offset: i64) -> u64 {
+    let field = (offset / 4) as u64 & ((1 << 38) - 1);
+    (lo & !(0xff << 16) & ((1 << 34) - 1)) | ((field & 0xff) << 16) | ((field >> 8) << 34)
+}
+
+fn plan(code: &[u8]) -> Option<Moves> {
+    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let exits: Vec<(usize, u64)> = words
+        .iter()
+        .enumerate()
+        .filter(|&(i, &(lo, _))| lo & 0xfff == OP_EXIT && !(i > 0 && words[i - 1].0 & 0xfff == OP_CGAERRBAR))
+        .map(|(i, &(lo, _))| (i, (lo >> PREDICATE_SHIFT) & 0xf))
+        .collect();
+    if exits.is_empty() {
+        return None;
+    }
+    let end = words.iter().rposition(|&(lo, _)| lo & 0xfff != OP_NOP).map_or(0, |i| i + 1);
+    let mut own = Vec::with_capacity(words.len() + 1);
+    let mut start = Vec::with_capacity(words.len() + 1);
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(words.len() + 3 * exits.len());
+    let mut next = exits.iter().peekable();
+    for (i, &(lo, hi)) in words.iter().enumerate() {
+        start.push(16 * out.len() as u64);
+        let mut hi = hi;
+        if next.peek().is_some_and(|&&(k, _)| k == i) {
+            next.next();
+            let predicate = lo & (0xf << PREDICATE_SHIFT);
+            let stall = (hi >> CONTROL_SHIFT) & 0xf;
+            for (k, &(b_lo, b_hi)) in BARRIERS.iter().enumerate() {
+                let mut b_hi = b_hi;
+                if k == BARRIERS.len() - 1 && stall == 0 {
+                    // Stall and yield bits off, as the `EXIT`'s.
+                    b_hi &= !(0x1f << CONTROL_SHIFT);
+                }
+                out.push((b_lo | predicate, b_hi));
+            }
+            if stall > EXIT_STALL_LIMIT {
+                hi = (hi & !(0xf << CONTROL_SHIFT)) | (EXIT_STALL_LIMIT << CONTROL_SHIFT);
+            }
+        }
+        own.push(16 * out.len() as u64);
+        out.push((lo, hi));
+    }
+    own.push(16 * out.len() as u64);
+    start.push(16 * out.len() as u64);
+    // Branches keep their targets: an instruction's new start.
+    for (i, &(lo, _)) in words.iter().enumerate() {
+        if lo & 0xfff != OP_BRA {
+            continue;
+        }
+        let target = 16 * (i as i64 + 1) + branch_offset(lo);
+        if target < 0 || target % 16 != 0 || target as usize / 16 > words.len() {
+            continue;
+        }
+        let new_target = start[target as usize / 16] as i64;
+        let from = own[i] as i64 + 16;
+        let at = own[i] as usize / 16;
+        out[at].0 = with_branch_offset(lo, new_target - from);
+    }
+    let inserted = 48 * exits.len() as u64;
+    let old_size = code.len() as u64;
+    let round = |x: u64| x.div_ceil(128) * 128;
+    let old_end = 16 * end as u64;
+    let new_size = old_size + round(old_end + inserted) - round(old_end);
+    let mut bytes = Vec::with_capacity(new_size as usize);
+    for (lo, hi) in out.iter().take(end + 3 * exits.len()) {
+        bytes.extend_from_slice(&lo.to_le_bytes());
+        bytes.extend_from_slice(&hi.to_le_bytes());
+    }
+    // The NOP tail, as ptxas pads.
+    let nop = words.last().copied().unwrap_or((0x7918, 0x000f_c000_0000_0000));
+    while (bytes.len() as u64) < new_size {
+        bytes.extend_from_slice(&nop.0.to_le_bytes());
+        bytes.extend_from_slice(&nop.1.to_le_bytes());
+    }
+    bytes.truncate(new_size as usize);
+    Some(Moves { old_size, new_size, own, start, inserted, exits, code: bytes })
+}
+
+/// Rule 11.9's capsule: each rewritten `EXIT` (an instruction the capsule
+/// did not carry) becomes carried: its bit is cleared and [`EXIT_ITEM`]
+/// goes in at its place among the items; the closing 2-byte item, which
+/// holds the number of instructions from the final `BRA` to the end of the
+/// section (NOP tail + 1: bit 7 of its first byte is that number's low bit,
+/// its second byte the rest; s0..s8 runs, 9 sizes), is written for the new
+/// size. Instructions are numbered as [`CAPSULE_NUMBERINGS`]' second; a capsule
+/// whose count does not pair up with the code is left alone.
+fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
+    let count = usize::try_from(word32(bytes, 8)).ok()?;
+    let ops: Vec<u64> = code.chunks_exact(16).map(|c| word(c, 0) & 0xfff).collect();
+    // Never NOPs alone: they mis-number jacobi (above).
+    let number = capsule_numbering(code, count, &[CAPSULE_NUMBERINGS[1], CAPSULE_NUMBERINGS[3]])?;
+    let words = count.div_ceil(32);
+    let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
+    // The items, one per clear bit, by where they start: a 2-byte mark
+    // (`51 01`, `51 02`, `d1 01`, `d1 04`: low nibble 1) belongs to the
+    // record after it, and an `EXIT` item goes in before the mark (merc2
+    // hist_kernel: `51 02 01 11 .. d1 01 02 4a`); a 2-byte item with low
+    // nibble 0 (stencil_texy's `d0 00`, the closing `50 xx`/`d0 xx`) stands
+    // for an instruction. Items = clear bits: hist 14, red_int 17, warp_sum
+    // 7, count_kernel 24, jacobi 108.
+    let mut items: Vec<usize> = Vec::new();
+    let mut at = 12 + 4 * words;
+    let mut mark = None;
+    while let Some(&first) = bytes.get(at) {
+        let size = match first {
+            1..=0x3f => 16 * usize::from(first),
+            0x40..=0x4f => 4,
+            0x50..=0x5f | 0xd0..=0xdf => 2,
+            _ => return None,
+        };
+        if size != 2 || first & 0xf == 0 || at + 2 == bytes.len() {
+            items.push(mark.take().unwrap_or(at));
+        } else {
+            mark.get_or_insert(at);
+        }
+        at += size;
+    }
+    if at != bytes.len() || items.is_empty() {
+        return None;
+    }
+    let mut header = bytes.get(..12 + 4 * words.min(bytes.len()))?.to_vec();
+    let mut inserts: Vec<(usize, [u8; 18])> = Vec::new();
+    for &(i, predicate) in &moves.exits {
+        let k = number.get(i).copied().flatten()?;
+        if !bit(k) {
+            return None;
+        }
+        let carried_before = (0..k).filter(|&j| !bit(j)).count();
+        let place = items.get(carried_before).copied().unwrap_or(bytes.len());
+        let register = if predicate & 7 == 7 { 31 } else { predicate & 7 };
+        let mut item = EXIT_ITEM;
+        item[EXIT_ITEM_PREDICATE] = ((register << 3) | (predicate >> 3)) as u8;
+        inserts.push((place, item));
+        let w = 12 + 4 * (k / 32);
+        let cleared = word32(&header, w) & !(1 << (k % 32));
+        put32(&mut header, w, cleared);
+    }
+    let close_at = *items.last()?;
+    let mut out = header;
+    let mut from = 12 + 4 * words;
+    for (place, item) in &inserts {
+        out.extend_from_slice(&bytes[from..*place]);
+        out.extend_from_slice(item);
+        from = *place;
+    }
+    if from > close_at {
+        return None;
+    }
+    out.extend_from_slice(&bytes[from..close_at]);
+    let bra = moves.own.get(ops.iter().rposition(|&o| o == OP_BRA)?)? / 16;
+    let tail = moves.new_size / 16 - bra;
+    let first = bytes[close_at];
+    out.push((first & 0x7f) | (((tail & 1) as u8) << 7));
+    out.push((tail >> 1) as u8);
+    Some(out)
+}
+
+/// Uleb/sleb length at `at`.
+fn leb(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut n = 0;
+    while *bytes.get(at + n)? & 0x80 != 0 {
+        n += 1;
+    }
+    Some(n + 1)
+}
+
+fn uleb(bytes: &[u8], at: usize) -> Option<u64> {
+    let mut v = 0u64;
+    let n = leb(bytes, at)?;
+    if n > 9 {
+        return None;
+    }
+    for k in 0..n {
+        v |= u64::from(bytes[at + k] & 0x7f) << (7 * k);
+    }
+    Some(v)
+}
+
+/// Rewrites the locations of one FDE's call-frame program in place
+/// (`DW_CFA_advance_loc*` keep their widths). `None` when an operation is
+/// not one this reader knows or an advance does not fit.
+fn move_frame_program(program: &mut [u8], align: u64, base: u64, moves: &Moves) -> Option<()> {
+    let mut at = 0;
+    let (mut old_loc, mut new_loc) = (base, moves.address(base));
+    while at < program.len() {
+        let op = program[at];
+        let (width, len) = match op >> 6 {
+            1 => (0, 1),
+            2 => (9, 1 + leb(program, at + 1)?),
+            3 => (9, 1),
+            _ => match op {
+                0x02 => (1, 2),
+                0x03 => (2, 3),
+                0x04 => (4, 5),
+                0x00 | 0x0a | 0x0b => (9, 1),
+                0x01 => (8, 9),
+                0x06..=0x08 | 0x0d | 0x0e | 0x13 | 0x2e => (9, 1 + leb(program, at + 1)?),
+                0x05 | 0x09 | 0x0c | 0x11 | 0x12 | 0x14 | 0x15 => {
+                    let a = leb(program, at + 1)?;
+                    (9, 1 + a + leb(program, at + 1 + a)?)
+                }
+                0x0f => {
+                    let a = leb(program, at + 1)?;
+                    (9, 1 + a + uleb(program, at + 1)? as usize)
+                }
+                0x10 | 0x16 => {
+                    let a = leb(program, at + 1)?;
+                    let b = leb(program, at + 1 + a)?;
+                    (9, 1 + a + b + uleb(program, at + 1 + a)? as usize)
+                }
+                _ => return None,
+            },
+        };
+        if at + len > program.len() {
+            return None;
+        }
+        if width != 9 {
+            let delta = match width {
+                0 => u64::from(op & 0x3f),
+                1 => u64::from(program[at + 1]),
+                2 => u64::from(u16::from_le_bytes([program[at + 1], program[at + 2]])),
+                4 => u64::from(word32(program, at + 1)),
+                _ => return None,
+            };
+            if width == 8 {
+                return None;
+            }
+            old_loc = old_loc.checked_add(delta.checked_mul(align)?)?;
+            let target = moves.address(old_loc);
+            let new_delta = target.checked_sub(new_loc)? / align;
+            new_loc = new_loc.checked_add(new_delta.checked_mul(align)?)?;
+            match width {
+                0 if new_delta < 0x40 => program[at] = 0x40 | new_delta as u8,
+                1 if new_delta < 0x100 => program[at + 1] = new_delta as u8,
+                2 if new_delta < 0x1_0000 => program[at + 1..at + 3].copy_from_slice(&(new_delta as u16).to_le_bytes()),
+                4 if new_delta < 0x1_0000_0000 => put32(program, at + 1, new_delta as u32),
+                _ => return None,
+            }
+        }
+        at += len;
+    }
+    Some(())
+}
+
+/// `.debug_frame` (64-bit DWARF, as ptxas writes it): the FDEs of rewritten
+/// functions get their range and location advances moved. `fdes`: FDE
+/// start → the rewritten text it describes (from the initial-location
+/// relocation at FDE + 0x14).
+fn move_frames(data: &[u8], fdes: &HashMap<u64, &Moves>) -> Vec<u8> {
+    let mut out = data.to_vec();
+    let mut at = 0usize;
+    let mut align = 4;
+    while at + 12 <= out.len() {
+        let (len, head) = if word32(&out, at) == u32::MAX {
+            (word(&out, at + 4) as usize, 12)
+        } else {
+            (word32(&out, at) as usize, 4)
+        };
+        let end = at + head + len;
+        if len == 0 || end > out.len() || head != 12 {
+            break;
+        }
+        let is_cie = word(&out, at + 12) == u64::MAX;
+        if is_cie {
+            // version, "" augmentation, code alignment factor.
+            if out.get(at + 21) == Some(&0) {
+                align = uleb(&out, at + 22).unwrap_or(4).max(1);
+            }
+        } else if let Some(moves) = fdes.get(&(at as u64)).filter(|_| end >= at + 0x24) {
+            let base = word(&out, at + 0x14);
+            let range = word(&out, at + 0x1c);
+            let saved = out[at + 0x24..end].to_vec();
+            let ok = move_frame_program(&mut out[at + 0x24..end], align, base, moves).is_some();
+            if !ok {
+                out[at + 0x24..end].copy_from_slice(&saved);
+            }
+            put(&mut out, at + 0x1c, moves.address(base.saturating_add(range)).saturating_sub(moves.address(base)));
+        }
+        at = end;
+    }
+    out
+}
+
+/// `DW_LNS_advance_pc`/`advance_line` operands as nvlink writes them: in
+/// SLEB128 form (0x40 is `c0 00`, 0x50 `d0 00`: debug-lineinfo, merc2).
+fn sleb(mut v: i64, out: &mut Vec<u8>) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        let done = (v == 0 && byte & 0x40 == 0) || (v == -1 && byte & 0x40 != 0);
+        out.push(if done { byte } else { byte | 0x80 });
+        if done {
+            return;
+        }
+    }
+}
+
+/// A line table (`.debug_line`, `.nv_debug_line_sass`: DWARF 2/3 with
+/// 32-bit lengths, as ptxas writes them) with the rows of rewritten
+/// functions moved: each address advance becomes the moved difference; a
+/// special opcode that no longer fits becomes `advance_line` (when the
+/// line moves) + `advance_pc` + `copy` (debug-lineinfo: `f4` → `03 02 02 c0
+/// 00 01`). `sequences`: the offset of a `DW_LNE_set_address` operand → the
+/// function it names (from its relocation) and the relocation's addend.
+/// Returns the new table and, per old operand offset, its new one; `None`
+/// when an operation is not one this reader follows.
+/// A moved line table and, per old `DW_LNE_set_address` operand offset, its new one.
+type MovedLines = (Vec<u8>, Vec<(u64, u64)>);
+
+fn move_lines(data: &[u8], sequences: &HashMap<u64, (&Moves, u64)>) -> Option<MovedLines> {
+    let mut out = Vec::with_capacity(data.len() + 64);
+    let mut moved = Vec::new();
+    let mut unit = 0usize;
+    while unit + 10 <= data.len() {
+        let length = word32(data, unit) as usize;
+        let end = unit.checked_add(4 + length).filter(|&e| e <= data.len() && length < 0xffff_fff0)?;
+        let header = word32(data, unit + 6) as usize;
+        let program = unit + 10 + header;
+        let (min_inst, line_base, line_range, opcode_base) = (
+            u64::from(*data.get(unit + 10)?),
+            *data.get(unit + 12)? as i8,
+            *data.get(unit + 13)?,
+            *data.get(unit + 14)?,
+        );
+        if program > end || line_range == 0 || min_inst == 0 || opcode_base == 0 {
+            return None;
+        }
+        let lengths = data.get(unit + 15..unit + 15 + usize::from(opcode_base) - 1)?;
+        let start = out.len();
+        out.extend_from_slice(&data[unit..program]);
+        let mut at = program;
+        // (moves, old address, new address) of the current sequence.
+        let mut seq: Option<(&Moves, u64, u64)> = None;
+        while at < end {
+            let op = data[at];
+            let step = |seq: &mut Option<(&Moves, u64, u64)>, advance: u64| -> Option<u64> {
+                let (m, old, new) = seq.as_mut()?;
+                *old = old.checked_add(advance)?;
+                let target = m.address(*old);
+                let delta = target.checked_sub(*new)?;
+                *new = target;
+                Some(delta)
+            };
+            if op >= opcode_base {
+                let adjusted = op - opcode_base;
+                let advance = u64::from(adjusted / line_range) * min_inst;
+                let line = i64::from(line_base) + i64::from(adjusted % line_range);
+                let delta = if seq.is_some() { step(&mut seq, advance)? } else { advance };
+                let fits = (delta / min_inst)
+                    .saturating_mul(u64::from(line_range))
+                    .saturating_add(u64::from(adjusted % line_range) + u64::from(opcode_base));
+                if delta % min_inst == 0 && fits <= 0xff {
+                    out.push(fits as u8);
+                } else {
+                    if line != 0 {
+                        out.push(0x03);
+                        sleb(line, &mut out);
+                    }
+                    out.push(0x02);
+                    sleb((delta / min_inst) as i64, &mut out);
+                    out.push(0x01);
+                }
+                at += 1;
+                continue;
+            }
+            match op {
+                0 => {
+                    let n = uleb(data, at + 1)? as usize;
+                    let body = at + 1 + leb(data, at + 1)?;
+                    let next = body.checked_add(n).filter(|&x| x <= end)?;
+                    match data.get(body) {
+                        Some(2) if n == 9 => {
+                            seq = sequences.get(&((body + 1) as u64)).map(|&(m, base)| (m, base, m.address(base)));
+                            moved.push(((body + 1) as u64, (out.len() + body + 1 - at) as u64));
+                        }
+                        Some(1) => seq = None,
+                        _ => {}
+                    }
+                    out.extend_from_slice(&data[at..next]);
+                    at = next;
+                }
+                0x02 => {
+                    let n = leb(data, at + 1)?;
+                    let advance = uleb(data, at + 1)?.checked_mul(min_inst)?;
+                    let delta = if seq.is_some() { step(&mut seq, advance)? } else { advance };
+                    if delta == advance {
+                        out.extend_from_slice(&data[at..at + 1 + n]);
+                    } else {
+                        out.push(0x02);
+                        sleb((delta / min_inst) as i64, &mut out);
+                    }
+                    at += 1 + n;
+                }
+                0x08 | 0x09 if seq.is_some() => return None,
+                0x09 => {
+                    out.extend_from_slice(data.get(at..at + 3)?);
+                    at += 3;
+                }
+                _ => {
+                    let args = usize::from(*lengths.get(usize::from(op) - 1)?);
+                    let mut next = at + 1;
+                    for _ in 0..args {
+                        next += leb(data, next)?;
+                    }
+                    out.extend_from_slice(data.get(at..next)?);
+                    at = next;
+                }
+            }
+        }
+        let new_length = u32::try_from(out.len() - start - 4).ok()?;
+        put32(&mut out, start, new_length);
+        unit = end;
+    }
+    out.extend_from_slice(data.get(unit..)?);
+    Some((out, moved))
+}
+
+/// `.nv.info.<fn>`: the offset lists of [`OFFSET_LISTS`].
+fn move_info(data: &[u8], moves: &Moves) -> Vec<u8> {
+    let mut out = data.to_vec();
+    let mut at = 0;
+    while at + 4 <= out.len() {
+        let (format, attribute) = (out[at], out[at + 1]);
+        let size = if format == EIFMT_SVAL { usize::from(u16::from_le_bytes([out[at + 2], out[at + 3]])) } else { 0 };
+        if at + 4 + size > out.len() {
+            break;
+        }
+        if format == EIFMT_SVAL && OFFSET_LISTS.contains(&attribute) {
+            for k in (at + 4..at + 4 + size).step_by(4) {
+                let v = u64::from(word32(&out, k));
+                put32(&mut out, k, moves.instruction(v) as u32);
+            }
+        }
+        at += 4 + size;
+    }
+    out
+}
+
+/// The input's bytes with its code read in.
+fn materialise(input: &Input<'_>, cubin: &Cubin<'_>) -> Option<Vec<u8>> {
+    let mut bytes = input.bytes.to_vec();
+    if let Some(source) = input.code {
+        for s in cubin.sections().iter().filter(|s| is_code_section(s.sh_type, s.flags)) {
+            let at = usize::try_from(s.offset).ok()?;
+            let len = usize::try_from(s.size).ok()?;
+            source.read_exact_at(bytes.get_mut(at..at.checked_add(len)?)?, s.offset).ok()?;
+        }
+    }
+    Some(bytes)
+}
+
+/// New contents for sections: appended at the end when they grow.
+fn replace(bytes: &mut Vec<u8>, s: &Section<'_>, new: &[u8]) {
+    let header = s.header_offset as usize;
+    if new.len() as u64 <= s.size {
+        let at = s.offset as usize;
+        bytes[at..at + new.len()].copy_from_slice(new);
+    } else {
+        let align = s.addralign.max(16) as usize;
+        let at = bytes.len().div_ceil(align) * align;
+        bytes.resize(at, 0);
+        bytes.extend_from_slice(new);
+        put(bytes, header + 24, at as u64);
+    }
+    put(bytes, header + 32, new.len() as u64);
+}
+
+fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
+    let first = Cubin::parse(input.bytes).ok()?;
+    let bytes = materialise(input, &first)?;
+    let cubin = Cubin::parse(&bytes).ok()?;
+    let sections = cubin.sections();
+    let mut moves: HashMap<usize, Moves> = HashMap::new();
+    for s in sections.iter().filter(|s| is_code_section(s.sh_type, s.flags) && s.name.starts_with(".text.")) {
+        if let Some(m) = plan(s.data?) {
+            moves.insert(s.index, m);
+        }
+    }
+    if moves.is_empty() {
+        return None;
+    }
+    let symbols = cubin.symbols();
+    let symbol_section = |k: u32| symbols.get(k as usize).and_then(|y| y.section_index());
+    let mut new: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut out = bytes.clone();
+    // Symbols: values and sizes in rewritten functions.
+    if let Some(table) = cubin.symtab() {
+        let base = sections.get(table.section)?.offset as usize;
+        for y in &table.symbols {
+            let Some(m) = y.section_index().and_then(|k| moves.get(&k)) else { continue };
+            let at = base + 24 * y.index;
+            let value = m.address(y.value);
+            put(&mut out, at + 8, value);
+            put(&mut out, at + 16, m.address(y.value.saturating_add(y.size)).saturating_sub(value));
+        }
+    }
+    // Relocations: offsets in rewritten code, code-address addends.
+    let mut fdes: HashMap<u64, &Moves> = HashMap::new();
+    let frame = sections.iter().find(|s| s.name == ".debug_frame");
+    let is_line_table =
+        |k: usize| sections.get(k).is_some_and(|s| s.name == ".debug_line" || s.name == ".nv_debug_line_sass");
+    let mut sequences: HashMap<usize, HashMap<u64, (&Moves, u64)>> = HashMap::new();
+    for r in cubin.relocation_sections() {
+        let s = sections.get(r.section)?;
+        if s.sh_type != SHT_RELA || sections.get(r.symtab as usize).is_none_or(|t| t.sh_type != SHT_SYMTAB) {
+            continue;
+        }
+        let target = moves.get(&(r.target as usize));
+        let is_frame = frame.is_some_and(|f| f.index == r.target as usize);
+        for e in r.entries() {
+            let at = s.offset as usize + 24 * e.index;
+            if let Some(m) = target {
+                put(&mut out, at, m.instruction(e.offset));
+            }
+            if let Some(m) = symbol_section(e.symbol).and_then(|k| moves.get(&k)) {
+                let addend = e.addend.unwrap_or(0);
+                if addend >= 0 {
+                    put(&mut out, at + 16, m.address(addend as u64));
+                }
+                if is_frame && e.offset >= 0x14 {
+                    fdes.insert(e.offset - 0x14, m);
+                }
+                if is_line_table(r.target as usize) && addend >= 0 {
+                    sequences.entry(r.target as usize).or_default().insert(e.offset, (m, addend as u64));
+                }
+            }
+        }
+    }
+    for s in sections {
+        if let Some(m) = moves.get(&s.index) {
+            new.push((s.index, m.code.clone()));
+        } else if s.sh_type == SHT_CUDA_INFO && s.name.starts_with(".nv.info.") {
+            if let Some(m) = moves.get(&(s.info as usize)) {
+                new.push((s.index, move_info(s.data?, m)));
+            }
+        } else if s.sh_type == SHT_CUDA_CAPMERC {
+            let text = sections.iter().find(|t| s.name.strip_prefix(".nv.capmerc").is_some_and(|n| t.name == n))?;
+            if let Some(m) = moves.get(&text.index) {
+                if let Some(c) = capsule(s.data?, text.data?, m) {
+                    new.push((s.index, c));
+                }
+            }
+        } else if Some(s.index) == frame.map(|f| f.index) && !fdes.is_empty() {
+            new.push((s.index, move_frames(s.data?, &fdes)));
+        } else if let Some(list) = sequences.get(&s.index) {
+            // The table's own relocations (at `DW_LNE_set_address` operands) move with it.
+            if let Some((table, moved)) = move_lines(s.data?, list) {
+                new.push((s.index, table));
+                let moved: HashMap<u64, u64> = moved.into_iter().collect();
+                for r in cubin.relocation_sections().filter(|r| r.target as usize == s.index) {
+                    let rs = sections.get(r.section)?;
+                    if rs.sh_type != SHT_RELA {
+                        continue;
+                    }
+                    for e in r.entries() {
+                        if let Some(&to) = moved.get(&e.offset) {
+                            put(&mut out, rs.offset as usize + 24 * e.index, to);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (k, data) in &new {
+        replace(&mut out, sections.get(*k)?, data);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branch_offsets_round_trip() {
+        // `BRA` to itself and a forward `@P0 BRA` (merc2 hist_kernel).
+        for lo in [0xffff_fffc_00fc_7947u64, 0x0000_0002_046c_7947] {
+            assert_eq!(with_branch_offset(lo, branch_offset(lo)), lo);
+        }
+        assert_eq!(branch_offset(0xffff_fffc_00fc_7947), -16);
+        assert_eq!(branch_offset(0x0000_0002_0484_7947) - branch_offset(0x0000_0002_046c_7947), 0x60);
+    }
+
+    #[test]
+    fn exits_get_barriers() {
+        // LDC R1; @P0 EXIT; EXIT; BRA self; NOP padding to 0x100.
+        let mut code = Vec::new();
+        let mut push = |lo: u64, hi: u64| {
+            code.extend_from_slice(&lo.to_le_bytes());
+            code.extend_from_slice(&hi.to_le_bytes());
+        };
+        push(0x0000_df00_ff01_7b82, 0x000f_e200_0000_0800);
+        push(0x0000_0000_0000_094d, 0x000f_ea00_0380_0000);
+        push(0x0000_0000_0000_794d, 0x000f_ea00_0380_0000);
+        push(0xffff_fffc_00fc_7947, 0x000f_c000_0383_ffff);
+        for _ in 4..16 {
+            push(0x7918, 0x000f_c000_0000_0000);
+        }
+        let m = plan(&code).expect("two EXITs to rewrite");
+        assert_eq!((m.old_size, m.new_size), (0x100, 0x180));
+        assert_eq!(word(&m.code, 0x10), 0x0992);
+        assert_eq!(word(&m.code, 0x40), 0x094d);
+        assert_eq!(word(&m.code, 0x50), 0x7992);
+        assert_eq!(word(&m.code, 0x80), 0x794d);
+        assert_eq!(word(&m.code, 0x90), 0xffff_fffc_00fc_7947);
+        assert_eq!(m.instruction(0x10), 0x40);
+        assert_eq!(m.address(0x10), 0x10);
+        assert_eq!(m.address(0x100), 0x180);
+    }
+}
