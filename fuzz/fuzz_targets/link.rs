@@ -9,8 +9,11 @@
 //! * odd: the rest of the input split into 2 or 3 cubins at the offsets in
 //!   the next bytes, for libFuzzer's own structure-free mutations.
 //!
-//! The output kind and target follow bits of the first byte, so executables,
-//! `-r` links and Mercury (sm_100) targets are all exercised.
+//! The output kind, `-preserve-relocs`, `-g` and the target follow bits of
+//! the first byte, so executables, `-r` links and Mercury (sm_100) targets
+//! are all exercised; sm_100 links take sm_100 objects (the Mercury rules:
+//! capsules, `-G`/`-lineinfo` debug info, jump-table banks, `-g`'s error
+//! barriers), sm_90 links sm_90 ones.
 #![no_main]
 
 use develf_format::header::Arch;
@@ -29,11 +32,24 @@ const CORPUS: &[(&str, &[u8])] = &[
     ("managed_b.cubin", include_bytes!("../../tests/fixtures/obj/sm_90/managed_b.cubin")),
 ];
 
+/// The same for sm_100 (Mercury).
+const CORPUS_MERCURY: &[(&str, &[u8])] = &[
+    ("calls_main.cubin", include_bytes!("../../tests/fixtures/obj/sm_100/calls_main.cubin")),
+    ("calls_lib.cubin", include_bytes!("../../tests/fixtures/obj/sm_100/calls_lib.cubin")),
+    ("jtab_a.cubin", include_bytes!("../../tests/fixtures/obj/sm_100/jtab_a.cubin")),
+    ("jtab_b.cubin", include_bytes!("../../tests/fixtures/obj/sm_100/jtab_b.cubin")),
+    ("mdbg_a-G.cubin", include_bytes!("../../tests/fixtures/obj/sm_100/mdbg_a-G.cubin")),
+    ("mdbg_b-G.cubin", include_bytes!("../../tests/fixtures/obj/sm_100/mdbg_b-G.cubin")),
+    ("mdbg_a-lineinfo.cubin", include_bytes!("../../tests/fixtures/obj/sm_100/mdbg_a-lineinfo.cubin")),
+    ("mdbg_b-lineinfo.cubin", include_bytes!("../../tests/fixtures/obj/sm_100/mdbg_b-lineinfo.cubin")),
+];
+
 fn options(selector: u8) -> Option<LinkOptions> {
     let arch = if selector & 0x04 != 0 { "sm_100" } else { "sm_90" };
     let mut options = LinkOptions::new(Arch::parse(arch)?);
     options.output = if selector & 0x02 != 0 { OutputKind::Relocatable } else { OutputKind::Executable };
     options.preserve_relocs = selector & 0x08 != 0;
+    options.debug = selector & 0x10 != 0;
     options.threads = 1;
     Some(options)
 }
@@ -59,10 +75,11 @@ fuzz_target!(|data: &[u8]| {
     let Some(options) = options(selector) else { return };
     if selector & 1 == 0 {
         let Some((&pair, patches)) = rest.split_first() else { return };
-        let first = usize::from(pair) % CORPUS.len();
-        let second = usize::from(pair / 8) % CORPUS.len();
-        let mut a = CORPUS[first].1.to_vec();
-        let mut b = CORPUS[second].1.to_vec();
+        let corpus = if selector & 0x04 != 0 { CORPUS_MERCURY } else { CORPUS };
+        let first = usize::from(pair) % corpus.len();
+        let second = usize::from(pair / 8) % corpus.len();
+        let mut a = corpus[first].1.to_vec();
+        let mut b = corpus[second].1.to_vec();
         for (n, triple) in patches.chunks_exact(3).enumerate() {
             let target = if n % 2 == 0 { &mut a } else { &mut b };
             let offset = usize::from(u16::from_le_bytes([triple[0], triple[1]]));
@@ -71,7 +88,7 @@ fuzz_target!(|data: &[u8]| {
                 *byte ^= triple[2];
             }
         }
-        let inputs = [Input::new(CORPUS[first].0, &a), Input::new(CORPUS[second].0, &b)];
+        let inputs = [Input::new(corpus[first].0, &a), Input::new(corpus[second].0, &b)];
         let in_memory = link(&options, &inputs);
         // The same link with the code read from a source (`Input::code`),
         // as `develf nvlink` reads files: the same bytes or the same error.
@@ -79,8 +96,8 @@ fuzz_target!(|data: &[u8]| {
             let (a_source, b_source): (&dyn CodeSource, &dyn CodeSource) = (&a, &b);
             let (a_bytes, b_bytes) = (without_code(&a), without_code(&b));
             let inputs = [
-                Input { name: CORPUS[first].0, bytes: &a_bytes, code: Some(a_source) },
-                Input { name: CORPUS[second].0, bytes: &b_bytes, code: Some(b_source) },
+                Input { name: corpus[first].0, bytes: &a_bytes, code: Some(a_source) },
+                Input { name: corpus[second].0, bytes: &b_bytes, code: Some(b_source) },
             ];
             let from_source = link(&options, &inputs);
             assert_eq!(in_memory.map_err(|e| e.to_string()), from_source.map_err(|e| e.to_string()));

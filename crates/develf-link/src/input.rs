@@ -104,6 +104,42 @@ pub(crate) fn arch_compatible(object: Arch, target: Arch) -> bool {
     object.sm / 10 == target.sm / 10 && object.sm <= target.sm
 }
 
+/// The first section (not code itself) whose file bytes overlap a code
+/// section's ([`crate::options::is_code_section`]), with that code section.
+fn overlapping_code<'c, 'a>(cubin: &'c Cubin<'a>) -> Option<(&'c Section<'a>, &'c Section<'a>)> {
+    let in_file = |s: &&Section<'a>| s.size > 0 && occupies_file(s.sh_type);
+    let mut code: Vec<&Section<'a>> = cubin
+        .sections()
+        .iter()
+        .filter(in_file)
+        .filter(|s| crate::options::is_code_section(s.sh_type, s.flags))
+        .collect();
+    if code.is_empty() {
+        return None;
+    }
+    code.sort_by_key(|s| s.offset);
+    let end = |s: &Section<'_>| s.offset.saturating_add(s.size);
+    // The longest code section reaching past each point, for sections that
+    // start before a later one and end after it.
+    let mut reach: Vec<usize> = Vec::with_capacity(code.len());
+    for (k, s) in code.iter().enumerate() {
+        let best = match reach.last() {
+            Some(&b) if end(code[b]) >= end(s) => b,
+            _ => k,
+        };
+        reach.push(best);
+    }
+    cubin.sections().iter().filter(in_file).filter(|s| !crate::options::is_code_section(s.sh_type, s.flags)).find_map(
+        |s| {
+            // The code sections starting before `s` ends; the one of them
+            // reaching furthest overlaps `s` when it ends after `s` starts.
+            let before = code.partition_point(|c| c.offset < end(s));
+            let c = code[*reach.get(before.checked_sub(1)?)?];
+            (end(c) > s.offset).then_some((s, c))
+        },
+    )
+}
+
 fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputObject<'a>, LinkError> {
     let bad = |message: String| LinkError::BadInput { file: input.name.to_string(), message };
     let cubin = Cubin::parse(input.bytes).map_err(|d| bad(d.to_string()))?;
@@ -129,6 +165,20 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
             s.size,
             s.offset,
             input.bytes.len()
+        )));
+    }
+    // Code may be read from elsewhere than `bytes` (`Input::code`): a section
+    // sharing file bytes with code would read differently that way, so it
+    // is refused however the input comes (ptxas never writes one).
+    if let Some((s, code)) = overlapping_code(&cubin) {
+        return Err(bad(format!(
+            "section {} ({:#x}..{:#x}) overlaps the code of {} ({:#x}..{:#x})",
+            cubin.section_label(s.index),
+            s.offset,
+            s.offset.saturating_add(s.size),
+            cubin.section_label(code.index),
+            code.offset,
+            code.offset.saturating_add(code.size)
         )));
     }
     let object = cubin.target().ok_or_else(|| bad("e_flags name no SM architecture".to_string()))?;

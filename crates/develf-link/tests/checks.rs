@@ -99,3 +99,32 @@ fn arch_mismatch_names_the_file_and_both_targets() {
         assert!(text.contains(needle), "message lacks {needle:?}: {text}");
     }
 }
+
+/// A section sharing file bytes with code (a hostile or damaged input: ptxas
+/// never writes one) is refused, whether the code comes with the bytes or
+/// from a source (`Input::code`), which would read it differently (found by
+/// the `link` fuzz target: calls_lib's `.nv.callgraph` grown over both
+/// `.text` sections).
+#[test]
+fn a_section_overlapping_code_is_refused() {
+    let mut bytes = fixture("obj/sm_90/calls_lib.cubin");
+    let cubin = develf_parse::Cubin::parse(&bytes).expect("the fixture parses");
+    let callgraph = cubin.sections().iter().find(|s| s.name == ".nv.callgraph").expect("a call graph").index;
+    let code_end = cubin.sections().iter().filter(|s| s.name.starts_with(".text.")).map(|s| s.offset + s.size).max();
+    let shoff = u64::from_le_bytes(bytes[0x28..0x30].try_into().expect("8 bytes")) as usize;
+    let size_at = shoff + 64 * callgraph + 32;
+    let offset = cubin.sections()[callgraph].offset;
+    let grown = code_end.expect("code") - offset;
+    bytes[size_at..size_at + 8].copy_from_slice(&grown.to_le_bytes());
+    let other = fixture("obj/sm_90/calls_main.cubin");
+    let options = LinkOptions::new(sm("sm_90"));
+    let error = link(&options, &[Input::new("calls_lib.cubin", &bytes), Input::new("calls_main.cubin", &other)])
+        .expect_err("overlapping sections");
+    let text = error.to_string();
+    assert!(
+        text.contains("calls_lib.cubin")
+            && text.contains(".nv.callgraph")
+            && text.contains("overlaps the code of .text."),
+        "{text}"
+    );
+}
