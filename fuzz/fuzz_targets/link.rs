@@ -54,7 +54,10 @@ fn options(selector: u8) -> Option<LinkOptions> {
     Some(options)
 }
 
-/// `bytes` with the code sections' contents zeroed (when it parses).
+/// `bytes` with the code sections' contents zeroed (when it parses), as
+/// `develf nvlink` reads a cubin without its code: the ELF header and the
+/// section and program header tables are read whole even where a (damaged)
+/// code section's range covers them.
 fn without_code(bytes: &[u8]) -> Vec<u8> {
     let mut copy = bytes.to_vec();
     if let Ok(cubin) = develf_parse::Cubin::parse(bytes) {
@@ -66,8 +69,28 @@ fn without_code(bytes: &[u8]) -> Vec<u8> {
                 }
             }
         }
+        for (at, len) in header_tables(bytes) {
+            let Some(end) = at.checked_add(len) else { continue };
+            if let (Some(from), Some(to)) = (bytes.get(at..end), copy.get_mut(at..end)) {
+                to.copy_from_slice(from);
+            }
+        }
     }
     copy
+}
+
+/// (offset, length) of the ELF header and of the section and program header
+/// tables of an ELF64 little-endian file.
+fn header_tables(bytes: &[u8]) -> [(usize, usize); 3] {
+    let u16_at = |at: usize| bytes.get(at..at + 2).map_or(0, |b| usize::from(u16::from_le_bytes([b[0], b[1]])));
+    let u64_at =
+        |at: usize| bytes.get(at..at + 8).and_then(|b| b.try_into().ok()).map_or(0, |b| u64::from_le_bytes(b) as usize);
+    let mut shnum = u16_at(0x3c);
+    if shnum == 0 {
+        // Extended numbering: the count is the first header's sh_size.
+        shnum = u64_at(u64_at(0x28).saturating_add(32)).min(1 << 20);
+    }
+    [(0, 64), (u64_at(0x28), shnum * 64), (u64_at(0x20), u16_at(0x38) * 56)]
 }
 
 fuzz_target!(|data: &[u8]| {

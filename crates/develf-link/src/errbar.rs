@@ -184,19 +184,19 @@ fn word(bytes: &[u8], at: usize) -> u64 {
 }
 
 fn put(bytes: &mut [u8], at: usize, value: u64) {
-    if let Some(b) = bytes.get_mut(at..at + 8) {
+    if let Some(b) = bytes.get_mut(at..at.saturating_add(8)) {
         b.copy_from_slice(&value.to_le_bytes());
     }
 }
 
 fn put32(bytes: &mut [u8], at: usize, value: u32) {
-    if let Some(b) = bytes.get_mut(at..at + 4) {
+    if let Some(b) = bytes.get_mut(at..at.saturating_add(4)) {
         b.copy_from_slice(&value.to_le_bytes());
     }
 }
 
 fn word32(bytes: &[u8], at: usize) -> u32 {
-    bytes.get(at..at + 4).map_or(0, |b| u32::from_le_bytes(b.try_into().unwrap_or([0; 4])))
+    bytes.get(at..at.saturating_add(4)).map_or(0, |b| u32::from_le_bytes(b.try_into().unwrap_or([0; 4])))
 }
 
 /// The signed byte offset of a `BRA` (relative to the next instruction):
@@ -660,20 +660,26 @@ fn materialise(input: &Input<'_>, cubin: &Cubin<'_>) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-/// New contents for sections: appended at the end when they grow.
-fn replace(bytes: &mut Vec<u8>, s: &Section<'_>, new: &[u8]) {
-    let header = s.header_offset as usize;
+/// The largest section alignment a grown section is placed with (code is
+/// 128-aligned); a larger one is a damaged input, which is left as it is.
+const MAX_ALIGN: u64 = 4096;
+
+/// New contents for sections: appended at the end when they grow. `None`
+/// (nothing written) where the section header does not fit the file.
+fn replace(bytes: &mut Vec<u8>, s: &Section<'_>, new: &[u8]) -> Option<()> {
+    let header = usize::try_from(s.header_offset).ok()?;
     if new.len() as u64 <= s.size {
-        let at = s.offset as usize;
-        bytes[at..at + new.len()].copy_from_slice(new);
+        let at = usize::try_from(s.offset).ok()?;
+        bytes.get_mut(at..at.checked_add(new.len())?)?.copy_from_slice(new);
     } else {
-        let align = s.addralign.max(16) as usize;
-        let at = bytes.len().div_ceil(align) * align;
+        let align = usize::try_from(s.addralign.max(16)).ok().filter(|&a| a as u64 <= MAX_ALIGN)?;
+        let at = bytes.len().div_ceil(align).checked_mul(align)?;
         bytes.resize(at, 0);
         bytes.extend_from_slice(new);
-        put(bytes, header + 24, at as u64);
+        put(bytes, header.checked_add(24)?, at as u64);
     }
-    put(bytes, header + 32, new.len() as u64);
+    put(bytes, header.checked_add(32)?, new.len() as u64);
+    Some(())
 }
 
 fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
@@ -773,7 +779,7 @@ fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
         }
     }
     for (k, data) in &new {
-        replace(&mut out, sections.get(*k)?, data);
+        replace(&mut out, sections.get(*k)?, data)?;
     }
     Some(out)
 }
