@@ -668,6 +668,7 @@ const MAX_ALIGN: u64 = 4096;
 /// (nothing written) where the section header does not fit the file.
 fn replace(bytes: &mut Vec<u8>, s: &Section<'_>, new: &[u8]) -> Option<()> {
     let header = usize::try_from(s.header_offset).ok()?;
+    let (offset_at, size_at) = (header.checked_add(24)?, header.checked_add(32)?);
     if new.len() as u64 <= s.size {
         let at = usize::try_from(s.offset).ok()?;
         bytes.get_mut(at..at.checked_add(new.len())?)?.copy_from_slice(new);
@@ -676,9 +677,9 @@ fn replace(bytes: &mut Vec<u8>, s: &Section<'_>, new: &[u8]) -> Option<()> {
         let at = bytes.len().div_ceil(align).checked_mul(align)?;
         bytes.resize(at, 0);
         bytes.extend_from_slice(new);
-        put(bytes, header.checked_add(24)?, at as u64);
+        put(bytes, offset_at, at as u64);
     }
-    put(bytes, header.checked_add(32)?, new.len() as u64);
+    put(bytes, size_at, new.len() as u64);
     Some(())
 }
 
@@ -787,6 +788,39 @@ fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A grown section is appended at its alignment; a hostile alignment
+    /// or a header outside the file writes nothing (the fuzz target once
+    /// made this allocate 0xf0_0000_0080 bytes).
+    #[test]
+    fn replace_grows_sections_within_bounds() {
+        let section = |addralign: u64, header_offset: u64| Section {
+            index: 1,
+            name_offset: 0,
+            name: ".text.f",
+            sh_type: 1,
+            flags: 6,
+            addr: 0,
+            offset: 0x40,
+            size: 0x10,
+            link: 0,
+            info: 0,
+            addralign,
+            entsize: 0,
+            header_offset,
+            data: None,
+        };
+        let grown = [7u8; 0x20];
+        let mut bytes = vec![0u8; 0x100];
+        assert_eq!(replace(&mut bytes, &section(128, 0x80), &grown), Some(()));
+        assert_eq!((bytes.len(), &bytes[0x100..0x120]), (0x120, &grown[..]));
+        assert_eq!(u64::from_le_bytes(bytes[0x98..0xa0].try_into().unwrap_or_default()), 0x100, "sh_offset");
+        assert_eq!(u64::from_le_bytes(bytes[0xa0..0xa8].try_into().unwrap_or_default()), 0x20, "sh_size");
+        let mut bytes = vec![0u8; 0x100];
+        assert_eq!(replace(&mut bytes, &section(0xf0_0000_0000, 0x80), &grown), None);
+        assert_eq!(bytes.len(), 0x100);
+        assert_eq!(replace(&mut bytes, &section(16, u64::MAX), &grown[..8]), None);
+    }
 
     #[test]
     fn branch_offsets_round_trip() {
