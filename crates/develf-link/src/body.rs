@@ -287,19 +287,6 @@ impl Body<'_> {
         })
     }
 
-    /// Writes the bytes to `sink`, using `scratch` to assemble a merged section.
-    pub(crate) fn write_to(&self, sink: &mut dyn std::io::Write, scratch: &mut Vec<u8>) -> std::io::Result<()> {
-        match self {
-            Body::Owned(bytes) => sink.write_all(bytes),
-            Body::Merged(m) => {
-                scratch.clear();
-                scratch.resize(usize::try_from(m.size).unwrap_or(0), 0);
-                m.fill(scratch)?;
-                sink.write_all(scratch)
-            }
-        }
-    }
-
     /// Appends the bytes to `out`.
     pub(crate) fn append_to(&self, out: &mut Vec<u8>) -> io::Result<()> {
         match self {

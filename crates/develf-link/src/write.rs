@@ -1,7 +1,7 @@
 //! Phase 8: the ELF writer. Orders the surviving sections by class rank
 //! (rule 1.1), lays out file offsets (3.1), fills the header (3.3, 3.4), the
 //! section headers (2) and the program headers (3.5), into an [`Image`] that
-//! is streamed to the file (merged sections are assembled one at a time).
+//! is streamed to the file (assembled a span of sections at a time).
 
 use crate::body::Body;
 use crate::error::LinkError;
@@ -233,29 +233,19 @@ impl<'a> Image<'a> {
         Ok(out)
     }
 
-    /// Writes the file to `sink` front to back, without first assembling it in
-    /// memory (unless pieces overlap, as merc aliases do).
+    /// Writes the file to `sink` front to back, a span of about [`SPAN`]
+    /// bytes at a time, without first assembling it in memory (unless
+    /// pieces overlap, as merc aliases do).
     pub fn write_to(&self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
         if !self.sequential() {
             return sink.write_all(&self.to_bytes()?);
         }
-        const ZEROS: [u8; 4096] = [0; 4096];
-        let mut written = 0u64;
-        let pad = |sink: &mut dyn std::io::Write, written: &mut u64, to: u64| -> std::io::Result<()> {
-            while *written < to {
-                let n = (to - *written).min(ZEROS.len() as u64);
-                sink.write_all(&ZEROS[..n as usize])?;
-                *written += n;
-            }
-            Ok(())
-        };
-        let mut scratch = Vec::new();
-        for (at, body) in &self.pieces {
-            pad(sink, &mut written, *at)?;
-            body.write_to(sink, &mut scratch)?;
-            written += body.len();
+        let mut buf = Vec::new();
+        for span in self.spans(SPAN) {
+            assemble(&self.pieces, &span, &mut buf)?;
+            sink.write_all(&buf)?;
         }
-        pad(sink, &mut written, self.total)
+        Ok(())
     }
 
     /// Writes the file into `file` (empty, opened for writing) with
@@ -277,14 +267,7 @@ impl<'a> Image<'a> {
         }
         let pieces = &self.pieces;
         self.spans(span).par_iter().try_for_each_init(Vec::new, |buf: &mut Vec<u8>, span| {
-            // Pieces appended in order: only the padding (and merged
-            // sections' gaps) are zeroed, not the whole span first.
-            buf.clear();
-            for (at, body) in pieces.get(span.pieces.clone()).unwrap_or_default() {
-                buf.resize(usize::try_from(at - span.start).unwrap_or(usize::MAX), 0);
-                body.append_to(buf)?;
-            }
-            buf.resize(usize::try_from(span.end - span.start).unwrap_or(usize::MAX), 0);
+            assemble(pieces, span, buf)?;
             file.write_all_at(buf, span.start)
         })
     }
@@ -304,6 +287,19 @@ impl<'a> Image<'a> {
         spans.push(Span { start, end: self.total, pieces: first..self.pieces.len() });
         spans
     }
+}
+
+/// The bytes of `span` into `buf`: its pieces appended in order, so only
+/// the padding (and merged sections' gaps) are zeroed, not the whole span
+/// first.
+fn assemble(pieces: &[(u64, Body<'_>)], span: &Span, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    buf.clear();
+    for (at, body) in pieces.get(span.pieces.clone()).unwrap_or_default() {
+        buf.resize(usize::try_from(at - span.start).unwrap_or(usize::MAX), 0);
+        body.append_to(buf)?;
+    }
+    buf.resize(usize::try_from(span.end - span.start).unwrap_or(usize::MAX), 0);
+    Ok(())
 }
 
 /// How much of the file one thread assembles before writing it.
@@ -778,6 +774,9 @@ mod tests {
                 let _ = std::fs::remove_file(&path);
                 assert_eq!(got, expect, "{count} pieces, spans of {span}");
             }
+            let mut streamed = Vec::new();
+            image.write_to(&mut streamed).unwrap();
+            assert_eq!(streamed, expect, "{count} pieces, streamed");
         }
     }
 
