@@ -581,7 +581,7 @@ pub(crate) fn finish_symbols(
     for (s, name) in &mut merc_out {
         s.name = strtab.add(name);
     }
-    for p in crate::symbols::prototype_strings(inputs) {
+    for p in crate::symbols::prototype_strings(inputs, true) {
         if !dead_signatures.contains(p) {
             strtab.add(p);
         }

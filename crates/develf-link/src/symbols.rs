@@ -177,35 +177,52 @@ pub(crate) fn shared_kept(s: &crate::layout::OutSection) -> bool {
 }
 
 /// The signature strings of `.nv.prototype`, first use first (rule 4.2).
-pub(crate) fn prototype_strings<'a>(inputs: &[InputObject<'a>]) -> Vec<&'a str> {
+/// With `callgraph_first` (Mercury's `.strtab`, rule 4.3) the signatures of
+/// every input's `.nv.callgraph` blocks come before all `.nv.prototype`
+/// ones: a third input's virtual-call signature `#il` leads the first
+/// input's `#ii` on sm_100..sm_121, where sm_75..sm_90 keep input order.
+pub(crate) fn prototype_strings<'a>(inputs: &[InputObject<'a>], callgraph_first: bool) -> Vec<&'a str> {
     let mut out: Vec<&'a str> = Vec::new();
-    for input in inputs {
-        let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
-            continue;
-        };
-        let Some(strings) = input.section(strtab).and_then(|s| s.data) else { continue };
-        // The signatures of the `.nv.callgraph` blocks of address-taken
-        // functions and indirect call sites (fptr: `#ii`, rule 7.6) come
-        // before the input's `.nv.prototype` ones: dynpar's main.o gives
-        // `""` (its address-taken kernel `child`) before `#i` (rule 4.2).
-        let mut offsets: Vec<u32> = Vec::new();
+    let passes: &[(bool, bool)] = if callgraph_first { &[(true, false), (false, true)] } else { &[(true, true)] };
+    for &(graphs, prototypes) in passes {
+        for input in inputs {
+            signature_strings(input, graphs, prototypes, &mut out);
+        }
+    }
+    out
+}
+
+/// Adds one input's signature strings to `out` (first use first): those of
+/// its `.nv.callgraph` blocks, then those of its `.nv.prototype`.
+fn signature_strings<'a>(input: &InputObject<'a>, graphs: bool, prototypes: bool, out: &mut Vec<&'a str>) {
+    let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
+        return;
+    };
+    let Some(strings) = input.section(strtab).and_then(|s| s.data) else { return };
+    // The signatures of the `.nv.callgraph` blocks of address-taken
+    // functions and indirect call sites (fptr: `#ii`, rule 7.6) come
+    // before the input's `.nv.prototype` ones: dynpar's main.o gives
+    // `""` (its address-taken kernel `child`) before `#i` (rule 4.2).
+    let mut offsets: Vec<u32> = Vec::new();
+    if graphs {
         for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_CALLGRAPH) {
             if let Ok(graph) = CallGraph::decode(s.bytes()) {
                 offsets.extend(graph.address_taken.iter().chain(&graph.indirect_calls).map(|p| p.1));
             }
         }
+    }
+    if prototypes {
         for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE) {
             offsets.extend(s.bytes().chunks_exact(8).map(|p| u32::from_le_bytes([p[4], p[5], p[6], p[7]])));
         }
-        for offset in offsets {
-            if let Some(text) = string_at(strings, offset) {
-                if !out.contains(&text) {
-                    out.push(text);
-                }
+    }
+    for offset in offsets {
+        if let Some(text) = string_at(strings, offset) {
+            if !out.contains(&text) {
+                out.push(text);
             }
         }
     }
-    out
 }
 
 /// Per global: `None` when no relocation names it, else whether a relocation
@@ -330,7 +347,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
     // .strtab: prototypes, the log (relocations of constant banks first), locals, globals.
     let names = layout.log.len() + inputs.iter().map(|i| i.symbols().len()).sum::<usize>();
     let mut strtab = StringTable::with_capacity(names);
-    for p in prototype_strings(inputs) {
+    for p in prototype_strings(inputs, false) {
         strtab.add_signature(p);
     }
     let local_name = |r: &SymbolRef| inputs.get(r.input).and_then(|i| i.symbol(r.symbol)).map_or("", |s| s.name);
