@@ -241,6 +241,19 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rule 1.4 under -G: ptxas's local helpers (`__iAtomicAdd`, `__popc`)
     // in both inputs.
+    // Rules 5.7 and 7.2 under -G: `.nv.ptx.const0.size` with ptxas's value
+    // (0x40) and NUM_MBARRIERS from callees; mbar_b (no -G) has its own
+    // mbarrier instructions.
+    ObjectSpec {
+        name: "mbar_a-G",
+        source: "mbar_a.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(&["sm_90"]),
+        abi7: ABI7_NONE,
+    },
+    cu("mbar_b", "mbar_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Mercury debug info (rules 3.2, 8.1, 11.2, 11.8): -G and -lineinfo on
     // sm_100 only (the -G objects are 20-40 KB).
     ObjectSpec {
@@ -420,6 +433,7 @@ const GROUPS: &[GroupSpec] = &[
     group("weak", &[Abi8("weak_a"), Abi8("weak_b")]),
     group("common", &[Abi8("common_a"), Abi8("common_b")]),
     group("virt", &[Abi8("virt_a"), Abi8("virt_b")]),
+    GroupSpec { name: "mbar", inputs: &[Abi8("mbar_a-G"), Abi8("mbar_b")], flags: &[], archs: Archs::Only(&["sm_90"]) },
     group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),
     group("twin", &[Abi8("twin_a"), Abi8("twin_b")]),

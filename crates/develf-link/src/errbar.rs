@@ -109,17 +109,22 @@ const CONTROL_SHIFT: u32 = 41;
 /// 6 → 5 on 7 links; 220 others had 5 and keep it).
 const EXIT_STALL_LIMIT: u64 = 5;
 
-/// `.nv.info.<fn>` attributes whose payload is a list of u32 code offsets.
-const OFFSET_LISTS: [u8; 9] = [
-    develf_format::nvinfo::EIATTR_EXIT_INSTR_OFFSETS,
-    develf_format::nvinfo::EIATTR_S2RCTAID_INSTR_OFFSETS,
-    develf_format::nvinfo::EIATTR_LD_CACHEMOD_INSTR_OFFSETS,
-    develf_format::nvinfo::EIATTR_ATOM_SYS_INSTR_OFFSETS,
-    develf_format::nvinfo::EIATTR_COOP_GROUP_INSTR_OFFSETS,
-    develf_format::nvinfo::EIATTR_ATOMF16_EMUL_INSTR_OFFSETS,
-    develf_format::nvinfo::EIATTR_INT_WARP_WIDE_INSTR_OFFSETS,
-    develf_format::nvinfo::EIATTR_MBARRIER_INSTR_OFFSETS,
-    develf_format::nvinfo::EIATTR_IGNOREOOB_CP_ASYNC_BULK_INSTR_OFFSETS,
+/// `.nv.info.<fn>` attributes whose payload lists code offsets: the
+/// attribute and the size of one entry, whose first u32 is the offset.
+/// `EIATTR_MBARRIER_INSTR_OFFSETS` entries are 16 bytes (offset, register,
+/// 0, kind and stride: `0x180, 0xff, 0, 0x60100`, as `cuobjdump -elf`
+/// decodes them); moving their last word turned `MBARRIER_STRIDE_X4` into
+/// `X1` (a `cuda::barrier` kernel linked with `-g`, sm_100).
+const OFFSET_LISTS: [(u8, usize); 9] = [
+    (develf_format::nvinfo::EIATTR_EXIT_INSTR_OFFSETS, 4),
+    (develf_format::nvinfo::EIATTR_S2RCTAID_INSTR_OFFSETS, 4),
+    (develf_format::nvinfo::EIATTR_LD_CACHEMOD_INSTR_OFFSETS, 4),
+    (develf_format::nvinfo::EIATTR_ATOM_SYS_INSTR_OFFSETS, 4),
+    (develf_format::nvinfo::EIATTR_COOP_GROUP_INSTR_OFFSETS, 4),
+    (develf_format::nvinfo::EIATTR_ATOMF16_EMUL_INSTR_OFFSETS, 4),
+    (develf_format::nvinfo::EIATTR_INT_WARP_WIDE_INSTR_OFFSETS, 4),
+    (develf_format::nvinfo::EIATTR_MBARRIER_INSTR_OFFSETS, 16),
+    (develf_format::nvinfo::EIATTR_IGNOREOOB_CP_ASYNC_BULK_INSTR_OFFSETS, 4),
 ];
 const EIFMT_SVAL: u8 = 4;
 
@@ -636,8 +641,8 @@ fn move_info(data: &[u8], moves: &Moves) -> Vec<u8> {
         if at + 4 + size > out.len() {
             break;
         }
-        if format == EIFMT_SVAL && OFFSET_LISTS.contains(&attribute) {
-            for k in (at + 4..at + 4 + size).step_by(4) {
+        if let Some(&(_, entry)) = OFFSET_LISTS.iter().find(|l| format == EIFMT_SVAL && l.0 == attribute) {
+            for k in (at + 4..at + 4 + size).step_by(entry).filter(|k| k + 4 <= at + 4 + size) {
                 let v = u64::from(word32(&out, k));
                 put32(&mut out, k, moves.instruction(v) as u32);
             }
@@ -857,5 +862,41 @@ mod tests {
         assert_eq!(m.instruction(0x10), 0x40);
         assert_eq!(m.address(0x10), 0x10);
         assert_eq!(m.address(0x100), 0x180);
+    }
+
+    #[test]
+    fn mbarrier_entries_move_only_their_offset() {
+        // LDC R1; @P0 EXIT; NOP; EXIT; BRA self; NOP padding to 0x100.
+        let mut code = Vec::new();
+        let mut push = |lo: u64, hi: u64| {
+            code.extend_from_slice(&lo.to_le_bytes());
+            code.extend_from_slice(&hi.to_le_bytes());
+        };
+        push(0x0000_df00_ff01_7b82, 0x000f_e200_0000_0800);
+        push(0x0000_0000_0000_094d, 0x000f_ea00_0380_0000);
+        push(0x7918, 0x000f_c000_0000_0000);
+        push(0x0000_0000_0000_794d, 0x000f_ea00_0380_0000);
+        push(0xffff_fffc_00fc_7947, 0x000f_c000_0383_ffff);
+        for _ in 5..16 {
+            push(0x7918, 0x000f_c000_0000_0000);
+        }
+        let m = plan(&code).expect("two EXITs to rewrite");
+        // EIATTR_MBARRIER_INSTR_OFFSETS as ptxas writes it (mbar_b.cu,
+        // sm_100): offset, register 0xff, 0, kind and stride; then an
+        // EXIT_INSTR_OFFSETS list. nvlink `-g` moves the offsets and keeps
+        // `MBARRIER_STRIDE_X4` (cuobjdump -elf of its output).
+        let mut info = vec![4, develf_format::nvinfo::EIATTR_MBARRIER_INSTR_OFFSETS, 16, 0];
+        for w in [0x20u32, 0xff, 0, 0x60100] {
+            info.extend_from_slice(&w.to_le_bytes());
+        }
+        info.extend_from_slice(&[4, develf_format::nvinfo::EIATTR_EXIT_INSTR_OFFSETS, 8, 0]);
+        for w in [0x10u32, 0x30] {
+            info.extend_from_slice(&w.to_le_bytes());
+        }
+        let moved = move_info(&info, &m);
+        let words: Vec<u32> = moved[4..20].chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        assert_eq!(words, [0x50, 0xff, 0, 0x60100]);
+        assert_eq!(word32(&moved, 24), 0x40);
+        assert_eq!(word32(&moved, 28), 0x90);
     }
 }

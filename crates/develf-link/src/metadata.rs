@@ -13,7 +13,9 @@ use crate::symbols::SymbolTable;
 use develf_eiattr::callgraph::Pair;
 use develf_eiattr::shape::{ByteValue, FunctionValue, Word};
 use develf_eiattr::{Attribute, CallGraph, NvInfo, Prototypes, RawAttribute};
-use develf_format::nvinfo::{self, EIATTR_EXTERNS, EIATTR_MAX_STACK_SIZE, EIATTR_NUM_BARRIERS, RawRecord};
+use develf_format::nvinfo::{
+    self, EIATTR_EXTERNS, EIATTR_MAX_STACK_SIZE, EIATTR_NUM_BARRIERS, EIATTR_NUM_MBARRIERS, RawRecord,
+};
 use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE};
 use develf_format::symbol::STO_CUDA_ENTRY;
 use develf_parse::elf::string_at;
@@ -70,6 +72,8 @@ struct CallFacts {
     regcount: HashMap<u32, u32>,
     /// NUM_BARRIERS of each function's input `.nv.info.<fn>` (rule 7.2).
     barriers: HashMap<u32, u16>,
+    /// NUM_MBARRIERS of each function's input `.nv.info.<fn>` (rule 7.2).
+    mbarriers: HashMap<u32, u16>,
     /// EXTERNS of each function's input `.nv.info.<fn>`, as output symbol
     /// indices in input order (rule 7.2).
     externs: HashMap<u32, Vec<u32>>,
@@ -371,6 +375,9 @@ impl Context<'_, '_> {
             for (function, n) in part.barriers {
                 facts.barriers.insert(function, n);
             }
+            for (function, n) in part.mbarriers {
+                facts.mbarriers.insert(function, n);
+            }
             for (function, out) in part.externs {
                 facts.externs.entry(function).or_insert(out);
             }
@@ -425,9 +432,19 @@ impl Context<'_, '_> {
             else {
                 continue;
             };
-            // Only two codes matter here: decode just those records.
-            let wanted = |r: &RawRecord<'_>| r.attribute == EIATTR_NUM_BARRIERS || r.attribute == EIATTR_EXTERNS;
+            // Only three codes matter here: decode just those records.
+            let wanted = |r: &RawRecord<'_>| {
+                r.attribute == EIATTR_NUM_BARRIERS
+                    || r.attribute == EIATTR_EXTERNS
+                    || r.attribute == EIATTR_NUM_MBARRIERS
+            };
             for raw in nvinfo::records(s.bytes()).flatten().filter(wanted) {
+                if raw.attribute == EIATTR_NUM_MBARRIERS {
+                    if raw.format == EIFMT_HVAL {
+                        part.mbarriers.push((function, raw.value));
+                    }
+                    continue;
+                }
                 match Attribute::decode(&raw) {
                     Attribute::NumBarriers(ByteValue(n)) => part.barriers.push((function, n)),
                     Attribute::Externs(list) => {
@@ -628,6 +645,24 @@ impl Context<'_, '_> {
                 let most = reach.iter().filter(|&&g| g != f).filter_map(|g| facts.barriers.get(g)).copied().max();
                 if let Some(n) = most {
                     reversed.push(Attribute::NumBarriers(ByteValue(n)));
+                }
+            }
+        }
+        // The same for NUM_MBARRIERS (HVAL), after it: a `-G` kernel whose
+        // `cuda::barrier` calls are not inlined gets its callees' largest
+        // count (a fresh pipeline kernel: 1 from three callees with 1 each,
+        // sm_90 and sm_100 exec).
+        if self.layout.executable && kernel && !reversed.iter().chain(&group).any(is_mbarrier_count) {
+            if let Some(f) = function {
+                let (reach, _) = facts.reach(f);
+                let most = reach.iter().filter(|&&g| g != f).filter_map(|g| facts.mbarriers.get(g)).copied().max();
+                if let Some(n) = most {
+                    reversed.push(Attribute::Raw(RawAttribute {
+                        format: EIFMT_HVAL,
+                        code: EIATTR_NUM_MBARRIERS,
+                        value: n,
+                        payload: Vec::new(),
+                    }));
                 }
             }
         }
@@ -1082,6 +1117,7 @@ struct InputFacts {
     indirect: Vec<(u32, u32)>,
     address_taken: Vec<(u32, u32)>,
     barriers: Vec<(u32, u16)>,
+    mbarriers: Vec<(u32, u16)>,
     externs: Vec<(u32, Vec<u32>)>,
 }
 
@@ -1202,4 +1238,11 @@ mod tests {
             }
         }
     }
+}
+
+/// The `.nv.info` format of a 16-bit value (EIFMT_HVAL).
+const EIFMT_HVAL: u8 = 3;
+
+fn is_mbarrier_count(a: &Attribute) -> bool {
+    matches!(a, Attribute::Raw(r) if r.code == EIATTR_NUM_MBARRIERS)
 }

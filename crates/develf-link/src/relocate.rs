@@ -155,8 +155,11 @@ impl<'a> SymbolResolver<'_, 'a> {
         if undefined_local && matches!(sym.st_type, STT_OBJECT | STT_CUDA_OBJECT) {
             // Applied as -1, like an undefined `__constant__` (rule 8.3), in
             // `-r` and `-g` links alike (libcudadevrt's `__cudaCDP2MemcpyAsync`
-            // and friends: `ffffffff` where develf wrote 0; sm_75, sm_90).
-            return undefined_constant();
+            // and friends: `ffffffff` where develf wrote 0; sm_75, sm_90),
+            // unless ptxas gave the symbol a value: `-G` objects'
+            // `.nv.ptx.const0.size` is 0x40 and nvlink writes 0x40 into
+            // `__isGlobal`/`__isConstant` (rule 5.7; sm_90, sm_100).
+            return Resolved { value: undefined_local_value(sym.value), ..undefined_constant() };
         }
         if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER) {
             return unresolved(SymbolHome::TextureSlot);
@@ -653,4 +656,11 @@ pub(crate) fn build<'a>(
         }
     }
     Ok(Contents { data, relocations })
+}
+
+/// Rule 5.7: the value an undefined local (`.nv.ptx.const0.size`) has in a
+/// `-r` output and is applied with: ptxas's value, or -1 where that is 0
+/// (libcudadevrt's objects; `-G` objects carry 0x40).
+pub(crate) fn undefined_local_value(value: u64) -> u64 {
+    if value == 0 { u64::MAX } else { value }
 }

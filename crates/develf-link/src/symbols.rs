@@ -417,8 +417,11 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
                     // An STT_OBJECT in the input, a CUDA object in nvlink's output.
                     let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
                     let object = matches!(sym.st_type, STT_OBJECT | develf_format::symbol::STT_CUDA_OBJECT);
-                    let (st_type, value) =
-                        if object { (develf_format::symbol::STT_CUDA_OBJECT, u64::MAX) } else { (st_type, sym.value) };
+                    let (st_type, value) = if object {
+                        (develf_format::symbol::STT_CUDA_OBJECT, crate::relocate::undefined_local_value(sym.value))
+                    } else {
+                        (st_type, sym.value)
+                    };
                     symbols.push(OutSymbol {
                         name: strtab.add(sym.name),
                         bind: STB_LOCAL,
