@@ -239,6 +239,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xconst_a", "xconst_a.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
+    // For options/commands.txt only: `-g -r` on sm_100/sm_120 (rule 11.9's
+    // extern shared value in the merc symtab).
+    cu("xshm_dyn", "xshm_dyn.cu", Archs::Only(&["sm_100", "sm_120"]), ABI7_NONE),
     // Rule 1.4 under -G: ptxas's local helpers (`__iAtomicAdd`, `__popc`)
     // in both inputs.
     // Rules 5.7 and 7.2 under -G: `.nv.ptx.const0.size` with ptxas's value

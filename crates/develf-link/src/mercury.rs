@@ -537,7 +537,9 @@ pub(crate) fn finish_symbols(
                     // (shared `tile`, `dyn`: 0x400 → 0; cub `block_sum`'s `t`
                     // 0x8a0 → 0x4a0, in its kernel's `.nv.shared.<k>` as in
                     // `.symtab`, not the input's `.nv_debug.shared`); a `-r`
-                    // output's extern ones are 0 (shared `dyn`).
+                    // output's extern ones have `.symtab`'s value (shared
+                    // `dyn`: 0; a `cuda::barrier` kernel's `smem` after its
+                    // static 0x10 bytes: 0x10, sm_100..sm_121 `-g -r`).
                     let shared = m.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED;
                     let extern_shared = inputs
                         .get(r.input)
@@ -553,7 +555,7 @@ pub(crate) fn finish_symbols(
                     let sym = if layout.debug && shared && layout.executable && !reserved {
                         OutSymbol { value: s.value.saturating_sub(layout.shared.reserved), section: s.section, ..sym }
                     } else if layout.debug && shared && extern_shared {
-                        OutSymbol { value: 0, ..sym }
+                        OutSymbol { value: s.value, ..sym }
                     } else {
                         sym
                     };
