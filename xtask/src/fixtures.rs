@@ -239,6 +239,10 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xconst_a", "xconst_a.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
+    // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
+    // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).
+    cu("tma_a", "tma_a.cu", Archs::Only(&["sm_90", "sm_90a"]), ABI7_NONE),
+    cu("tma_b", "tma_b.cu", Archs::Only(&["sm_90", "sm_90a"]), ABI7_NONE),
     // For options/commands.txt only: `-g -r` on sm_100/sm_120 (rule 11.9's
     // extern shared value in the merc symtab).
     cu("xshm_dyn", "xshm_dyn.cu", Archs::Only(&["sm_100", "sm_120"]), ABI7_NONE),
@@ -436,6 +440,12 @@ const GROUPS: &[GroupSpec] = &[
     group("weak", &[Abi8("weak_a"), Abi8("weak_b")]),
     group("common", &[Abi8("common_a"), Abi8("common_b")]),
     group("virt", &[Abi8("virt_a"), Abi8("virt_b")]),
+    GroupSpec {
+        name: "tma",
+        inputs: &[Abi8("tma_a"), Abi8("tma_b")],
+        flags: &[],
+        archs: Archs::Only(&["sm_90", "sm_90a"]),
+    },
     GroupSpec { name: "mbar", inputs: &[Abi8("mbar_a-G"), Abi8("mbar_b")], flags: &[], archs: Archs::Only(&["sm_90"]) },
     group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),

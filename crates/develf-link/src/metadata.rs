@@ -36,8 +36,10 @@ const ATTR_ABI7_MARK: u8 = 0x66;
 pub(crate) const ABI7_BARRIER_MASK: u64 = 0x7f << 20;
 /// `.nv.compat` byte-valued (EIFMT_BVAL) records whose merged value is the
 /// largest of the inputs' (rule 7.3, U5): code 0x02 (ptx: 2 over 1; mma: 4
-/// over 1 in either input order; 12/12 fixture links, 2 swapped runs).
-const COMPAT_MAX_CODES: &[u8] = &[0x02];
+/// over 1 in either input order; 12/12 fixture links, 2 swapped runs) and
+/// EICOMPAT_ATTR_INST_TENSORMAP_V1 (an sm_90 `cp.async.bulk.tensor` kernel
+/// in the second input: 1 over the first's 0, sm_90..sm_121, session 5).
+const COMPAT_MAX_CODES: &[u8] = &[0x02, develf_format::nvinfo::EICOMPAT_ATTR_INST_TENSORMAP_V1];
 /// `.nv.compat` EICOMPAT_ATTR_CAN_FASTPATH_FINALIZE (EIFMT_SVAL, u32 words).
 const COMPAT_FASTPATH: u8 = develf_format::nvinfo::EICOMPAT_ATTR_CAN_FASTPATH_FINALIZE;
 /// `.nv.compat` records kept only when every input has one (rule 7.3).

@@ -544,7 +544,17 @@ pub(crate) fn write<'a>(
     // Rule 3.5: program headers from runs of alloc sections with equal permissions.
     let mut loads: Vec<(u32, u64, u64, u64)> = Vec::new(); // flags, offset, filesz, memsz
     if layout.executable {
-        let mut run: Option<(u32, u64, u64, u64)> = None; // flags, start, file end, mem end
+        // A run: flags, start, file end, and its NOBITS sections (align, size).
+        let mut run: Option<(u32, u64, u64, Vec<(u64, u64)>)> = None;
+        // p_memsz lays the NOBITS sections out after the file image, each
+        // aligned: `.nv.global` (0xc) then a kernel's 128-aligned shared
+        // window after `.nv.global.init` ends at 0x4f80 give 0x988, not the
+        // 0x908 of laying them out from the segment's start (session 5, a
+        // TMA kernel linked after a file with initialised globals).
+        let close = |(f, start, fend, nobits): (u32, u64, u64, Vec<(u64, u64)>)| {
+            let mend = nobits.iter().fold(fend, |m, &(align, size)| align_up(m, align) + size);
+            (f, start, fend - start, mend - start)
+        };
         for h in &headers {
             let merc_copy = layout.section(h.id).is_some_and(|s| s.class == SectionClass::Mercury);
             if h.flags & SHF_ALLOC == 0 || merc_copy {
@@ -559,22 +569,16 @@ pub(crate) fn write<'a>(
             };
             let nobits = !occupies_file(h.sh_type) || h.sh_type == SHT_NOBITS;
             let file_end = if nobits { h.offset } else { h.offset + h.size };
-            match &mut run {
-                Some((flags, _, fend, mend)) if *flags == perm => {
-                    *fend = (*fend).max(file_end);
-                    *mend = align_up(*mend, h.align) + h.size;
-                }
-                _ => {
-                    if let Some((f, start, fend, mend)) = run.take() {
-                        loads.push((f, start, fend - start, mend - start));
-                    }
-                    run = Some((perm, h.offset, file_end, h.offset + h.size));
-                }
+            if run.as_ref().is_some_and(|r| r.0 != perm) {
+                loads.extend(run.take().map(close));
+            }
+            let r = run.get_or_insert_with(|| (perm, h.offset, file_end, Vec::new()));
+            r.2 = r.2.max(file_end);
+            if nobits {
+                r.3.push((h.align, h.size));
             }
         }
-        if let Some((f, start, fend, mend)) = run.take() {
-            loads.push((f, start, fend - start, mend - start));
-        }
+        loads.extend(run.take().map(close));
     }
     let phnum = if layout.executable { loads.len() as u64 + 2 } else { 0 };
     let table_size = PROGRAM_HEADER_SIZE * phnum;
