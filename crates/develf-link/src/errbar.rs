@@ -1,4 +1,5 @@
-//! Rule 11.9: `-g` on Mercury (sm_100+) with objects compiled without `-G`.
+//! Rule 11.9: `-g` on Mercury (sm_100+) with objects compiled without `-G`,
+//! and rule 11.8's exit sequences in links with a `-G` input ([`ExitRule`]).
 //!
 //! nvlink's finaliser, asked for debuggable code, puts an error barrier
 //! before every `EXIT` that lacks one: `MEMBAR.SC.VC; ERRBAR; CGAERRBAR`
@@ -13,6 +14,13 @@
 //! `.nv.merc.symtab`) describe the expanded code and do not change. Nothing
 //! else of the finaliser's runs under `-g` (rule 11.3's scoreboard rewrite
 //! does not: cub `red_int2`, merc2 `block_reduce`).
+//!
+//! A link with a `-G` input (rule 11.8) gets the same barriers under `-r`;
+//! an executable's kernels end `[MEMBAR.SC.VC;] ERRBAR; CGAERRBAR; EXIT`,
+//! with `MEMBAR.SC.VC` only in kernels with a `CALL`, so `-G` kernels without
+//! calls lose ptxas's. Both are plans of [`Edit`]s (instructions inserted
+//! before an old one, or an old one removed) that [`apply`] turns into the
+//! [`Moves`] everything else follows.
 //!
 //! The rewrite is done on the inputs, before the link: each input is
 //! rewritten as if ptxas had emitted the barriers, and the link proceeds as
