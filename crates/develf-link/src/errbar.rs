@@ -169,7 +169,8 @@ pub(crate) fn rule(options: &LinkOptions, inputs: &[Input<'_>]) -> Option<ExitRu
     if options.debug {
         return Some(ExitRule::Barriers);
     }
-    if !inputs.iter().any(|i| has_errbar_attribute(i.bytes)) {
+    use rayon::prelude::*;
+    if !inputs.par_iter().any(|i| has_errbar_attribute(i.bytes)) {
         return None;
     }
     Some(match options.output {
