@@ -299,6 +299,18 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(MDBG_ARCHS),
         abi7: ABI7_NONE,
     },
+    // Rule 11.8's exit sequences in links with a -G input: a -G object and
+    // one built without -G, sm_100.
+    ObjectSpec {
+        name: "gxmix_a-G",
+        source: "gxmix_a.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(MDBG_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    cu("gxmix_b", "gxmix_b.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
     ObjectSpec {
         name: "ghelp_a-G",
         source: "ghelp_a.cu",
@@ -415,6 +427,13 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "mdbg-lineinfo-swap",
         inputs: &[Abi8("mdbg_b-lineinfo"), Abi8("mdbg_a-lineinfo")],
+        flags: &[],
+        archs: Archs::Only(MDBG_ARCHS),
+    },
+    // Rule 11.8: the -G input changes the other's exits (and its own).
+    GroupSpec {
+        name: "gxmix",
+        inputs: &[Abi8("gxmix_a-G"), Abi8("gxmix_b")],
         flags: &[],
         archs: Archs::Only(MDBG_ARCHS),
     },

@@ -1,4 +1,5 @@
-//! Rule 11.9: `-g` on Mercury (sm_100+) with objects compiled without `-G`.
+//! Rule 11.9: `-g` on Mercury (sm_100+) with objects compiled without `-G`,
+//! and rule 11.8's exit sequences in links with a `-G` input ([`ExitRule`]).
 //!
 //! nvlink's finaliser, asked for debuggable code, puts an error barrier
 //! before every `EXIT` that lacks one: `MEMBAR.SC.VC; ERRBAR; CGAERRBAR`
@@ -13,6 +14,13 @@
 //! `.nv.merc.symtab`) describe the expanded code and do not change. Nothing
 //! else of the finaliser's runs under `-g` (rule 11.3's scoreboard rewrite
 //! does not: cub `red_int2`, merc2 `block_reduce`).
+//!
+//! A link with a `-G` input (rule 11.8) gets the same barriers under `-r`;
+//! an executable's kernels end `[MEMBAR.SC.VC;] ERRBAR; CGAERRBAR; EXIT`,
+//! with `MEMBAR.SC.VC` only in kernels with a `CALL`, so `-G` kernels without
+//! calls lose ptxas's. Both are plans of [`Edit`]s (instructions inserted
+//! before an old one, or an old one removed) that [`apply`] turns into the
+//! [`Moves`] everything else follows.
 //!
 //! The rewrite is done on the inputs, before the link: each input is
 //! rewritten as if ptxas had emitted the barriers, and the link proceeds as
@@ -133,32 +141,114 @@ const EIFMT_SVAL: u8 = 4;
 const EXIT_ITEM: [u8; 18] = [0x51, 0x02, 0x01, 0x11, 0x00, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0xf8, 0, 0, 0, 0];
 const EXIT_ITEM_PREDICATE: usize = 6;
 
-/// Whether a link needs the rewrite: `-g` for a Mercury target.
-pub(crate) fn applies(options: &LinkOptions) -> bool {
-    options.debug && options.arch.sm >= 100
+/// What the finaliser does to a link's exit sequences (rules 11.8, 11.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ExitRule {
+    /// Every bare `EXIT` gets `MEMBAR.SC.VC; ERRBAR; CGAERRBAR`; exits that
+    /// have them (`-G` code) stay: `-g` (rule 11.9), and `-r` with a `-G`
+    /// input (rule 11.8: t1 `n.cu` linked `-r` with `g.cu`, sweep dbgmix and
+    /// stkG `-r`, as under `-g`).
+    Barriers,
+    /// An executable with a `-G` input and no `-g` (rule 11.8): every
+    /// kernel's exit sequence becomes `[MEMBAR.SC.VC;] ERRBAR; CGAERRBAR;
+    /// EXIT`, with `MEMBAR.SC.VC` exactly when the kernel has a `CALL`.
+    /// Bare exits of kernels with calls get [`ExitRule::Barriers`]'
+    /// insertion (dbgmix `kf`, stkG `ks`, `ks2`); `-G` kernels without
+    /// calls lose ptxas's `MEMBAR.SC.VC` (merc2 `setup`, `stencil_smem`, t1
+    /// `gk_nocall`, `gk_branch`). Bare exits of kernels without calls get
+    /// `ERRBAR; CGAERRBAR` *and* new scoreboards and stalls all over the
+    /// kernel (t1 `nk_nocall`: 8 of 13 instructions' control bits,
+    /// `nk_branch`: 9 of 21), which is not reproduced: such kernels keep
+    /// ptxas's code.
+    ByCalls,
 }
 
-/// The inputs rewritten (rule 11.9), or `None` when none changes.
-pub(crate) fn rewrite_inputs(inputs: &[Input<'_>]) -> Option<Vec<Option<Vec<u8>>>> {
+/// The exit rule of a link: rule 11.9 under `-g`, rule 11.8 when an input
+/// was compiled `-G` (its `.nv.info` has `EIATTR_GEN_ERRBAR_AT_EXIT`);
+/// only on Mercury (sm_100+).
+pub(crate) fn rule(options: &LinkOptions, inputs: &[Input<'_>]) -> Option<ExitRule> {
+    use crate::options::OutputKind;
+    if options.arch.sm < 100 {
+        return None;
+    }
+    if options.debug {
+        return Some(ExitRule::Barriers);
+    }
     use rayon::prelude::*;
-    let out: Vec<Option<Vec<u8>>> = inputs.par_iter().map(rewrite_input).collect();
+    if !inputs.par_iter().any(|i| has_errbar_attribute(i.bytes)) {
+        return None;
+    }
+    Some(match options.output {
+        OutputKind::Relocatable => ExitRule::Barriers,
+        OutputKind::Executable => ExitRule::ByCalls,
+    })
+}
+
+/// Whether an input's global `.nv.info` asks for error barriers at exit
+/// (`EIATTR_GEN_ERRBAR_AT_EXIT`, what ptxas `-G` writes per kernel; a `-r`
+/// output keeps it).
+fn has_errbar_attribute(bytes: &[u8]) -> bool {
+    let Ok(cubin) = Cubin::parse(bytes) else { return false };
+    cubin.sections().iter().filter(|s| s.sh_type == SHT_CUDA_INFO && s.name == ".nv.info").any(|s| {
+        let data = s.data.unwrap_or_default();
+        let mut at = 0;
+        while at + 4 <= data.len() {
+            let (format, attribute) = (data[at], data[at + 1]);
+            if attribute == develf_format::nvinfo::EIATTR_GEN_ERRBAR_AT_EXIT {
+                return true;
+            }
+            let size =
+                if format == EIFMT_SVAL { usize::from(u16::from_le_bytes([data[at + 2], data[at + 3]])) } else { 0 };
+            at += 4 + size;
+        }
+        false
+    })
+}
+
+/// The inputs rewritten (rules 11.8, 11.9), or `None` when none changes.
+pub(crate) fn rewrite_inputs(inputs: &[Input<'_>], rule: ExitRule) -> Option<Vec<Option<Vec<u8>>>> {
+    use rayon::prelude::*;
+    let out: Vec<Option<Vec<u8>>> = inputs.par_iter().map(|i| rewrite_input(i, rule)).collect();
     out.iter().any(Option::is_some).then_some(out)
+}
+
+/// One change to a `.text`, at old instruction `at`: `insert` goes in
+/// before it, and it becomes `word` (`None`: it is removed). The plans of
+/// the finaliser's rewrites are lists of these; [`apply`] makes the
+/// [`Moves`] everything else follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Edit {
+    at: usize,
+    insert: Vec<(u64, u64)>,
+    word: Option<(u64, u64)>,
+}
+
+/// An `EXIT` whose exit sequence changed: its old index, predicate, and
+/// the sequence's length (barriers + the `EXIT`) before and after. The
+/// capsule carries each exit sequence as one record behind a mark holding
+/// that length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ExitChange {
+    index: usize,
+    predicate: u64,
+    before: usize,
+    after: usize,
 }
 
 /// How one `.text` section changes.
 struct Moves {
     old_size: u64,
     new_size: u64,
-    /// Per old instruction (and one past the last): its new offset.
+    /// Per old instruction (and one past the last): its new offset (a
+    /// removed one's: where the next one now is).
     own: Vec<u64>,
     /// Per old instruction: the new offset of the first instruction emitted
     /// for it (the barriers, for a rewritten `EXIT`): where code that
     /// reached it now arrives.
     start: Vec<u64>,
-    /// Bytes inserted.
-    inserted: u64,
-    /// The old indices and predicates of the rewritten `EXIT`s.
-    exits: Vec<(usize, u64)>,
+    /// Bytes inserted less bytes removed.
+    delta: i64,
+    exits: Vec<ExitChange>,
     code: Vec<u8>,
 }
 
@@ -169,7 +259,7 @@ impl Moves {
         }
         match usize::try_from(old / 16).ok().and_then(|i| table.get(i)) {
             Some(&at) if (old / 16) < (table.len() as u64 - 1) => at + old % 16,
-            _ => old.saturating_add(self.inserted),
+            _ => old.saturating_add_signed(self.delta),
         }
     }
 
@@ -218,49 +308,84 @@ fn with_branch_offset(lo: u64, offset: i64) -> u64 {
     (lo & !(0xff << 16) & ((1 << 34) - 1)) | ((field & 0xff) << 16) | ((field >> 8) << 34)
 }
 
-fn plan(code: &[u8]) -> Option<Moves> {
-    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
-    let exits: Vec<(usize, u64)> = words
-        .iter()
-        .enumerate()
-        .filter(|&(i, &(lo, _))| lo & 0xfff == OP_EXIT && !(i > 0 && words[i - 1].0 & 0xfff == OP_CGAERRBAR))
-        .map(|(i, &(lo, _))| (i, (lo >> PREDICATE_SHIFT) & 0xf))
-        .collect();
-    if exits.is_empty() {
-        return None;
-    }
-    let end = words.iter().rposition(|&(lo, _)| lo & 0xfff != OP_NOP).map_or(0, |i| i + 1);
-    let mut own = Vec::with_capacity(words.len() + 1);
-    let mut start = Vec::with_capacity(words.len() + 1);
-    let mut out: Vec<(u64, u64)> = Vec::with_capacity(words.len() + 3 * exits.len());
-    let mut next = exits.iter().peekable();
+/// `CALL.ABS.NOINC` (t1 `nk_call`) and `CALL.REL.NOINC`.
+const OP_CALLS: [u64; 2] = [0x943, 0x944];
+
+/// The finaliser's exit rewrite of one `.text` under `rule`: the edits and
+/// the exits they change; `None` when nothing changes or the rewrite is not
+/// one reproduced (see [`ExitRule::ByCalls`]).
+fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<ExitChange>)> {
+    let is = |i: usize, p: Pattern| words.get(i).is_some_and(|&(lo, hi)| lo & p.0 == p.1 && hi & p.2 == p.3);
+    let has_call = words.iter().any(|&(lo, _)| OP_CALLS.contains(&(lo & 0xfff)));
+    let mut edits = Vec::new();
+    let mut exits = Vec::new();
     for (i, &(lo, hi)) in words.iter().enumerate() {
-        start.push(16 * out.len() as u64);
-        let mut hi = hi;
-        if next.peek().is_some_and(|&&(k, _)| k == i) {
-            next.next();
-            let predicate = lo & (0xf << PREDICATE_SHIFT);
+        if lo & 0xfff != OP_EXIT {
+            continue;
+        }
+        let predicate = (lo >> PREDICATE_SHIFT) & 0xf;
+        let carried = i > 0 && is(i - 1, CGAERRBAR);
+        if !carried {
+            if rule == ExitRule::ByCalls && !has_call {
+                return None;
+            }
             let stall = (hi >> CONTROL_SHIFT) & 0xf;
+            let mut insert = Vec::with_capacity(BARRIERS.len());
             for (k, &(b_lo, b_hi)) in BARRIERS.iter().enumerate() {
                 let mut b_hi = b_hi;
                 if k == BARRIERS.len() - 1 && stall == 0 {
                     // Stall and yield bits off, as the `EXIT`'s.
                     b_hi &= !(0x1f << CONTROL_SHIFT);
                 }
-                out.push((b_lo | predicate, b_hi));
+                insert.push((b_lo | (lo & (0xf << PREDICATE_SHIFT)), b_hi));
             }
-            if stall > EXIT_STALL_LIMIT {
-                hi = (hi & !(0xf << CONTROL_SHIFT)) | (EXIT_STALL_LIMIT << CONTROL_SHIFT);
-            }
+            let hi = if stall > EXIT_STALL_LIMIT {
+                (hi & !(0xf << CONTROL_SHIFT)) | (EXIT_STALL_LIMIT << CONTROL_SHIFT)
+            } else {
+                hi
+            };
+            edits.push(Edit { at: i, insert, word: Some((lo, hi)) });
+            exits.push(ExitChange { index: i, predicate, before: 1, after: 1 + BARRIERS.len() });
+        } else if rule == ExitRule::ByCalls && !has_call && i >= 3 && is(i - 2, ERRBAR) && is(i - 3, MEMBAR_SC_VC) {
+            // Rule 11.8: `-G` code without calls loses the `MEMBAR.SC.VC`.
+            edits.push(Edit { at: i - 3, insert: Vec::new(), word: None });
+            exits.push(ExitChange { index: i, predicate, before: 4, after: 3 });
+        }
+    }
+    (!edits.is_empty()).then_some((edits, exits))
+}
+
+/// `code` with `edits` (ascending by instruction) made: branches keep their
+/// targets (an instruction's new start), the NOP tail keeps the 128-byte
+/// rule ptxas pads by (`align128(end of code) + 128`, 394/394 sections),
+/// so the section grows or shrinks with the code (t1 sm_120 `gk_nocall`:
+/// 0x480 → 0x400 for two removed instructions).
+fn apply(code: &[u8], words: &[(u64, u64)], edits: &[Edit], exits: Vec<ExitChange>) -> Option<Moves> {
+    let end = words.iter().rposition(|&(lo, _)| lo & 0xfff != OP_NOP).map_or(0, |i| i + 1);
+    if edits.iter().any(|e| e.at >= end) || edits.windows(2).any(|w| w[0].at >= w[1].at) {
+        return None;
+    }
+    let mut own = Vec::with_capacity(words.len() + 1);
+    let mut start = Vec::with_capacity(words.len() + 1);
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(words.len() + 3 * edits.len());
+    let mut next = edits.iter().peekable();
+    for (i, &w) in words.iter().enumerate() {
+        start.push(16 * out.len() as u64);
+        let edit = next.next_if(|e| e.at == i);
+        if let Some(e) = edit {
+            out.extend_from_slice(&e.insert);
         }
         own.push(16 * out.len() as u64);
-        out.push((lo, hi));
+        match edit {
+            Some(e) => out.extend(e.word),
+            None => out.push(w),
+        }
     }
     own.push(16 * out.len() as u64);
     start.push(16 * out.len() as u64);
     // Branches keep their targets: an instruction's new start.
     for (i, &(lo, _)) in words.iter().enumerate() {
-        if lo & 0xfff != OP_BRA {
+        if lo & 0xfff != OP_BRA || edits.iter().any(|e| e.at == i && e.word.is_none()) {
             continue;
         }
         let target = 16 * (i as i64 + 1) + branch_offset(lo);
@@ -270,15 +395,16 @@ fn plan(code: &[u8]) -> Option<Moves> {
         let new_target = start[target as usize / 16] as i64;
         let from = own[i] as i64 + 16;
         let at = own[i] as usize / 16;
-        out[at].0 = with_branch_offset(lo, new_target - from);
+        out[at].0 = with_branch_offset(out[at].0, new_target - from);
     }
-    let inserted = 48 * exits.len() as u64;
+    let new_end = own[end];
+    let delta = new_end as i64 - 16 * end as i64;
     let old_size = code.len() as u64;
     let round = |x: u64| x.div_ceil(128) * 128;
     let old_end = 16 * end as u64;
-    let new_size = old_size + round(old_end + inserted) - round(old_end);
+    let new_size = (old_size + round(new_end)).checked_sub(round(old_end))?;
     let mut bytes = Vec::with_capacity(new_size as usize);
-    for (lo, hi) in out.iter().take(end + 3 * exits.len()) {
+    for (lo, hi) in out.iter().take(new_end as usize / 16) {
         bytes.extend_from_slice(&lo.to_le_bytes());
         bytes.extend_from_slice(&hi.to_le_bytes());
     }
@@ -289,7 +415,13 @@ fn plan(code: &[u8]) -> Option<Moves> {
         bytes.extend_from_slice(&nop.1.to_le_bytes());
     }
     bytes.truncate(new_size as usize);
-    Some(Moves { old_size, new_size, own, start, inserted, exits, code: bytes })
+    Some(Moves { old_size, new_size, own, start, delta, exits, code: bytes })
+}
+
+fn plan(code: &[u8], rule: ExitRule) -> Option<Moves> {
+    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let (edits, exits) = plan_exits(&words, rule)?;
+    apply(code, &words, &edits, exits)
 }
 
 /// Rule 11.9's capsule: each rewritten `EXIT` (an instruction the capsule
@@ -303,8 +435,9 @@ fn plan(code: &[u8]) -> Option<Moves> {
 fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let count = usize::try_from(word32(bytes, 8)).ok()?;
     let ops: Vec<u64> = code.chunks_exact(16).map(|c| word(c, 0) & 0xfff).collect();
-    // Never NOPs alone: they mis-number jacobi (above).
-    let number = capsule_numbering(code, count, &[CAPSULE_NUMBERINGS[1], CAPSULE_NUMBERINGS[3]])?;
+    // Never NOPs alone: they mis-number jacobi (above). Only a carried
+    // `EXIT` needs it: removals find their exit records by themselves.
+    let number = capsule_numbering(code, count, &[CAPSULE_NUMBERINGS[1], CAPSULE_NUMBERINGS[3]]);
     let words = count.div_ceil(32);
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
     // The items, one per clear bit, by where they start: a 2-byte mark
@@ -315,9 +448,15 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     // for an instruction. Items = clear bits: hist 14, red_int 17, warp_sum
     // 7, count_kernel 24, jacobi 108.
     let mut items: Vec<usize> = Vec::new();
+    // The exit records (a mark, then a 16-byte record of opcode 0x11), by
+    // where their mark starts.
+    let mut exit_records: Vec<usize> = Vec::new();
     let mut at = 12 + 4 * words;
     let mut mark = None;
     while let Some(&first) = bytes.get(at) {
+        if let Some(m) = mark.filter(|_| bytes.get(at..at + 2) == Some(&EXIT_ITEM[2..4])) {
+            exit_records.push(m);
+        }
         let size = match first {
             1..=0x3f => 16 * usize::from(first),
             0x40..=0x4f => 4,
@@ -335,29 +474,57 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
         return None;
     }
     let mut header = bytes.get(..12 + 4 * words.min(bytes.len()))?.to_vec();
-    let mut inserts: Vec<(usize, [u8; 18])> = Vec::new();
-    for &(i, predicate) in &moves.exits {
-        let k = number.get(i).copied().flatten()?;
-        if !bit(k) {
-            return None;
+    // (place, bytes it replaces, new bytes), ascending.
+    let mut inserts: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+    // The exits the capsule carries (after a `CGAERRBAR`), in code order:
+    // one exit record each.
+    let carried: Vec<usize> = (1..ops.len()).filter(|&i| ops[i] == OP_EXIT && ops[i - 1] == OP_CGAERRBAR).collect();
+    for change in &moves.exits {
+        if change.before == 1 {
+            let k = number.as_ref()?.get(change.index).copied().flatten()?;
+            let carried_before = (0..k).filter(|&j| !bit(j)).count();
+            // A bare `EXIT` becomes carried.
+            if !bit(k) {
+                return None;
+            }
+            let place = items.get(carried_before).copied().unwrap_or(bytes.len());
+            let predicate = change.predicate;
+            let register = if predicate & 7 == 7 { 31 } else { predicate & 7 };
+            let mut item = EXIT_ITEM.to_vec();
+            item[EXIT_ITEM_PREDICATE] = ((register << 3) | (predicate >> 3)) as u8;
+            item[..2].copy_from_slice(&count_item(EXIT_ITEM[0], change.after));
+            inserts.push((place, 0, item));
+            let w = 12 + 4 * (k / 32);
+            let cleared = word32(&header, w) & !(1 << (k % 32));
+            put32(&mut header, w, cleared);
+        } else {
+            // A carried exit sequence changes length: its mark (rule
+            // 11.8: `51 02` → `d1 01` for 4 → 3 instructions). Found
+            // among the exit records, which pair up with the carried
+            // exits one to one (merc2 `stencil_smem`, whose instruction
+            // count does not pair up with its code, rule 11.9).
+            if exit_records.len() != carried.len() {
+                return None;
+            }
+            let place = *exit_records.get(carried.iter().position(|&i| i == change.index)?)?;
+            let old = bytes.get(place..place + 4)?;
+            if old[..2] != count_item(old[0], change.before) || old[2..] != EXIT_ITEM[2..4] {
+                return None;
+            }
+            inserts.push((place, 2, count_item(old[0], change.after).to_vec()));
         }
-        let carried_before = (0..k).filter(|&j| !bit(j)).count();
-        let place = items.get(carried_before).copied().unwrap_or(bytes.len());
-        let register = if predicate & 7 == 7 { 31 } else { predicate & 7 };
-        let mut item = EXIT_ITEM;
-        item[EXIT_ITEM_PREDICATE] = ((register << 3) | (predicate >> 3)) as u8;
-        inserts.push((place, item));
-        let w = 12 + 4 * (k / 32);
-        let cleared = word32(&header, w) & !(1 << (k % 32));
-        put32(&mut header, w, cleared);
     }
+    inserts.sort_by_key(|&(place, _, _)| place);
     let close_at = *items.last()?;
     let mut out = header;
     let mut from = 12 + 4 * words;
-    for (place, item) in &inserts {
+    for (place, replaced, item) in &inserts {
+        if *place < from {
+            return None;
+        }
         out.extend_from_slice(&bytes[from..*place]);
         out.extend_from_slice(item);
-        from = *place;
+        from = *place + replaced;
     }
     if from > close_at {
         return None;
@@ -369,6 +536,13 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     out.push((first & 0x7f) | (((tail & 1) as u8) << 7));
     out.push((tail >> 1) as u8);
     Some(out)
+}
+
+/// A capsule's 2-byte item of `kind` (the low 7 bits of `first`) holding
+/// `count`: bit 7 of the first byte is its low bit, the second byte the
+/// rest (an exit record's mark: `51 02` for 4 instructions, `d1 01` for 3).
+fn count_item(first: u8, count: usize) -> [u8; 2] {
+    [(first & 0x7f) | (((count & 1) as u8) << 7), (count >> 1) as u8]
 }
 
 /// Uleb/sleb length at `at`.
@@ -631,6 +805,42 @@ fn move_lines(data: &[u8], sequences: &HashMap<u64, (&Moves, u64)>) -> Option<Mo
     Some((out, moved))
 }
 
+/// `.nv_debug_info_reg_sass` (`-G`; per function: its name, a u32 count,
+/// then per register a u32, its name, a u32 location and the u32 start and
+/// end of its range in the function's code): the ranges of rewritten
+/// functions move (rule 11.8: merc2 `setup`'s ends at the first exit,
+/// 0x570 → 0x560). `None` when nothing moves or the table does not parse.
+/// The merc copy describes the expanded code and stays.
+fn move_register_ranges<'m>(data: &[u8], moves: impl Fn(&[u8]) -> Option<&'m Moves>) -> Option<Vec<u8>> {
+    let mut out = data.to_vec();
+    let mut changed = false;
+    let string_end = |from: usize| data.get(from..).and_then(|b| b.iter().position(|&c| c == 0)).map(|n| from + n);
+    let mut at = 0usize;
+    while at < data.len() {
+        let name_end = string_end(at)?;
+        let count = word32(data, name_end + 1);
+        let m = moves(&data[at..name_end]);
+        let mut entry = name_end + 5;
+        for _ in 0..count {
+            let range = string_end(entry + 4)? + 5;
+            if data.len() < range + 8 {
+                return None;
+            }
+            if let Some(m) = m {
+                for k in [range, range + 4] {
+                    let old = u64::from(word32(data, k));
+                    let new = u32::try_from(m.address(old)).ok()?;
+                    changed |= u64::from(new) != old;
+                    put32(&mut out, k, new);
+                }
+            }
+            entry = range + 8;
+        }
+        at = entry;
+    }
+    changed.then_some(out)
+}
+
 /// `.nv.info.<fn>`: the offset lists of [`OFFSET_LISTS`].
 fn move_info(data: &[u8], moves: &Moves) -> Vec<u8> {
     let mut out = data.to_vec();
@@ -688,14 +898,14 @@ fn replace(bytes: &mut Vec<u8>, s: &Section<'_>, new: &[u8]) -> Option<()> {
     Some(())
 }
 
-fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
+fn rewrite_input(input: &Input<'_>, rule: ExitRule) -> Option<Vec<u8>> {
     let first = Cubin::parse(input.bytes).ok()?;
     let bytes = materialise(input, &first)?;
     let cubin = Cubin::parse(&bytes).ok()?;
     let sections = cubin.sections();
     let mut moves: HashMap<usize, Moves> = HashMap::new();
     for s in sections.iter().filter(|s| is_code_section(s.sh_type, s.flags) && s.name.starts_with(".text.")) {
-        if let Some(m) = plan(s.data?) {
+        if let Some(m) = plan(s.data?, rule) {
             moves.insert(s.index, m);
         }
     }
@@ -765,6 +975,15 @@ fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
             }
         } else if Some(s.index) == frame.map(|f| f.index) && !fdes.is_empty() {
             new.push((s.index, move_frames(s.data?, &fdes)));
+        } else if s.name == ".nv_debug_info_reg_sass" {
+            let by_name = |name: &[u8]| {
+                let name = std::str::from_utf8(name).ok()?;
+                let text = sections.iter().find(|t| t.name.strip_prefix(".text.") == Some(name))?;
+                moves.get(&text.index)
+            };
+            if let Some(table) = move_register_ranges(s.data?, by_name) {
+                new.push((s.index, table));
+            }
         } else if let Some(list) = sequences.get(&s.index) {
             // The table's own relocations (at `DW_LNE_set_address` operands) move with it.
             if let Some((table, moved)) = move_lines(s.data?, list) {
@@ -852,7 +1071,7 @@ mod tests {
         for _ in 4..16 {
             push(0x7918, 0x000f_c000_0000_0000);
         }
-        let m = plan(&code).expect("two EXITs to rewrite");
+        let m = plan(&code, ExitRule::Barriers).expect("two EXITs to rewrite");
         assert_eq!((m.old_size, m.new_size), (0x100, 0x180));
         assert_eq!(word(&m.code, 0x10), 0x0992);
         assert_eq!(word(&m.code, 0x40), 0x094d);
@@ -862,6 +1081,62 @@ mod tests {
         assert_eq!(m.instruction(0x10), 0x40);
         assert_eq!(m.address(0x10), 0x10);
         assert_eq!(m.address(0x100), 0x180);
+        // An executable with a `-G` input: a kernel without calls keeps
+        // its bare exits (its rewrite would reschedule it), one with calls
+        // gets the barriers as under `-g`.
+        assert!(plan(&code, ExitRule::ByCalls).is_none());
+        let mut with_call = code.clone();
+        with_call[..16]
+            .copy_from_slice(&[&0x7943u64.to_le_bytes()[..], &0x000f_ea00_0380_0000u64.to_le_bytes()].concat());
+        assert_eq!(plan(&with_call, ExitRule::ByCalls).map(|m| m.new_size), Some(0x180));
+    }
+
+    /// `-G` code: `[MEMBAR.SC.VC; ERRBAR; CGAERRBAR;] EXIT`, twice.
+    fn debug_code(call: bool) -> Vec<u8> {
+        let mut code = Vec::new();
+        let mut push = |lo: u64, hi: u64| {
+            code.extend_from_slice(&lo.to_le_bytes());
+            code.extend_from_slice(&hi.to_le_bytes());
+        };
+        push(if call { 0x7943 } else { 0x0000_df00_ff01_7b82 }, 0x000f_e200_0000_0800);
+        // A forward `@P0 BRA` over the first exit sequence, to the second.
+        push(0x0000_0000_0010_0947, 0x000f_c000_0380_0000);
+        for predicate in [0x0000, 0x7000] {
+            for (lo, hi) in BARRIERS {
+                push(lo | predicate, hi);
+            }
+            push(0x094d | predicate, 0x000f_ea00_0380_0000);
+        }
+        push(0xffff_fffc_00fc_7947, 0x000f_c000_0383_ffff);
+        for _ in 11..24 {
+            push(0x7918, 0x000f_c000_0000_0000);
+        }
+        code
+    }
+
+    #[test]
+    fn debug_kernels_without_calls_lose_their_membar() {
+        let code = debug_code(false);
+        assert!(plan(&code, ExitRule::Barriers).is_none(), "-g and -r keep -G code");
+        let m = plan(&code, ExitRule::ByCalls).expect("two MEMBAR.SC.VC to remove");
+        // 11 instructions end at 0xb0, 9 at 0x90: the section keeps its size.
+        assert_eq!((m.old_size, m.new_size, m.delta), (0x180, 0x180, -0x20));
+        let ops: Vec<u64> = m.code.chunks_exact(16).take(10).map(|c| word(c, 0) & 0xfff).collect();
+        assert_eq!(ops, [0xb82, 0x947, 0x9ab, 0x5ab, 0x94d, 0x9ab, 0x5ab, 0x94d, 0x947, 0x918]);
+        // The branch to the second sequence's `MEMBAR.SC.VC` now reaches its `ERRBAR`.
+        assert_eq!(branch_offset(word(&m.code, 0x10)), 0x30);
+        // Exit offsets name the sequences' first instructions.
+        assert_eq!((m.instruction(0x20), m.instruction(0x60)), (0x20, 0x50));
+        assert_eq!(m.address(0xa0), 0x80);
+        assert_eq!(m.exits.iter().map(|e| (e.index, e.before, e.after)).collect::<Vec<_>>(), [(5, 4, 3), (9, 4, 3)]);
+        assert!(plan(&debug_code(true), ExitRule::ByCalls).is_none(), "kernels with calls keep it");
+    }
+
+    #[test]
+    fn count_items() {
+        assert_eq!(count_item(0x51, 4), [0x51, 0x02]);
+        assert_eq!(count_item(0x51, 3), [0xd1, 0x01]);
+        assert_eq!(count_item(0xd0, 16), [0x50, 0x08]);
     }
 
     #[test]

@@ -97,12 +97,13 @@ fn resident_mib() -> f64 {
 }
 
 fn link_in_pool<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image<'a>, LinkError> {
-    // Rule 11.9: under `-g` on Mercury the inputs are linked as the
-    // finaliser leaves them (error barriers before every `EXIT`). The
+    // Rules 11.8, 11.9: under `-g`, or with a `-G` input, on Mercury the
+    // inputs are linked as the finaliser leaves them (error barriers
+    // before `EXIT`s). The
     // rewritten copies live only through this call, so the image is
     // assembled here.
-    if errbar::applies(options) {
-        if let Some(rewritten) = errbar::rewrite_inputs(inputs) {
+    if let Some(rule) = errbar::rule(options, inputs) {
+        if let Some(rewritten) = errbar::rewrite_inputs(inputs, rule) {
             let moved: Vec<Input<'_>> = inputs
                 .iter()
                 .zip(&rewritten)
