@@ -295,6 +295,11 @@ impl<'a> Context<'_, 'a> {
         match plan.offsets.get(&key) {
             Some(&v) => v,
             None if is_extern => plan.extern_offset.get(&patched).copied().unwrap_or(0),
+            // A variable of a kernel that is gone (`-kernels-used`): -1, as
+            // an undefined one (rule 12.10; a `-G` kernel's `bar` in
+            // `.debug_info`: 0x3ff with ptxas's addend 0x400, sm_90 and
+            // sm_120, session 5).
+            None if resolved.state == SymbolState::Dead => u64::MAX,
             None => 0,
         }
     }
@@ -440,6 +445,11 @@ impl<'a> Context<'_, 'a> {
                     }
                     let shared_value = (resolved.home == SymbolHome::SharedMemory)
                         .then(|| self.shared_value(piece.input, r.symbol as usize, id, &mut resolved));
+                    // A gone kernel's shared variable is applied as -1
+                    // (`shared_value`), where other dead symbols are not.
+                    if resolved.state == SymbolState::Dead && shared_value == Some(u64::MAX) {
+                        resolved.state = SymbolState::Live;
+                    }
                     let texture = (resolved.home == SymbolHome::TextureSlot)
                         .then(|| self.texture_value(piece.input, r.symbol as usize, id))
                         .flatten();
