@@ -140,6 +140,20 @@ fn cuobjdump_value(attr: &Attribute, symbols: &dyn SymbolLookup) -> Option<Strin
                 )
             })
             .collect(),
+        A::MbarrierInstrOffsets(m) => {
+            m.0.iter()
+                .map(|e| {
+                    format!(
+                        "{:#x} : Instruction Kind : {} (R{} + UR{}) Stride : {} ",
+                        e.offset,
+                        e.kind_name().unwrap_or("?"),
+                        e.register,
+                        e.uniform_register(),
+                        e.stride_name().unwrap_or("?")
+                    )
+                })
+                .collect()
+        }
         A::ExitInstrOffsets(w)
         | A::S2rctaidInstrOffsets(w)
         | A::LdCachemodInstrOffsets(w)

@@ -302,6 +302,13 @@ fn resolve(
             return Resolved::Dead;
         }
     }
+    // Rule 5.7: an undefined local variable (`.nv.ptx.const0.size`) is
+    // applied with ptxas's value, or -1 where that is 0 (libcudadevrt), as an
+    // undefined constant is (rule 8.3).
+    if sym.bind == STB_LOCAL && sym.section_index().is_none() && sym.st_type == symbol::STT_OBJECT {
+        let value = if sym.value == 0 { u64::MAX } else { sym.value };
+        return Resolved::Value(value, SymbolHome::ConstantBank, 0);
+    }
     if sym.st_type == STT_SECTION || sym.bind == STB_LOCAL {
         let Some(index) = sym.section_index() else { return Resolved::Missing };
         let Some(p) = place(input, index, out, cache) else {

@@ -9,5 +9,6 @@ pub mod input_file;
 pub mod metadata;
 pub mod model;
 pub mod nvlink_cmd;
+pub mod ptx_jit;
 pub mod text;
 pub mod zebin_dump;

@@ -832,6 +832,9 @@ pub struct LinkRequest {
     /// The text for nvlink's tkinfo note ([`recorded_command_line`]); `None`:
     /// derived by the linker from `-arch`, `-r` and `-g` alone.
     pub command_line: Option<String>,
+    /// The ptxas that compiles inputs' PTX (rule 13.7); `None`: found by
+    /// [`crate::ptx_jit::find_ptxas`] when one is needed.
+    pub ptxas: Option<PathBuf>,
 }
 
 /// The worker count from `DEVELF_THREADS`, if set to a number.
@@ -928,6 +931,7 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         register_link_binaries: parsed.register_link_binaries.as_ref().map(PathBuf::from),
         threads: parsed.threads.or_else(threads_from_env).unwrap_or(0),
         command_line: Some(recorded_command_line(parsed)),
+        ptxas: None,
     })
 }
 
@@ -1057,7 +1061,12 @@ fn units_of<'a>(file: &'a LoadedFile, read: &'a crate::input_file::ReadFiles) ->
 }
 
 /// The device ELFs an object contributes for `arch`, named for messages.
-fn device_objects<'a>(unit: &Unit<'a>, arch: Arch, reporter: &mut Reporter) -> Result<Vec<NamedObject<'a>>, String> {
+fn device_objects<'a>(
+    unit: &Unit<'a>,
+    request: &LinkRequest,
+    reporter: &mut Reporter,
+) -> Result<Vec<NamedObject<'a>>, String> {
+    let arch = request.arch;
     let name = &unit.name;
     let data = unit.data;
     if develf_fatbin::sniff(data).is_some() {
@@ -1068,6 +1077,14 @@ fn device_objects<'a>(unit: &Unit<'a>, arch: Arch, reporter: &mut Reporter) -> R
             match entry.data {
                 Ok(bytes) => out.push((label, bytes, None)),
                 Err(d) => return Err(format!("{label}: {d}")),
+            }
+        }
+        // No device ELF to use but PTX that runs on the target: nvlink
+        // compiles it (rule 13.7, crate::ptx_jit).
+        if out.is_empty() {
+            out = compile_ptx(name, data, request, reporter)?;
+            if !out.is_empty() {
+                return Ok(out);
             }
         }
         // nvlink warns about a file given directly, not about an archive member
@@ -1095,6 +1112,44 @@ fn device_objects<'a>(unit: &Unit<'a>, arch: Arch, reporter: &mut Reporter) -> R
     // nvlink skips files it does not recognise without a word; say it.
     reporter.warning(&format!("Input file '{name}' is not a cubin, fatbin, host object or archive; skipped"));
     Ok(Vec::new())
+}
+
+/// Rule 13.7: the PTX entries of `data` for `arch`, compiled with ptxas
+/// (crate::ptx_jit); none when the file has no such PTX.
+fn compile_ptx<'a>(
+    name: &str,
+    data: &'a [u8],
+    request: &LinkRequest,
+    reporter: &Reporter,
+) -> Result<Vec<NamedObject<'a>>, String> {
+    let arch = request.arch;
+    let entries =
+        develf_fatbin::ptx_entries_compatible(data, arch.sm, arch.accelerator).map_err(|d| format!("{name}: {d}"))?;
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(ptxas) = request.ptxas.clone().or_else(crate::ptx_jit::find_ptxas) else {
+        return Err(format!(
+            "{name} has no device code for {arch}, only PTX ({}), which nvlink compiles with its built-in ptxas; \
+             develf runs NVIDIA's ptxas for that and found none (set {} or put ptxas on PATH)",
+            entries[0].arch,
+            crate::ptx_jit::PTXAS_VARIABLE
+        ));
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let label = if entry.label.is_empty() { name.to_string() } else { format!("{name}:{}", entry.label) };
+        let ptx = entry.data.map_err(|d| format!("{label}: {d}"))?;
+        let options =
+            entry.options.map(|o| String::from_utf8_lossy(o).trim_end_matches('\0').to_string()).unwrap_or_default();
+        let (cubin, said) = crate::ptx_jit::compile(&ptxas, &ptx, &options, &arch.to_string(), request.debug, &label)?;
+        // ptxas's warnings, passed on as nvlink passes its own ptxas's.
+        if !said.is_empty() && !reporter.disable_warnings {
+            eprint!("{said}");
+        }
+        out.push((label, Cow::Owned(cubin), None));
+    }
+    Ok(out)
 }
 
 /// One line of the register file.
@@ -1280,7 +1335,11 @@ fn is_device_only(unit: &Unit<'_>) -> bool {
 /// is searched as a host linker searches an archive: a member joins when it
 /// defines a symbol the objects before it need and nothing defines yet,
 /// repeated until none does.
-fn gather_objects<'a>(loaded: &'a Loaded, arch: Arch, reporter: &mut Reporter) -> Result<Gathered<'a>, LinkFailure> {
+fn gather_objects<'a>(
+    loaded: &'a Loaded,
+    request: &LinkRequest,
+    reporter: &mut Reporter,
+) -> Result<Gathered<'a>, LinkFailure> {
     let files = &loaded.files;
     let mut gathered = Gathered::default();
     // What the objects so far define and need; only a system library asks.
@@ -1300,7 +1359,7 @@ fn gather_objects<'a>(loaded: &'a Loaded, arch: Arch, reporter: &mut Reporter) -
         let units = units_of(file, &loaded.read).map_err(LinkFailure::fatal)?;
         let mut per_unit = Vec::with_capacity(units.len());
         for unit in &units {
-            per_unit.push(device_objects(unit, arch, reporter).map_err(LinkFailure::fatal)?);
+            per_unit.push(device_objects(unit, request, reporter).map_err(LinkFailure::fatal)?);
         }
         if !file.system {
             for (unit, objects) in units.iter().zip(per_unit) {
@@ -1333,7 +1392,7 @@ fn gather_objects<'a>(loaded: &'a Loaded, arch: Arch, reporter: &mut Reporter) -
         }
     }
     if gathered.objects.is_empty() {
-        return Err(LinkFailure::fatal(format!("No device code for {arch} in the input files")));
+        return Err(LinkFailure::fatal(format!("No device code for {} in the input files", request.arch)));
     }
     Ok(gathered)
 }
@@ -1385,7 +1444,7 @@ fn link_failure(error: &LinkError) -> LinkFailure {
 /// tools (`cargo xtask diff`) that compare the bytes.
 pub fn link_bytes(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<u8>, LinkFailure> {
     let loaded = load_files(request, reporter).map_err(LinkFailure::fatal)?;
-    let gathered = gather_objects(&loaded, request.arch, reporter)?;
+    let gathered = gather_objects(&loaded, request, reporter)?;
     let sources = loaded.code.sources();
     let inputs = object_inputs(&gathered, &sources);
     develf_link::link(&link_options(request, &gathered), &inputs).map_err(|e| link_failure(&e))
@@ -1412,7 +1471,7 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
         Ok(f) => f,
         Err(message) => return reporter.fatal(&message),
     };
-    let gathered = match gather_objects(&loaded, request.arch, reporter) {
+    let gathered = match gather_objects(&loaded, request, reporter) {
         Ok(g) => g,
         Err(failure) => return report(failure, reporter),
     };
@@ -1739,6 +1798,7 @@ pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
         register_link_binaries: None,
         threads: args.threads.or_else(threads_from_env).unwrap_or(0),
         command_line: None,
+        ptxas: None,
     };
     run_link(&request, &mut reporter)
 }

@@ -269,6 +269,7 @@ attribute_table! {
         Sw2393858War(Flag) = 0x30, "";
         IntWarpWideInstrOffsets(Words) = nvinfo::EIATTR_INT_WARP_WIDE_INSTR_OFFSETS, "offsets";
         IndirectBranchTargets(IndirectBranches) = nvinfo::EIATTR_INDIRECT_BRANCH_TARGETS, "branches";
+        MbarrierInstrOffsets(MbarrierInstructions) = nvinfo::EIATTR_MBARRIER_INSTR_OFFSETS, "instructions";
         /// Code 0x35, unnamed in nvlink 13.5 (CuAssembler: `EIATTR_SW2861232_WAR`).
         Sw2861232War(Flag) = 0x35, "";
         SwWar(Word) = nvinfo::EIATTR_SW_WAR, "flags";

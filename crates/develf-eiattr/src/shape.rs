@@ -393,6 +393,91 @@ impl Shape for IndirectBranches {
     }
 }
 
+/// One entry of `EIATTR_MBARRIER_INSTR_OFFSETS`: an mbarrier instruction
+/// and the address operand it names, `(R<register> + UR<uniform>)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MbarrierInstruction {
+    pub offset: u32,
+    pub register: u32,
+    /// The third word: 0 in every object seen.
+    pub reserved: u32,
+    /// Bits 0..3: the kind; 4..7: the stride; 8..15: 1 in every object
+    /// seen; 16..23: the uniform register; 24..31: 0.
+    pub info: u32,
+}
+
+impl MbarrierInstruction {
+    /// cuobjdump 13.5's name of the kind (`info` bits 0..3), as printed
+    /// for ptxas 13.5's objects (`mbarrier.init`, `arrive`, `test_wait`,
+    /// `try_wait`, `cp.async.mbarrier.arrive`; fixtures mbar, tma).
+    pub fn kind_name(&self) -> Option<&'static str> {
+        Some(match self.info & 0xf {
+            0 => "MBARRIER_INIT",
+            1 => "MBARRIER_ARRIVE",
+            5 => "MBARRIER_TEST_WAIT",
+            7 => "MBARRIER_CP_ASYNC_ARRIVE",
+            9 => "MBARRIER_TRY_WAIT",
+            _ => return None,
+        })
+    }
+
+    /// cuobjdump 13.5's name of the stride (`info` bits 4..7): 0 for the
+    /// 8-byte `mbarrier` objects, 6 for 32-byte strides (`cuda::barrier`
+    /// arrays).
+    pub fn stride_name(&self) -> Option<&'static str> {
+        Some(match (self.info >> 4) & 0xf {
+            0 => "MBARRIER_STRIDE_X4",
+            6 => "MBARRIER_STRIDE_X16",
+            _ => return None,
+        })
+    }
+
+    /// The uniform register of the address (`info` bits 16..23).
+    pub fn uniform_register(&self) -> u32 {
+        (self.info >> 16) & 0xff
+    }
+}
+
+/// `EIATTR_MBARRIER_INSTR_OFFSETS`: `{ u32 offset, u32 register, u32 0, u32 info }*`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MbarrierInstructions(pub Vec<MbarrierInstruction>);
+
+impl Shape for MbarrierInstructions {
+    const FORMAT: Format = Format::Sval;
+    fn decode(_: u16, payload: &[u8]) -> Option<Self> {
+        let all = words(payload)?;
+        if all.len() % 4 != 0 {
+            return None;
+        }
+        let list = all
+            .chunks_exact(4)
+            .map(|w| MbarrierInstruction { offset: w[0], register: w[1], reserved: w[2], info: w[3] })
+            .collect();
+        Some(MbarrierInstructions(list))
+    }
+    fn encode(&self, payload: &mut Vec<u8>) -> u16 {
+        for m in &self.0 {
+            for w in [m.offset, m.register, m.reserved, m.info] {
+                payload.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        0
+    }
+    fn fields(&self, label: &'static str, out: &mut Vec<Field>) {
+        let list = self
+            .0
+            .iter()
+            .map(|m| {
+                let kind = m.kind_name().map_or_else(|| format!("kind {:#x}", m.info & 0xf), str::to_string);
+                let stride =
+                    m.stride_name().map_or_else(|| format!("stride {:#x}", (m.info >> 4) & 0xf), str::to_string);
+                format!("{:#x}:{kind}(R{}+UR{}),{stride}", m.offset, m.register, m.uniform_register())
+            })
+            .collect();
+        out.push(Field::new(label, FieldValue::TextList(list)));
+    }
+}
+
 /// `EIATTR_LANGUAGE`: the source language, a `u32` code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Language(pub u32);

@@ -491,6 +491,27 @@ pub fn relocatable_elfs_compatible(data: &[u8], sm: u32) -> Result<Vec<Entry<'_>
     Ok(all.into_iter().filter(|e| Some(e.sm) == chosen && usable(e)).collect())
 }
 
+/// For a linker targeting `sm` (`accelerator`: `sm_XXa`) when a file has no
+/// device ELF it can use ([`relocatable_elfs_compatible`] is empty): the PTX
+/// entries to compile for it, those of the newest PTX target not above `sm`
+/// (PTX runs on later architectures; a `compute_XXa` one only on `sm_XXa`).
+/// nvlink compiles these with its built-in ptxas (nvcc `-arch=sm_80` host
+/// objects linked for sm_90: the output is what `ptxas -arch=sm_90 -m64 -c`
+/// gives for the sm_80 PTX, byte for byte).
+pub fn ptx_entries_compatible(data: &[u8], sm: u32, accelerator: bool) -> Result<Vec<Entry<'_>>, Diagnostic> {
+    if sniff(data).is_none() {
+        return Ok(Vec::new());
+    }
+    let container = Container::parse(data)?;
+    let usable = |e: &Entry<'_>| {
+        let specific = e.arch.ends_with('a') || e.arch.ends_with('f');
+        e.kind == EntryKind::Ptx && e.sm <= sm && (!specific || (accelerator && e.sm == sm && e.arch.ends_with('a')))
+    };
+    let all: Vec<Entry<'_>> = container.entries(&Limits::default()).into_iter().filter(usable).collect();
+    let newest = all.iter().map(|e| e.sm).max();
+    Ok(all.into_iter().filter(|e| Some(e.sm) == newest).collect())
+}
+
 fn bare_elf(data: &[u8]) -> Entry<'_> {
     let target = develf_parse::Cubin::parse(data).ok().and_then(|c| c.target());
     Entry {

@@ -1155,7 +1155,7 @@ mod tests {
         for _ in 5..16 {
             push(0x7918, 0x000f_c000_0000_0000);
         }
-        let m = plan(&code).expect("two EXITs to rewrite");
+        let m = plan(&code, ExitRule::Barriers).expect("two EXITs to rewrite");
         // EIATTR_MBARRIER_INSTR_OFFSETS as ptxas writes it (mbar_b.cu,
         // sm_100): offset, register 0xff, 0, kind and stride; then an
         // EXIT_INSTR_OFFSETS list. nvlink `-g` moves the offsets and keeps

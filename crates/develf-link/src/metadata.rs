@@ -1201,6 +1201,13 @@ fn compat_byte_offsets(bytes: &[u8]) -> Vec<usize> {
     compat_walk(bytes).into_iter().filter(|&(format, _, _)| format == 2).map(|(_, _, at)| at).collect()
 }
 
+/// The `.nv.info` format of a 16-bit value (EIFMT_HVAL).
+const EIFMT_HVAL: u8 = 3;
+
+fn is_mbarrier_count(a: &Attribute) -> bool {
+    matches!(a, Attribute::Raw(r) if r.code == EIATTR_NUM_MBARRIERS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1240,11 +1247,4 @@ mod tests {
             }
         }
     }
-}
-
-/// The `.nv.info` format of a 16-bit value (EIFMT_HVAL).
-const EIFMT_HVAL: u8 = 3;
-
-fn is_mbarrier_count(a: &Attribute) -> bool {
-    matches!(a, Attribute::Raw(r) if r.code == EIATTR_NUM_MBARRIERS)
 }

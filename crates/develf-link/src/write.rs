@@ -34,6 +34,10 @@ fn align_up(value: u64, align: u64) -> u64 {
     value.div_ceil(align).saturating_mul(align)
 }
 
+/// One PT_LOAD being gathered (rule 3.5): flags, start, file end, and its
+/// NOBITS sections as (align, size).
+type LoadRun = (u32, u64, u64, Vec<(u64, u64)>);
+
 struct Header {
     id: OutId,
     name: u32,
@@ -544,14 +548,13 @@ pub(crate) fn write<'a>(
     // Rule 3.5: program headers from runs of alloc sections with equal permissions.
     let mut loads: Vec<(u32, u64, u64, u64)> = Vec::new(); // flags, offset, filesz, memsz
     if layout.executable {
-        // A run: flags, start, file end, and its NOBITS sections (align, size).
-        let mut run: Option<(u32, u64, u64, Vec<(u64, u64)>)> = None;
+        let mut run: Option<LoadRun> = None;
         // p_memsz lays the NOBITS sections out after the file image, each
         // aligned: `.nv.global` (0xc) then a kernel's 128-aligned shared
         // window after `.nv.global.init` ends at 0x4f80 give 0x988, not the
         // 0x908 of laying them out from the segment's start (session 5, a
         // TMA kernel linked after a file with initialised globals).
-        let close = |(f, start, fend, nobits): (u32, u64, u64, Vec<(u64, u64)>)| {
+        let close = |(f, start, fend, nobits): LoadRun| {
             let mend = nobits.iter().fold(fend, |m, &(align, size)| align_up(m, align) + size);
             (f, start, fend - start, mend - start)
         };

@@ -1,0 +1,175 @@
+//! PTX in a link's inputs, compiled with NVIDIA's `ptxas`.
+//!
+//! A host object whose fatbin has no device ELF for the target but has PTX
+//! for it or an older architecture (`nvcc -arch=sm_80 -rdc=true` objects
+//! linked for sm_90, or `code=compute_XX` only) is compiled by nvlink's
+//! built-in ptxas. develf has no PTX compiler of its own, so it runs the
+//! `ptxas` of the toolkit, as nvlink would: `ptxas -arch=sm_XX -m64 -c` plus
+//! the ptxas options nvcc recorded in the entry (`-g --dont-merge-basicblocks
+//! --return-at-end` for `-G`). With CUDA 13.5's ptxas the link is byte for
+//! byte nvlink's (fixture `programs/jit`); a `-G` entry's object differs from
+//! nvlink's in its `.note.nv.tkinfo` only, which names the PTX file and `-o`.
+//!
+//! Which `ptxas`: `$DEVELF_PTXAS`, else the one next to the running program
+//! (develf installed as `nvlink` in a toolkit's `bin/`), else the first on
+//! `PATH`. Without one the link stops and says so, rather than leave the
+//! PTX's kernels out.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What `nvlink -g` adds to its ptxas command line.
+const DEBUG_FLAGS: [&str; 3] = ["-g", "--dont-merge-basicblocks", "--return-at-end"];
+
+/// The environment variable that names the `ptxas` to run.
+pub const PTXAS_VARIABLE: &str = "DEVELF_PTXAS";
+
+/// The `ptxas` to run, if any.
+pub fn find_ptxas() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(PTXAS_VARIABLE).filter(|p| !p.is_empty()) {
+        // ptxas runs in a scratch directory: a relative path is made absolute.
+        let path = PathBuf::from(path);
+        let relative = path.is_relative() && path.components().count() > 1;
+        return Some(match std::env::current_dir() {
+            Ok(here) if relative => here.join(path),
+            _ => path,
+        });
+    }
+    let beside = std::env::current_exe().ok().and_then(|exe| exe.parent().map(|dir| dir.join("ptxas")));
+    if let Some(path) = beside.filter(|p| p.is_file()) {
+        return Some(path);
+    }
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths).map(|dir| dir.join("ptxas")).find(|p| p.is_file())
+}
+
+/// The ptxas command line for one entry: the target, 64-bit code, a
+/// relocatable object (`-c`), and the entry's own options less the
+/// architecture nvcc compiled it for.
+pub fn ptxas_arguments(arch: &str, entry_options: &str, debug: bool) -> Vec<String> {
+    let mut args = vec![format!("-arch={arch}"), "-m64".to_string()];
+    let mut relocatable = false;
+    let mut words = entry_options.split_whitespace();
+    while let Some(word) = words.next() {
+        match word {
+            "-arch" | "--gpu-name" => {
+                words.next();
+            }
+            w if w.starts_with("-arch=") || w.starts_with("--gpu-name=") => {}
+            "-c" | "--compile-only" => {
+                relocatable = true;
+                args.push(word.to_string());
+            }
+            w => args.push(w.to_string()),
+        }
+    }
+    if !relocatable {
+        args.push("-c".to_string());
+    }
+    // `nvlink -g` compiles as nvcc `-G` does (its objects' tkinfo:
+    // `-no-bb-merge -ret-end -g`).
+    for flag in DEBUG_FLAGS {
+        if debug && !args.iter().any(|a| a == flag) {
+            args.push(flag.to_string());
+        }
+    }
+    args
+}
+
+/// Compiles `ptx` (an entry's text, `options` its recorded ptxas options)
+/// for `arch` with `ptxas`, in a fresh directory of the system's temporary
+/// directory that is removed afterwards; `what` names the input in messages.
+/// Returns the object and what ptxas said on its standard error (warnings,
+/// which nvlink passes on).
+pub fn compile(
+    ptxas: &Path,
+    ptx: &[u8],
+    options: &str,
+    arch: &str,
+    debug: bool,
+    what: &str,
+) -> Result<(Vec<u8>, String), String> {
+    let dir = scratch_dir()?;
+    let result = compile_in(&dir, ptxas, ptx, options, arch, debug, what);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn compile_in(
+    dir: &Path,
+    ptxas: &Path,
+    ptx: &[u8],
+    options: &str,
+    arch: &str,
+    debug: bool,
+    what: &str,
+) -> Result<(Vec<u8>, String), String> {
+    // Relative names, run in `dir`: a `-g` object records them in its
+    // `.note.nv.tkinfo`, which must not name a temporary directory.
+    let (source_name, object_name) = ("input.ptx", "input.cubin");
+    let (source, object) = (dir.join(source_name), dir.join(object_name));
+    // The text as ptxas reads it: without the NULs that pad fatbin entries.
+    let end = ptx.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    std::fs::write(&source, &ptx[..end]).map_err(|e| format!("{what}: writing {}: {e}", source.display()))?;
+    let args = ptxas_arguments(arch, options, debug);
+    let output = Command::new(ptxas)
+        .args(&args)
+        .arg(source_name)
+        .arg("-o")
+        .arg(object_name)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("{what}: running {}: {e}", ptxas.display()))?;
+    if !output.status.success() {
+        let said = String::from_utf8_lossy(&output.stderr);
+        return Err(format!(
+            "{what}: {} {} failed ({}): {}",
+            ptxas.display(),
+            args.join(" "),
+            output.status,
+            said.trim()
+        ));
+    }
+    let bytes =
+        std::fs::read(&object).map_err(|e| format!("{what}: reading what ptxas wrote ({}): {e}", object.display()))?;
+    Ok((bytes, String::from_utf8_lossy(&output.stderr).into_owned()))
+}
+
+/// A new directory for one compilation.
+fn scratch_dir() -> Result<PathBuf, String> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let base = std::env::temp_dir();
+    for _ in 0..100 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = base.join(format!("develf-ptx-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(format!("creating {}: {e}", dir.display())),
+        }
+    }
+    Err(format!("no free scratch directory in {}", base.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_keep_the_entry_options_and_take_the_target() {
+        assert_eq!(ptxas_arguments("sm_90", "", false), ["-arch=sm_90", "-m64", "-c"]);
+        // cuobjdump -ptx of an `nvcc -G` object: ptxasOptions.
+        assert_eq!(
+            ptxas_arguments("sm_90", "--compile-only  -g --dont-merge-basicblocks --return-at-end ", true),
+            ["-arch=sm_90", "-m64", "--compile-only", "-g", "--dont-merge-basicblocks", "--return-at-end"]
+        );
+        assert_eq!(ptxas_arguments("sm_100", "-arch=sm_80 -O3", false), ["-arch=sm_100", "-m64", "-O3", "-c"]);
+        assert_eq!(ptxas_arguments("sm_100", "-arch sm_80", false), ["-arch=sm_100", "-m64", "-c"]);
+        assert_eq!(
+            ptxas_arguments("sm_90", "", true),
+            ["-arch=sm_90", "-m64", "-c", "-g", "--dont-merge-basicblocks", "--return-at-end"]
+        );
+    }
+}

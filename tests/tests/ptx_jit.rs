@@ -1,0 +1,51 @@
+//! Rule 13.7: host objects with PTX but no device code for the target
+//! (tests/fixtures/jit: `nvcc -arch=sm_80` and `code=compute_80` objects
+//! linked for sm_90), which nvlink compiles with its built-in ptxas and
+//! develf with NVIDIA's ptxas. Offline, `fake-ptxas.sh` stands in for ptxas:
+//! it checks develf's command line and writes what the real ptxas wrote for
+//! that PTX (`make.sh`), so the links are compared with nvlink's own.
+
+use develf_cli::nvlink_cmd::{self, Reporter, Style};
+use develf_tests::fixtures_dir;
+use std::path::PathBuf;
+
+fn jit_dir() -> PathBuf {
+    fixtures_dir().join("jit")
+}
+
+fn request(ptxas: PathBuf, relocatable: bool) -> nvlink_cmd::LinkRequest {
+    let dir = jit_dir();
+    let mut args = vec!["-arch=sm_90".to_string(), "-o".to_string(), "out.cubin".to_string()];
+    if relocatable {
+        args.push("-r".to_string());
+    }
+    args.extend(["jit_kernel.o", "jit_lib.o"].iter().map(|f| dir.join(f).to_string_lossy().into_owned()));
+    let parsed = nvlink_cmd::parse_nvlink_args(&args).expect("nvlink arguments");
+    let mut request = nvlink_cmd::request_from_args(&parsed).expect("a link request");
+    request.ptxas = Some(ptxas);
+    request
+}
+
+fn reporter() -> Reporter {
+    Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false }
+}
+
+#[test]
+fn ptx_only_inputs_link_as_nvlink_compiles_them() {
+    let dir = jit_dir();
+    for (relocatable, theirs) in [(false, "jit.sm_90.cubin"), (true, "jit_r.sm_90.cubin")] {
+        let ours = nvlink_cmd::link_bytes(&request(dir.join("fake-ptxas.sh"), relocatable), &mut reporter())
+            .unwrap_or_else(|f| panic!("{theirs}: {}", f.message));
+        let theirs_bytes = std::fs::read(dir.join(theirs)).expect("nvlink's output");
+        let comparison = develf_link::compare(&ours, &theirs_bytes);
+        assert!(comparison.byte_identical, "{theirs}: {comparison:?}");
+    }
+}
+
+#[test]
+fn a_missing_ptxas_is_an_error_naming_the_input() {
+    let missing = jit_dir().join("no-such-ptxas");
+    let failure = nvlink_cmd::link_bytes(&request(missing, false), &mut reporter()).expect_err("no ptxas to run");
+    assert!(failure.message.contains("jit_kernel.o"), "{}", failure.message);
+    assert!(failure.message.contains("no-such-ptxas"), "{}", failure.message);
+}
