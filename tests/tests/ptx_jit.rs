@@ -1,7 +1,7 @@
 //! Rule 13.7: host objects with PTX but no device code for the target
 //! (tests/fixtures/jit: `nvcc -arch=sm_80` and `code=compute_80` objects
-//! linked for sm_90), which nvlink compiles with its built-in ptxas and
-//! develf with NVIDIA's ptxas. Offline, `fake-ptxas.sh` stands in for ptxas:
+//! linked for sm_90) and `.ptx` files, which nvlink compiles with its
+//! built-in ptxas and develf with NVIDIA's ptxas. Offline, `fake-ptxas.sh` stands in for ptxas:
 //! it checks develf's command line and writes what the real ptxas wrote for
 //! that PTX (`make.sh`), so the links are compared with nvlink's own.
 
@@ -14,12 +14,16 @@ fn jit_dir() -> PathBuf {
 }
 
 fn request(ptxas: PathBuf, relocatable: bool) -> nvlink_cmd::LinkRequest {
+    request_for(ptxas, relocatable, &["jit_kernel.o", "jit_lib.o"])
+}
+
+fn request_for(ptxas: PathBuf, relocatable: bool, inputs: &[&str]) -> nvlink_cmd::LinkRequest {
     let dir = jit_dir();
     let mut args = vec!["-arch=sm_90".to_string(), "-o".to_string(), "out.cubin".to_string()];
     if relocatable {
         args.push("-r".to_string());
     }
-    args.extend(["jit_kernel.o", "jit_lib.o"].iter().map(|f| dir.join(f).to_string_lossy().into_owned()));
+    args.extend(inputs.iter().map(|f| dir.join(f).to_string_lossy().into_owned()));
     let parsed = nvlink_cmd::parse_nvlink_args(&args).expect("nvlink arguments");
     let mut request = nvlink_cmd::request_from_args(&parsed).expect("a link request");
     request.ptxas = Some(ptxas);
@@ -40,6 +44,16 @@ fn ptx_only_inputs_link_as_nvlink_compiles_them() {
         let comparison = develf_link::compare(&ours, &theirs_bytes);
         assert!(comparison.byte_identical, "{theirs}: {comparison:?}");
     }
+}
+
+#[test]
+fn a_ptx_file_is_compiled_as_nvlink_compiles_it() {
+    let dir = jit_dir();
+    let request = request_for(dir.join("fake-ptxas.sh"), false, &["jit_kernel.ptx", "jit_lib.o"]);
+    let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
+    let theirs = std::fs::read(dir.join("jit_ptx.sm_90.cubin")).expect("nvlink's output");
+    let comparison = develf_link::compare(&ours, &theirs);
+    assert!(comparison.byte_identical, "jit_ptx.sm_90.cubin: {comparison:?}");
 }
 
 #[test]

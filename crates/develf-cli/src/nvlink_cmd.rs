@@ -1109,6 +1109,17 @@ fn device_objects<'a>(
         }
         return Ok(vec![(name.clone(), Cow::Borrowed(data), unit.code)]);
     }
+    // A PTX file named on the command line (by its `.ptx` suffix: nvlink
+    // skips the same text named `.txt`) is compiled as a fatbin's PTX is
+    // (rule 13.7).
+    if unit.direct && name.ends_with(".ptx") {
+        let ptxas = request.ptxas.clone().or_else(crate::ptx_jit::find_ptxas).ok_or_else(|| no_ptxas(name, arch))?;
+        let (cubin, said) = crate::ptx_jit::compile(&ptxas, data, "", &arch.to_string(), request.debug, name)?;
+        if !said.is_empty() && !reporter.disable_warnings {
+            eprint!("{said}");
+        }
+        return Ok(vec![(name.clone(), Cow::Owned(cubin), None)]);
+    }
     // nvlink skips files it does not recognise without a word; say it.
     reporter.warning(&format!("Input file '{name}' is not a cubin, fatbin, host object or archive; skipped"));
     Ok(Vec::new())
@@ -1129,12 +1140,7 @@ fn compile_ptx<'a>(
         return Ok(Vec::new());
     }
     let Some(ptxas) = request.ptxas.clone().or_else(crate::ptx_jit::find_ptxas) else {
-        return Err(format!(
-            "{name} has no device code for {arch}, only PTX ({}), which nvlink compiles with its built-in ptxas; \
-             develf runs NVIDIA's ptxas for that and found none (set {} or put ptxas on PATH)",
-            entries[0].arch,
-            crate::ptx_jit::PTXAS_VARIABLE
-        ));
+        return Err(no_ptxas(name, arch));
     };
     let mut out = Vec::with_capacity(entries.len());
     for entry in entries {
@@ -1150,6 +1156,15 @@ fn compile_ptx<'a>(
         out.push((label, Cow::Owned(cubin), None));
     }
     Ok(out)
+}
+
+/// What a link that needs ptxas and finds none says.
+fn no_ptxas(name: &str, arch: Arch) -> String {
+    format!(
+        "{name} has PTX but no device code for {arch}; nvlink compiles such PTX with its built-in ptxas, \
+         develf runs NVIDIA's ptxas for that and found none (set {} or put ptxas on PATH)",
+        crate::ptx_jit::PTXAS_VARIABLE
+    )
 }
 
 /// One line of the register file.
