@@ -202,7 +202,7 @@ fn word32(bytes: &[u8], at: usize) -> u32 {
 /// The signed byte offset of a `BRA` (relative to the next instruction):
 /// bits 16..23 hold offset/4's low 8 bits, bits 34..63 the rest (merc2
 /// `hist_kernel`, `jacobi`: 0x18 more for 0x60 bytes inserted between).
-fn branch_offset(lo: u64) -> i64 {
+pub(crate) fn branch_offset(lo: u64) -> i64 {
     let field = ((lo >> 34) << 8) | ((lo >> 16) & 0xff);
     let signed = ((field << 26) as i64) >> 26;
     signed * 4

@@ -30,6 +30,7 @@ mod metadata;
 mod options;
 mod relocate;
 mod resolve;
+mod scoreboard;
 mod shared;
 mod symbols;
 mod write;
