@@ -32,6 +32,10 @@ use hashbrown::HashMap;
 /// Low 12 bits of the instructions involved (sm_100..sm_121 encodings).
 const OP_EXIT: u64 = 0x94d;
 const OP_BRA: u64 = 0x947;
+/// `BRA.U` on a uniform predicate: the same offset field (libcudadevrt
+/// `memcpy_3d_device` under `-g`: 12 kernels' `BRA.U !UP0` kept a stale
+/// offset before it was followed).
+const OP_BRA_UNIFORM: u64 = 0x547;
 const OP_NOP: u64 = 0x918;
 const OP_CGAERRBAR: u64 = 0x5ab;
 /// An instruction pattern: (mask, value) of the low 64 bits, (mask, value)
@@ -255,7 +259,7 @@ fn plan(code: &[u8]) -> Option<Moves> {
     start.push(16 * out.len() as u64);
     // Branches keep their targets: an instruction's new start.
     for (i, &(lo, _)) in words.iter().enumerate() {
-        if lo & 0xfff != OP_BRA {
+        if !matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM) {
             continue;
         }
         let target = 16 * (i as i64 + 1) + branch_offset(lo);
