@@ -355,13 +355,11 @@ fn plan(code: &[(u64, u64)]) -> Option<Vec<Control>> {
         for b in (0..BARRIERS).filter(|&b| controls[i].waits(b)) {
             // The groups a wait is for: those of its barrier pending there
             // (libcudadevrt memcpy_3d_device: an `EXIT` waits for a load
-            // made before a branch); with none pending, the latest started
-            // before it.
-            let mut groups: Vec<usize> = (0..all.len()).filter(|&k| all[k].barrier == b && live[k].get(i)).collect();
-            if groups.is_empty() {
-                groups.push((0..all.len()).rev().find(|&k| all[k].barrier == b && all[k].start < i)?);
-            }
-            for k in groups {
+            // made before a branch). A wait with none pending goes (the
+            // fence-workaround kernels of rule 11.3, cub `red_int` and gcall
+            // `kcl` on sm_100: nvlink clears such waits; none in the
+            // stack-scoreboard kernels).
+            for k in (0..all.len()).filter(|&k| all[k].barrier == b && live[k].get(i)) {
                 if renumbered[k] != NO_BARRIER {
                     wait |= 1 << renumbered[k];
                 }
@@ -370,4 +368,58 @@ fn plan(code: &[(u64, u64)]) -> Option<Vec<Control>> {
         c.wait = wait;
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use develf_parse::Cubin;
+
+    fn fixture(path: &str) -> Vec<u8> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        std::fs::read(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    fn text(bytes: &[u8], name: &str) -> Vec<u8> {
+        let cubin = Cubin::parse(bytes).expect("cubin");
+        let section = cubin.elf().section_by_name(name).unwrap_or_else(|| panic!("{name}"));
+        section.bytes().to_vec()
+    }
+
+    /// The high words (control bits and the rest) of each instruction: the
+    /// low words of the link differ by relocations.
+    fn high_words(code: &[u8]) -> Vec<u64> {
+        code.chunks_exact(16).map(|c| u64::from_le_bytes(c[8..].try_into().unwrap_or([0; 8]))).collect()
+    }
+
+    /// ptxas's code of the `sbreuse` kernels, rewritten, has the scoreboards
+    /// of nvlink's executable (its committed output), on sm_100 and sm_120;
+    /// the `-r` link keeps ptxas's.
+    #[test]
+    fn sbreuse_kernels_match_nvlink() {
+        for arch in ["sm_100", "sm_120"] {
+            let linked = fixture(&format!("link/{arch}/sbreuse.cubin"));
+            for (object, kernel) in
+                [("sbreuse_a", ".text._Z12sbre_stencilPKfPfi"), ("sbreuse_b", ".text._Z11sbre_reducePKfPfi")]
+            {
+                let mut code = text(&fixture(&format!("obj/{arch}/{object}.cubin")), kernel);
+                let expected = high_words(&text(&linked, kernel));
+                assert_ne!(high_words(&code), expected, "{arch} {kernel}: nvlink changes it");
+                assert!(reallocate(&mut code), "{arch} {kernel}: the model applies");
+                assert_eq!(high_words(&code), expected, "{arch} {kernel}");
+            }
+        }
+    }
+
+    /// A kernel whose stack-pointer load has no scoreboard is left alone.
+    #[test]
+    fn no_stack_scoreboard_no_rewrite() {
+        let mut code = text(&fixture("obj/sm_100/sbreuse_b.cubin"), ".text._Z11sbre_reducePKfPfi");
+        let hi = u64::from_le_bytes(code[8..16].try_into().unwrap_or([0; 8]));
+        let c = Control { write: NO_BARRIER, ..control(hi) };
+        code[8..16].copy_from_slice(&with_control(hi, c).to_le_bytes());
+        let before = code.clone();
+        assert!(!reallocate(&mut code));
+        assert_eq!(code, before);
+    }
 }
