@@ -1,4 +1,6 @@
-//! Rule 11.9: `-g` on Mercury (sm_100+) with objects compiled without `-G`.
+//! Rule 11.9: `-g` on Mercury (sm_100+) with objects compiled without `-G`;
+//! and rule 11.3's fence-workaround removal in Mercury executables
+//! (`plan_fence`, `capsule_fence`), the same machinery run backwards.
 //!
 //! nvlink's finaliser, asked for debuggable code, puts an error barrier
 //! before every `EXIT` that lacks one: `MEMBAR.SC.VC; ERRBAR; CGAERRBAR`
@@ -24,6 +26,7 @@
 //! count pairs up (`capsule`).
 
 use crate::options::{Input, LinkOptions, is_code_section};
+use crate::resolve::is_kernel;
 use develf_format::section::{SHT_CUDA_CAPMERC, SHT_CUDA_INFO, SHT_RELA, SHT_SYMTAB};
 use develf_parse::Cubin;
 use develf_parse::elf::Section;
@@ -54,6 +57,21 @@ const CGAERRBAR: Pattern = (0xfff, OP_CGAERRBAR, 0, 0);
 const FENCE_LDS: Pattern = (0xffff_ffff, 0xffff_f984, 0, 0);
 const MEMBAR_ALL_CTA: Pattern = (0xfff, 0x992, 0xf000, 0x8000);
 const CCTL_IVALL: Pattern = (0xffff_ffff, 0xff00_798f, 0, 0);
+/// The fences the workaround precedes: `MEMBAR` (0x992) with scope bits
+/// 0x2000 (fixture sync_spin, cub `red_int`, atom `kb`), 0x3000 (cub
+/// `red_int2`) or 0xa000 (gcall `kcl`).
+const FENCES_AFTER_WORKAROUND: [Pattern; 3] =
+    [(0xfff, 0x992, 0xf000, 0x2000), (0xfff, 0x992, 0xf000, 0x3000), (0xfff, 0x992, 0xf000, 0xa000)];
+
+fn is_fence(w: &(u64, u64)) -> bool {
+    FENCES_AFTER_WORKAROUND.iter().any(|&p| matches(w, p))
+}
+/// The workaround's length: four `@!PT LDS RZ, [RZ]` and `MEMBAR.ALL.CTA`.
+const FENCE_RUN: usize = 5;
+
+fn matches(&(lo, hi): &(u64, u64), (ml, vl, mh, vh): Pattern) -> bool {
+    lo & ml == vl && hi & mh == vh
+}
 
 /// The instructions a capsule's instruction count leaves out, as tried in
 /// turn until the count pairs up with the capsule's: NOPs alone (rule 11.7;
@@ -132,16 +150,169 @@ const EIFMT_SVAL: u8 = 4;
 const EXIT_ITEM: [u8; 18] = [0x51, 0x02, 0x01, 0x11, 0x00, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0xf8, 0, 0, 0, 0];
 const EXIT_ITEM_PREDICATE: usize = 6;
 
-/// Whether a link needs the rewrite: `-g` for a Mercury target.
-pub(crate) fn applies(options: &LinkOptions) -> bool {
-    options.debug && options.arch.sm >= 100
+/// Which of the finaliser's code moves a link makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rewrite {
+    /// Rule 11.9: `-g` on Mercury, error barriers before `EXIT`s.
+    ErrorBarriers,
+    /// Rule 11.3: a Mercury executable without `-g`, the memory-fence
+    /// workaround before a kernel's `MEMBAR.SC.GPU` taken out.
+    FenceRemoval,
 }
 
-/// The inputs rewritten (rule 11.9), or `None` when none changes.
-pub(crate) fn rewrite_inputs(inputs: &[Input<'_>]) -> Option<Vec<Option<Vec<u8>>>> {
+/// The rewrite a link needs, if any.
+pub(crate) fn applies(options: &LinkOptions) -> Option<Rewrite> {
+    if options.arch.sm < 100 {
+        None
+    } else if options.debug {
+        Some(Rewrite::ErrorBarriers)
+    } else if options.output == crate::options::OutputKind::Executable {
+        Some(Rewrite::FenceRemoval)
+    } else {
+        None
+    }
+}
+
+/// The inputs rewritten, or `None` when none changes.
+pub(crate) fn rewrite_inputs(inputs: &[Input<'_>], rewrite: Rewrite) -> Option<Vec<Option<Vec<u8>>>> {
     use rayon::prelude::*;
-    let out: Vec<Option<Vec<u8>>> = inputs.par_iter().map(rewrite_input).collect();
+    let out: Vec<Option<Vec<u8>>> = inputs.par_iter().map(|i| rewrite_input(i, rewrite)).collect();
     out.iter().any(Option::is_some).then_some(out)
+}
+
+/// Rule 11.3's fence-workaround removal in a kernel's code: each run of
+/// four `@!PT LDS RZ, [RZ]` and `MEMBAR.ALL.CTA` right before a
+/// `MEMBAR.SC.GPU` goes, the code after it moves up (the NOP tail keeps the
+/// section to the 128-byte rule), branches keep their targets, and the
+/// scoreboards are allocated again (`scoreboard::without`). Evidence: fixture
+/// `sync_spin_kernel` (sm_100, sm_100a, sm_120), sweep cub `red_int`,
+/// `red_int2`, atom `kb`, gcall `kcl` (sm_100, sm_120).
+fn plan_fence(code: &[u8]) -> Option<Moves> {
+    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let mut removed = vec![false; words.len()];
+    for i in 0..words.len().saturating_sub(FENCE_RUN) {
+        if words[i..i + 4].iter().all(|w| matches(w, FENCE_LDS))
+            && matches(&words[i + 4], MEMBAR_ALL_CTA)
+            && is_fence(&words[i + FENCE_RUN])
+            && !(i > 0 && matches(&words[i - 1], FENCE_LDS))
+        {
+            removed[i..i + FENCE_RUN].iter_mut().for_each(|r| *r = true);
+        }
+    }
+    let count = removed.iter().filter(|&&r| r).count();
+    if count == 0 {
+        return None;
+    }
+    let his = crate::scoreboard::without(&words, &removed)?;
+    let end = words.iter().rposition(|&(lo, _)| lo & 0xfff != OP_NOP).map_or(0, |i| i + 1);
+    if removed[end..].iter().any(|&r| r) {
+        return None;
+    }
+    let mut own = Vec::with_capacity(words.len() + 1);
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(words.len());
+    for (i, &(lo, _)) in words.iter().enumerate() {
+        own.push(16 * out.len() as u64);
+        if !removed[i] {
+            out.push((lo, his[i]));
+        }
+    }
+    own.push(16 * out.len() as u64);
+    let start = own.clone();
+    for (i, &(lo, _)) in words.iter().enumerate() {
+        let bssy = lo & 0xfff == OP_BSSY;
+        if removed[i] || !(bssy || matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM)) {
+            continue;
+        }
+        let offset = if bssy { bssy_offset(lo) } else { branch_offset(lo) };
+        let target = 16 * (i as i64 + 1) + offset;
+        if target < 0 || target % 16 != 0 || target as usize / 16 > words.len() {
+            return None;
+        }
+        let from = own[i] as i64 + 16;
+        let at = own[i] as usize / 16;
+        let moved = start[target as usize / 16] as i64 - from;
+        out[at].0 = if bssy { with_bssy_offset(lo, moved) } else { with_branch_offset(lo, moved) };
+    }
+    let removed_bytes = 16 * count as u64;
+    let old_size = code.len() as u64;
+    let round = |x: u64| x.div_ceil(128) * 128;
+    let old_end = 16 * end as u64;
+    let new_size = (old_size + round(old_end - removed_bytes)).checked_sub(round(old_end))?;
+    let mut bytes = Vec::with_capacity(new_size as usize);
+    for (lo, hi) in out.iter().take(end - count) {
+        bytes.extend_from_slice(&lo.to_le_bytes());
+        bytes.extend_from_slice(&hi.to_le_bytes());
+    }
+    let nop = words.last().copied().unwrap_or((0x7918, 0x000f_c000_0000_0000));
+    while (bytes.len() as u64) < new_size {
+        bytes.extend_from_slice(&nop.0.to_le_bytes());
+        bytes.extend_from_slice(&nop.1.to_le_bytes());
+    }
+    bytes.truncate(new_size as usize);
+    Some(Moves { old_size, new_size, own, start, delta: -(removed_bytes as i64), exits: Vec::new(), code: bytes })
+}
+
+/// Rule 11.3's capsule after a fence-workaround removal: the instruction
+/// count and bitmap stay (the numbering leaves the workaround out); the
+/// 2-byte mark before the record of the `MEMBAR.SC.GPU` after each removed
+/// run holds an instruction distance (bit 7 of its first byte + 2 × its
+/// second byte), which drops by the run's length, and the closing item is
+/// written for the new tail (fixture sync_spin: `d1 04` → `51 02`, `d0 04`
+/// → `50 07`). `None` (capsule unchanged) where that does not fit.
+fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
+    let count = usize::try_from(word32(bytes, 8)).ok()?;
+    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let number = capsule_numbering(code, count, &CAPSULE_NUMBERINGS[1..])?;
+    let bitmap = count.div_ceil(32);
+    let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
+    let mut items: Vec<usize> = Vec::new();
+    let mut at = 12 + 4 * bitmap;
+    let mut mark = None;
+    while let Some(&first) = bytes.get(at) {
+        let size = match first {
+            1..=0x3f => 16 * usize::from(first),
+            0x40..=0x4f => 4,
+            0x50..=0x5f | 0xd0..=0xdf => 2,
+            _ => return None,
+        };
+        if size != 2 || first & 0xf == 0 || at + 2 == bytes.len() {
+            items.push(mark.take().unwrap_or(at));
+        } else {
+            mark.get_or_insert(at);
+        }
+        at += size;
+    }
+    if at != bytes.len() || items.is_empty() {
+        return None;
+    }
+    let mut out = bytes.to_vec();
+    let removed = |i: usize| moves.own[i] == moves.own[i + 1];
+    for (i, w) in words.iter().enumerate().skip(1) {
+        if removed(i) || !removed(i - 1) || !is_fence(w) {
+            continue;
+        }
+        let run = (0..i).rev().take_while(|&j| removed(j)).count() as u32;
+        let k = number.get(i).copied().flatten()?;
+        if bit(k) {
+            return None;
+        }
+        let place = *items.get((0..k).filter(|&j| !bit(j)).count())?;
+        let (first, second) = (*out.get(place)?, *out.get(place + 1)?);
+        if !matches!(first, 0x51 | 0xd1) {
+            return None;
+        }
+        let value = (u32::from(second) << 1 | u32::from(first >> 7)).checked_sub(run)?;
+        out[place] = (first & 0x7f) | (((value & 1) as u8) << 7);
+        out[place + 1] = u8::try_from(value >> 1).ok()?;
+    }
+    let close_at = *items.last()?;
+    let ops: Vec<u64> = words.iter().map(|&(lo, _)| lo & 0xfff).collect();
+    let bra = moves.own.get(ops.iter().rposition(|&o| o == OP_BRA)?)? / 16;
+    let tail = moves.new_size / 16 - bra;
+    let first = out[close_at];
+    out[close_at] = (first & 0x7f) | (((tail & 1) as u8) << 7);
+    out[close_at + 1] = u8::try_from(tail >> 1).ok()?;
+    Some(out)
 }
 
 /// How one `.text` section changes.
@@ -154,8 +325,8 @@ struct Moves {
     /// for it (the barriers, for a rewritten `EXIT`): where code that
     /// reached it now arrives.
     start: Vec<u64>,
-    /// Bytes inserted.
-    inserted: u64,
+    /// Bytes inserted (negative: removed).
+    delta: i64,
     /// The old indices and predicates of the rewritten `EXIT`s.
     exits: Vec<(usize, u64)>,
     code: Vec<u8>,
@@ -168,7 +339,7 @@ impl Moves {
         }
         match usize::try_from(old / 16).ok().and_then(|i| table.get(i)) {
             Some(&at) if (old / 16) < (table.len() as u64 - 1) => at + old % 16,
-            _ => old.saturating_add(self.inserted),
+            _ => old.saturating_add_signed(self.delta),
         }
     }
 
@@ -210,6 +381,19 @@ pub(crate) fn branch_offset(lo: u64) -> i64 {
     let field = ((lo >> 34) << 8) | ((lo >> 16) & 0xff);
     let signed = ((field << 26) as i64) >> 26;
     signed * 4
+}
+
+/// `BSSY`'s reconvergence point: a signed byte offset from the next
+/// instruction in bits 32..63 (fixture sync_spin: `BSSY B0, 0x1a0` at 0x30
+/// holds 0x160; 0x110 once the fence workaround before it is gone).
+const OP_BSSY: u64 = 0x945;
+
+fn bssy_offset(lo: u64) -> i64 {
+    i64::from((lo >> 32) as u32 as i32)
+}
+
+fn with_bssy_offset(lo: u64, offset: i64) -> u64 {
+    (lo & 0xffff_ffff) | (u64::from(offset as i32 as u32) << 32)
 }
 
 fn with_branch_offset(lo: u64, offset: i64) -> u64 {
@@ -288,7 +472,7 @@ fn plan(code: &[u8]) -> Option<Moves> {
         bytes.extend_from_slice(&nop.1.to_le_bytes());
     }
     bytes.truncate(new_size as usize);
-    Some(Moves { old_size, new_size, own, start, inserted, exits, code: bytes })
+    Some(Moves { old_size, new_size, own, start, delta: inserted as i64, exits, code: bytes })
 }
 
 /// Rule 11.9's capsule: each rewritten `EXIT` (an instruction the capsule
@@ -651,6 +835,12 @@ fn move_info(data: &[u8], moves: &Moves) -> Vec<u8> {
     out
 }
 
+/// Whether code holds the fence workaround (a quick test before an input
+/// is copied; code read lazily is looked at after it is read in).
+fn has_fence(code: &[u8]) -> bool {
+    code.chunks_exact(16).any(|c| word(c, 0) & 0xffff_ffff == FENCE_LDS.1)
+}
+
 /// The input's bytes with its code read in.
 fn materialise(input: &Input<'_>, cubin: &Cubin<'_>) -> Option<Vec<u8>> {
     let mut bytes = input.bytes.to_vec();
@@ -687,14 +877,28 @@ fn replace(bytes: &mut Vec<u8>, s: &Section<'_>, new: &[u8]) -> Option<()> {
     Some(())
 }
 
-fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
+fn rewrite_input(input: &Input<'_>, rewrite: Rewrite) -> Option<Vec<u8>> {
     let first = Cubin::parse(input.bytes).ok()?;
+    if rewrite == Rewrite::FenceRemoval
+        && input.code.is_none()
+        && !first.sections().iter().any(|s| is_code_section(s.sh_type, s.flags) && s.data.is_some_and(has_fence))
+    {
+        return None;
+    }
     let bytes = materialise(input, &first)?;
     let cubin = Cubin::parse(&bytes).ok()?;
     let sections = cubin.sections();
     let mut moves: HashMap<usize, Moves> = HashMap::new();
+    // Only kernels lose the workaround (device functions keep theirs: asm
+    // `lane_perm`, atom `fmin_all`).
+    let is_kernel_text = |k: usize| cubin.symbols().iter().any(|y| y.section_index() == Some(k) && is_kernel(y));
     for s in sections.iter().filter(|s| is_code_section(s.sh_type, s.flags) && s.name.starts_with(".text.")) {
-        if let Some(m) = plan(s.data?) {
+        let planned = match rewrite {
+            Rewrite::ErrorBarriers => plan(s.data?),
+            Rewrite::FenceRemoval if is_kernel_text(s.index) => plan_fence(s.data?),
+            Rewrite::FenceRemoval => None,
+        };
+        if let Some(m) = planned {
             moves.insert(s.index, m);
         }
     }
@@ -758,7 +962,11 @@ fn rewrite_input(input: &Input<'_>) -> Option<Vec<u8>> {
         } else if s.sh_type == SHT_CUDA_CAPMERC {
             let text = sections.iter().find(|t| s.name.strip_prefix(".nv.capmerc").is_some_and(|n| t.name == n))?;
             if let Some(m) = moves.get(&text.index) {
-                if let Some(c) = capsule(s.data?, text.data?, m) {
+                let moved = match rewrite {
+                    Rewrite::ErrorBarriers => capsule(s.data?, text.data?, m),
+                    Rewrite::FenceRemoval => capsule_fence(s.data?, text.data?, m),
+                };
+                if let Some(c) = moved {
                     new.push((s.index, c));
                 }
             }

@@ -102,8 +102,10 @@ fn link_in_pool<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
     // finaliser leaves them (error barriers before every `EXIT`). The
     // rewritten copies live only through this call, so the image is
     // assembled here.
-    if errbar::applies(options) {
-        if let Some(rewritten) = errbar::rewrite_inputs(inputs) {
+    // Rule 11.3: a Mercury executable's kernels lose the fence workaround
+    // the same way.
+    if let Some(rewrite) = errbar::applies(options) {
+        if let Some(rewritten) = errbar::rewrite_inputs(inputs, rewrite) {
             let moved: Vec<Input<'_>> = inputs
                 .iter()
                 .zip(&rewritten)

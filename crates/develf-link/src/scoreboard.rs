@@ -264,56 +264,80 @@ pub(crate) fn reallocate(text: &mut [u8]) -> bool {
         u64::from_le_bytes(q)
     };
     let code: Vec<(u64, u64)> = text.chunks_exact(16).map(|i| (read(&i[..8]), read(&i[8..]))).collect();
-    let Some(controls) = plan(&code) else { return false };
+    let Some(controls) = plan(&code, &vec![false; code.len()]) else { return false };
     for (chunk, (&(_, hi), c)) in text.chunks_exact_mut(16).zip(code.iter().zip(controls)) {
         chunk[8..].copy_from_slice(&with_control(hi, c).to_le_bytes());
     }
     true
 }
 
+/// The high words of `code` with the scoreboards nvlink's finaliser gives
+/// them once the instructions marked in `removed` are taken out (rule 11.3's
+/// fence workaround; the removed ones keep theirs), or `None` where the
+/// model does not apply.
+pub(crate) fn without(code: &[(u64, u64)], removed: &[bool]) -> Option<Vec<u64>> {
+    let controls = plan(code, removed)?;
+    Some(code.iter().zip(controls).map(|(&(_, hi), c)| with_control(hi, c)).collect())
+}
+
 /// The new control fields of every instruction, or `None` where the model
-/// does not apply.
-fn plan(code: &[(u64, u64)]) -> Option<Vec<Control>> {
+/// does not apply. With instructions `removed` (the fence workaround), the
+/// scoreboards are allocated again even where the stack-pointer load has
+/// none or is waited on (sync_spin 0x230: a wait ptxas adds; the kernel has
+/// no stack; 11/11 such kernels).
+fn plan(code: &[(u64, u64)], removed: &[bool]) -> Option<Vec<Control>> {
+    let removing = removed.iter().any(|&r| r);
     let &(lo, hi) = code.first()?;
-    if lo != LOAD_STACK_POINTER || control(hi).write == NO_BARRIER {
+    let stack_load = lo == LOAD_STACK_POINTER && control(hi).write != NO_BARRIER;
+    if !stack_load && !removing || removed.len() != code.len() {
         return None;
     }
     if code.iter().any(|&(lo, _)| matches!(lo & 0xfff, DEPBAR_OPCODE | OP_CALL)) {
         return None;
     }
     let succ = successors(code)?;
-    let controls: Vec<Control> = code.iter().map(|&(_, hi)| control(hi)).collect();
+    let original: Vec<Control> = code.iter().map(|&(_, hi)| control(hi)).collect();
+    let cleared = Control { write: NO_BARRIER, read: NO_BARRIER, wait: 0 };
+    let controls: Vec<Control> = original.iter().zip(removed).map(|(&c, &r)| if r { cleared } else { c }).collect();
+    {
+        let all = groups(&original);
+        if all.len().saturating_mul(all.len()).saturating_mul(code.len().div_ceil(64)) > MAX_WORK {
+            return None;
+        }
+        let live = pending(&original, &succ, &all);
+        let numbering = allocate(code, &original, &all, &live, None)?;
+        if all.iter().zip(&numbering).any(|(g, &b)| g.barrier != b) {
+            return None;
+        }
+    }
     let mut all = groups(&controls);
-    let work = all.len().saturating_mul(all.len()).saturating_mul(code.len().div_ceil(64));
-    if work > MAX_WORK {
-        return None;
-    }
     let live = pending(&controls, &succ, &all);
-    let numbering = allocate(code, &controls, &all, &live, None)?;
-    if all.iter().zip(&numbering).any(|(g, &b)| g.barrier != b) {
-        return None;
-    }
     // The stack-pointer load's group: alone and waited on, the kernel uses
     // its stack (untouched); shared with later producers (stencil_smem: the
     // load's barrier 0 is set again at 0x260 before any wait), those form a
     // group of their own from the second producer on.
-    let is_stack = |g: &Group| g.start == 0 && g.producers[0] == (0, true);
-    let stack = all.iter().position(is_stack)?;
-    let live = if all[stack].producers.len() == 1 {
-        let b = all[stack].barrier;
-        if (0..code.len()).any(|i| live[stack].get(i) && controls[i].waits(b)) {
-            return None;
+    let is_stack = |g: &Group| stack_load && g.start == 0 && g.producers[0] == (0, true);
+    let stack = all.iter().position(is_stack);
+    let live = match stack {
+        None if stack_load => return None,
+        None => live,
+        Some(stack) if all[stack].producers.len() == 1 => {
+            let b = all[stack].barrier;
+            if !removing && (0..code.len()).any(|i| live[stack].get(i) && controls[i].waits(b)) {
+                return None;
+            }
+            live
         }
-        live
-    } else {
-        let producers = all[stack].producers.split_off(1);
-        let start = producers[0].0;
-        let at = all.iter().position(|g| g.start > start).unwrap_or(all.len());
-        all.insert(at, Group { barrier: all[stack].barrier, start, producers });
-        pending(&controls, &succ, &all)
+        Some(stack) => {
+            let producers = all[stack].producers.split_off(1);
+            let start = producers[0].0;
+            let at = all.iter().position(|g| g.start > start).unwrap_or(all.len());
+            all.insert(at, Group { barrier: all[stack].barrier, start, producers });
+            pending(&controls, &succ, &all)
+        }
     };
-    let stack = all.iter().position(is_stack)?;
-    let renumbered = allocate(code, &controls, &all, &live, Some(stack))?;
+    let stack = all.iter().position(is_stack);
+    let renumbered = allocate(code, &controls, &all, &live, stack)?;
     // ptxas puts a second producer on a barrier that is still pending when
     // all six are taken (libcudadevrt memset_3d_device: `LDC` and `LDCU` on
     // 5); where the new numbering leaves one free the finaliser splits them,
