@@ -66,6 +66,23 @@ const FENCES_AFTER_WORKAROUND: [Pattern; 3] =
 fn is_fence(w: &(u64, u64)) -> bool {
     FENCES_AFTER_WORKAROUND.iter().any(|&p| matches(w, p))
 }
+/// A last numbering for fence capsules: [`CAPSULE_NUMBERINGS`]' fullest
+/// also without the `0xdc7` of a `0x9c7`/`0xdc7` pair (gcall `kcl`: count
+/// 11 for 12 instructions otherwise, like cluster_kernel's capsules, rule
+/// 11.9). Which of the pair is not counted is not known: both come after
+/// the fence in `kcl`, so the mark found is the same either way.
+const FENCE_CAPSULE_NUMBERING: &[Pattern] = &[
+    NOP,
+    ENDCOLLECTIVE,
+    WARPSYNC,
+    MEMBAR_SC_VC,
+    ERRBAR,
+    CGAERRBAR,
+    FENCE_LDS,
+    MEMBAR_ALL_CTA,
+    CCTL_IVALL,
+    (0xfff, 0xdc7, 0, 0),
+];
 /// The workaround's length: four `@!PT LDS RZ, [RZ]` and `MEMBAR.ALL.CTA`.
 const FENCE_RUN: usize = 5;
 
@@ -262,7 +279,8 @@ fn plan_fence(code: &[u8]) -> Option<Moves> {
 fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let count = usize::try_from(word32(bytes, 8)).ok()?;
     let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
-    let number = capsule_numbering(code, count, &CAPSULE_NUMBERINGS[1..])?;
+    let number = capsule_numbering(code, count, &CAPSULE_NUMBERINGS[1..])
+        .or_else(|| capsule_numbering(code, count, &[FENCE_CAPSULE_NUMBERING]))?;
     let bitmap = count.div_ceil(32);
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
     let mut items: Vec<usize> = Vec::new();
