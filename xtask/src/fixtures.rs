@@ -103,6 +103,8 @@ const DEBUG_ARCHS: &[&str] = &["sm_75", "sm_90"];
 const CONST_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// What nvcc passes to ptxas for -G.
 const MDBG_ARCHS: &[&str] = &["sm_100"];
+/// One sm_100 and one sm_120 build: Mercury code without the sm_100a copy.
+const MERCURY_PAIR: &[&str] = &["sm_100", "sm_120"];
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
 
 const fn cu(name: &'static str, source: &'static str, archs: Archs, abi7: &'static [&'static str]) -> ObjectSpec {
@@ -238,6 +240,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xshm_a", "xshm_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xconst_a", "xconst_a.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
+    // Rule 11.3: the Mercury finaliser's scoreboard re-allocation.
+    cu("sbreuse_a", "sbreuse_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbreuse_b", "sbreuse_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
     // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).
@@ -474,6 +479,12 @@ const GROUPS: &[GroupSpec] = &[
         inputs: &[Abi8("cbank_a"), Abi8("cbank_b")],
         flags: &[],
         archs: Archs::Only(&["sm_75"]),
+    },
+    GroupSpec {
+        name: "sbreuse",
+        inputs: &[Abi8("sbreuse_a"), Abi8("sbreuse_b")],
+        flags: &[],
+        archs: Archs::Only(MERCURY_PAIR),
     },
     GroupSpec {
         name: "jtab",

@@ -1,5 +1,7 @@
 //! Rule 11.9: `-g` on Mercury (sm_100+) with objects compiled without `-G`,
-//! and rule 11.8's exit sequences in links with a `-G` input ([`ExitRule`]).
+//! rule 11.8's exit sequences in links with a `-G` input ([`ExitRule`]), and
+//! rule 11.3's fence-workaround removal in Mercury executables
+//! (`plan_fence`, `capsule_fence`), the same machinery run backwards.
 //!
 //! nvlink's finaliser, asked for debuggable code, puts an error barrier
 //! before every `EXIT` that lacks one: `MEMBAR.SC.VC; ERRBAR; CGAERRBAR`
@@ -32,6 +34,7 @@
 //! count pairs up (`capsule`).
 
 use crate::options::{Input, LinkOptions, is_code_section};
+use crate::resolve::is_kernel;
 use develf_format::section::{SHT_CUDA_CAPMERC, SHT_CUDA_INFO, SHT_RELA, SHT_SYMTAB};
 use develf_parse::Cubin;
 use develf_parse::elf::Section;
@@ -40,6 +43,10 @@ use hashbrown::HashMap;
 /// Low 12 bits of the instructions involved (sm_100..sm_121 encodings).
 const OP_EXIT: u64 = 0x94d;
 const OP_BRA: u64 = 0x947;
+/// `BRA.U` on a uniform predicate: the same offset field (libcudadevrt
+/// `memcpy_3d_device` under `-g`: 12 kernels' `BRA.U !UP0` kept a stale
+/// offset before it was followed).
+const OP_BRA_UNIFORM: u64 = 0x547;
 const OP_NOP: u64 = 0x918;
 const OP_CGAERRBAR: u64 = 0x5ab;
 /// An instruction pattern: (mask, value) of the low 64 bits, (mask, value)
@@ -58,6 +65,38 @@ const CGAERRBAR: Pattern = (0xfff, OP_CGAERRBAR, 0, 0);
 const FENCE_LDS: Pattern = (0xffff_ffff, 0xffff_f984, 0, 0);
 const MEMBAR_ALL_CTA: Pattern = (0xfff, 0x992, 0xf000, 0x8000);
 const CCTL_IVALL: Pattern = (0xffff_ffff, 0xff00_798f, 0, 0);
+/// The fences the workaround precedes: `MEMBAR` (0x992) with scope bits
+/// 0x2000 (fixture sync_spin, cub `red_int`, atom `kb`), 0x3000 (cub
+/// `red_int2`) or 0xa000 (gcall `kcl`).
+const FENCES_AFTER_WORKAROUND: [Pattern; 3] =
+    [(0xfff, 0x992, 0xf000, 0x2000), (0xfff, 0x992, 0xf000, 0x3000), (0xfff, 0x992, 0xf000, 0xa000)];
+
+fn is_fence(w: &(u64, u64)) -> bool {
+    FENCES_AFTER_WORKAROUND.iter().any(|&p| matches(w, p))
+}
+/// A last numbering for fence capsules: [`CAPSULE_NUMBERINGS`]' fullest
+/// also without the `0xdc7` of a `0x9c7`/`0xdc7` pair (gcall `kcl`: count
+/// 11 for 12 instructions otherwise, like cluster_kernel's capsules, rule
+/// 11.9). Which of the pair is not counted is not known: both come after
+/// the fence in `kcl`, so the mark found is the same either way.
+const FENCE_CAPSULE_NUMBERING: &[Pattern] = &[
+    NOP,
+    ENDCOLLECTIVE,
+    WARPSYNC,
+    MEMBAR_SC_VC,
+    ERRBAR,
+    CGAERRBAR,
+    FENCE_LDS,
+    MEMBAR_ALL_CTA,
+    CCTL_IVALL,
+    (0xfff, 0xdc7, 0, 0),
+];
+/// The workaround's length: four `@!PT LDS RZ, [RZ]` and `MEMBAR.ALL.CTA`.
+const FENCE_RUN: usize = 5;
+
+fn matches(&(lo, hi): &(u64, u64), (ml, vl, mh, vh): Pattern) -> bool {
+    lo & ml == vl && hi & mh == vh
+}
 
 /// The instructions a capsule's instruction count leaves out, as tried in
 /// turn until the count pairs up with the capsule's: NOPs alone (rule 11.7;
@@ -163,14 +202,33 @@ pub(crate) enum ExitRule {
     ByCalls,
 }
 
-/// The exit rule of a link: rule 11.9 under `-g`, rule 11.8 when an input
-/// was compiled `-G` (its `.nv.info` has `EIATTR_GEN_ERRBAR_AT_EXIT`);
-/// only on Mercury (sm_100+).
-pub(crate) fn rule(options: &LinkOptions, inputs: &[Input<'_>]) -> Option<ExitRule> {
-    use crate::options::OutputKind;
+/// Which of the finaliser's code moves a link makes (only on Mercury,
+/// sm_100+).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rewrite {
+    /// Rules 11.8, 11.9: exit sequences.
+    exits: Option<ExitRule>,
+    /// Rule 11.3: an executable without `-g` loses the memory-fence
+    /// workaround before each kernel's `MEMBAR.SC.GPU` (`-g` and `-r` keep
+    /// it). A kernel whose exits change keeps it too: the two moves are not
+    /// combined (no link seen needs both).
+    fences: bool,
+}
+
+/// The rewrites a link needs, if any.
+pub(crate) fn rule(options: &LinkOptions, inputs: &[Input<'_>]) -> Option<Rewrite> {
     if options.arch.sm < 100 {
         return None;
     }
+    let fences = !options.debug && options.output == crate::options::OutputKind::Executable;
+    let exits = exit_rule(options, inputs);
+    (exits.is_some() || fences).then_some(Rewrite { exits, fences })
+}
+
+/// The exit rule of a Mercury link: rule 11.9 under `-g`, rule 11.8 when an
+/// input was compiled `-G` (its `.nv.info` has `EIATTR_GEN_ERRBAR_AT_EXIT`).
+fn exit_rule(options: &LinkOptions, inputs: &[Input<'_>]) -> Option<ExitRule> {
+    use crate::options::OutputKind;
     if options.debug {
         return Some(ExitRule::Barriers);
     }
@@ -205,10 +263,10 @@ fn has_errbar_attribute(bytes: &[u8]) -> bool {
     })
 }
 
-/// The inputs rewritten (rules 11.8, 11.9), or `None` when none changes.
-pub(crate) fn rewrite_inputs(inputs: &[Input<'_>], rule: ExitRule) -> Option<Vec<Option<Vec<u8>>>> {
+/// The inputs rewritten (rules 11.3, 11.8, 11.9), or `None` when none changes.
+pub(crate) fn rewrite_inputs(inputs: &[Input<'_>], rewrite: Rewrite) -> Option<Vec<Option<Vec<u8>>>> {
     use rayon::prelude::*;
-    let out: Vec<Option<Vec<u8>>> = inputs.par_iter().map(|i| rewrite_input(i, rule)).collect();
+    let out: Vec<Option<Vec<u8>>> = inputs.par_iter().map(|i| rewrite_input(i, rewrite)).collect();
     out.iter().any(Option::is_some).then_some(out)
 }
 
@@ -233,6 +291,142 @@ struct ExitChange {
     predicate: u64,
     before: usize,
     after: usize,
+}
+
+/// Rule 11.3's fence-workaround removal in a kernel's code: each run of
+/// four `@!PT LDS RZ, [RZ]` and `MEMBAR.ALL.CTA` right before a
+/// `MEMBAR.SC.GPU` goes, the code after it moves up (the NOP tail keeps the
+/// section to the 128-byte rule), branches keep their targets, and the
+/// scoreboards are allocated again (`scoreboard::without`). Evidence: fixture
+/// `sync_spin_kernel` (sm_100, sm_100a, sm_120), sweep cub `red_int`,
+/// `red_int2`, atom `kb`, gcall `kcl` (sm_100, sm_120).
+fn plan_fence(code: &[u8]) -> Option<Moves> {
+    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let mut removed = vec![false; words.len()];
+    for i in 0..words.len().saturating_sub(FENCE_RUN) {
+        if words[i..i + 4].iter().all(|w| matches(w, FENCE_LDS))
+            && matches(&words[i + 4], MEMBAR_ALL_CTA)
+            && is_fence(&words[i + FENCE_RUN])
+            && !(i > 0 && matches(&words[i - 1], FENCE_LDS))
+        {
+            removed[i..i + FENCE_RUN].iter_mut().for_each(|r| *r = true);
+        }
+    }
+    let count = removed.iter().filter(|&&r| r).count();
+    if count == 0 {
+        return None;
+    }
+    let his = crate::scoreboard::without(&words, &removed)?;
+    let end = words.iter().rposition(|&(lo, _)| lo & 0xfff != OP_NOP).map_or(0, |i| i + 1);
+    if removed[end..].iter().any(|&r| r) {
+        return None;
+    }
+    let mut own = Vec::with_capacity(words.len() + 1);
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(words.len());
+    for (i, &(lo, _)) in words.iter().enumerate() {
+        own.push(16 * out.len() as u64);
+        if !removed[i] {
+            out.push((lo, his[i]));
+        }
+    }
+    own.push(16 * out.len() as u64);
+    let start = own.clone();
+    for (i, &(lo, _)) in words.iter().enumerate() {
+        let bssy = lo & 0xfff == OP_BSSY;
+        if removed[i] || !(bssy || matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM)) {
+            continue;
+        }
+        let offset = if bssy { bssy_offset(lo) } else { branch_offset(lo) };
+        let target = 16 * (i as i64 + 1) + offset;
+        if target < 0 || target % 16 != 0 || target as usize / 16 > words.len() {
+            return None;
+        }
+        let from = own[i] as i64 + 16;
+        let at = own[i] as usize / 16;
+        let moved = start[target as usize / 16] as i64 - from;
+        out[at].0 = if bssy { with_bssy_offset(lo, moved) } else { with_branch_offset(lo, moved) };
+    }
+    let removed_bytes = 16 * count as u64;
+    let old_size = code.len() as u64;
+    let round = |x: u64| x.div_ceil(128) * 128;
+    let old_end = 16 * end as u64;
+    let new_size = (old_size + round(old_end - removed_bytes)).checked_sub(round(old_end))?;
+    let mut bytes = Vec::with_capacity(new_size as usize);
+    for (lo, hi) in out.iter().take(end - count) {
+        bytes.extend_from_slice(&lo.to_le_bytes());
+        bytes.extend_from_slice(&hi.to_le_bytes());
+    }
+    let nop = words.last().copied().unwrap_or((0x7918, 0x000f_c000_0000_0000));
+    while (bytes.len() as u64) < new_size {
+        bytes.extend_from_slice(&nop.0.to_le_bytes());
+        bytes.extend_from_slice(&nop.1.to_le_bytes());
+    }
+    bytes.truncate(new_size as usize);
+    Some(Moves { old_size, new_size, own, start, delta: -(removed_bytes as i64), exits: Vec::new(), code: bytes })
+}
+
+/// Rule 11.3's capsule after a fence-workaround removal: the instruction
+/// count and bitmap stay (the numbering leaves the workaround out); the
+/// 2-byte mark before the record of the `MEMBAR.SC.GPU` after each removed
+/// run holds an instruction distance (bit 7 of its first byte + 2 × its
+/// second byte), which drops by the run's length, and the closing item is
+/// written for the new tail (fixture sync_spin: `d1 04` → `51 02`, `d0 04`
+/// → `50 07`). `None` (capsule unchanged) where that does not fit.
+fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
+    let count = usize::try_from(word32(bytes, 8)).ok()?;
+    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let number = capsule_numbering(code, count, &CAPSULE_NUMBERINGS[1..])
+        .or_else(|| capsule_numbering(code, count, &[FENCE_CAPSULE_NUMBERING]))?;
+    let bitmap = count.div_ceil(32);
+    let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
+    let mut items: Vec<usize> = Vec::new();
+    let mut at = 12 + 4 * bitmap;
+    let mut mark = None;
+    while let Some(&first) = bytes.get(at) {
+        let size = match first {
+            1..=0x3f => 16 * usize::from(first),
+            0x40..=0x4f => 4,
+            0x50..=0x5f | 0xd0..=0xdf => 2,
+            _ => return None,
+        };
+        if size != 2 || first & 0xf == 0 || at + 2 == bytes.len() {
+            items.push(mark.take().unwrap_or(at));
+        } else {
+            mark.get_or_insert(at);
+        }
+        at += size;
+    }
+    if at != bytes.len() || items.is_empty() {
+        return None;
+    }
+    let mut out = bytes.to_vec();
+    let removed = |i: usize| moves.own[i] == moves.own[i + 1];
+    for (i, w) in words.iter().enumerate().skip(1) {
+        if removed(i) || !removed(i - 1) || !is_fence(w) {
+            continue;
+        }
+        let run = (0..i).rev().take_while(|&j| removed(j)).count() as u32;
+        let k = number.get(i).copied().flatten()?;
+        if bit(k) {
+            return None;
+        }
+        let place = *items.get((0..k).filter(|&j| !bit(j)).count())?;
+        let (first, second) = (*out.get(place)?, *out.get(place + 1)?);
+        if !matches!(first, 0x51 | 0xd1) {
+            return None;
+        }
+        let value = (u32::from(second) << 1 | u32::from(first >> 7)).checked_sub(run)?;
+        out[place] = (first & 0x7f) | (((value & 1) as u8) << 7);
+        out[place + 1] = u8::try_from(value >> 1).ok()?;
+    }
+    let close_at = *items.last()?;
+    let ops: Vec<u64> = words.iter().map(|&(lo, _)| lo & 0xfff).collect();
+    let bra = moves.own.get(ops.iter().rposition(|&o| o == OP_BRA)?)? / 16;
+    let tail = moves.new_size / 16 - bra;
+    let first = out[close_at];
+    out[close_at] = (first & 0x7f) | (((tail & 1) as u8) << 7);
+    out[close_at + 1] = u8::try_from(tail >> 1).ok()?;
+    Some(out)
 }
 
 /// How one `.text` section changes.
@@ -297,10 +491,23 @@ fn word32(bytes: &[u8], at: usize) -> u32 {
 /// The signed byte offset of a `BRA` (relative to the next instruction):
 /// bits 16..23 hold offset/4's low 8 bits, bits 34..63 the rest (merc2
 /// `hist_kernel`, `jacobi`: 0x18 more for 0x60 bytes inserted between).
-fn branch_offset(lo: u64) -> i64 {
+pub(crate) fn branch_offset(lo: u64) -> i64 {
     let field = ((lo >> 34) << 8) | ((lo >> 16) & 0xff);
     let signed = ((field << 26) as i64) >> 26;
     signed * 4
+}
+
+/// `BSSY`'s reconvergence point: a signed byte offset from the next
+/// instruction in bits 32..63 (fixture sync_spin: `BSSY B0, 0x1a0` at 0x30
+/// holds 0x160; 0x110 once the fence workaround before it is gone).
+const OP_BSSY: u64 = 0x945;
+
+fn bssy_offset(lo: u64) -> i64 {
+    i64::from((lo >> 32) as u32 as i32)
+}
+
+fn with_bssy_offset(lo: u64, offset: i64) -> u64 {
+    (lo & 0xffff_ffff) | (u64::from(offset as i32 as u32) << 32)
 }
 
 fn with_branch_offset(lo: u64, offset: i64) -> u64 {
@@ -385,7 +592,7 @@ fn apply(code: &[u8], words: &[(u64, u64)], edits: &[Edit], exits: Vec<ExitChang
     start.push(16 * out.len() as u64);
     // Branches keep their targets: an instruction's new start.
     for (i, &(lo, _)) in words.iter().enumerate() {
-        if lo & 0xfff != OP_BRA || edits.iter().any(|e| e.at == i && e.word.is_none()) {
+        if !matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM) || edits.iter().any(|e| e.at == i && e.word.is_none()) {
             continue;
         }
         let target = 16 * (i as i64 + 1) + branch_offset(lo);
@@ -862,6 +1069,12 @@ fn move_info(data: &[u8], moves: &Moves) -> Vec<u8> {
     out
 }
 
+/// Whether code holds the fence workaround (a quick test before an input
+/// is copied; code read lazily is looked at after it is read in).
+fn has_fence(code: &[u8]) -> bool {
+    code.chunks_exact(16).any(|c| word(c, 0) & 0xffff_ffff == FENCE_LDS.1)
+}
+
 /// The input's bytes with its code read in.
 fn materialise(input: &Input<'_>, cubin: &Cubin<'_>) -> Option<Vec<u8>> {
     let mut bytes = input.bytes.to_vec();
@@ -898,14 +1111,28 @@ fn replace(bytes: &mut Vec<u8>, s: &Section<'_>, new: &[u8]) -> Option<()> {
     Some(())
 }
 
-fn rewrite_input(input: &Input<'_>, rule: ExitRule) -> Option<Vec<u8>> {
+fn rewrite_input(input: &Input<'_>, rewrite: Rewrite) -> Option<Vec<u8>> {
     let first = Cubin::parse(input.bytes).ok()?;
+    if rewrite.exits.is_none()
+        && input.code.is_none()
+        && !first.sections().iter().any(|s| is_code_section(s.sh_type, s.flags) && s.data.is_some_and(has_fence))
+    {
+        return None;
+    }
     let bytes = materialise(input, &first)?;
     let cubin = Cubin::parse(&bytes).ok()?;
     let sections = cubin.sections();
     let mut moves: HashMap<usize, Moves> = HashMap::new();
+    // Only kernels lose the workaround (device functions keep theirs: asm
+    // `lane_perm`, atom `fmin_all`).
+    let is_kernel_text = |k: usize| cubin.symbols().iter().any(|y| y.section_index() == Some(k) && is_kernel(y));
     for s in sections.iter().filter(|s| is_code_section(s.sh_type, s.flags) && s.name.starts_with(".text.")) {
-        if let Some(m) = plan(s.data?, rule) {
+        let data = s.data?;
+        let mut planned = rewrite.exits.and_then(|rule| plan(data, rule));
+        if planned.is_none() && rewrite.fences && is_kernel_text(s.index) {
+            planned = plan_fence(data);
+        }
+        if let Some(m) = planned {
             moves.insert(s.index, m);
         }
     }
@@ -969,7 +1196,13 @@ fn rewrite_input(input: &Input<'_>, rule: ExitRule) -> Option<Vec<u8>> {
         } else if s.sh_type == SHT_CUDA_CAPMERC {
             let text = sections.iter().find(|t| s.name.strip_prefix(".nv.capmerc").is_some_and(|n| t.name == n))?;
             if let Some(m) = moves.get(&text.index) {
-                if let Some(c) = capsule(s.data?, text.data?, m) {
+                // A fence removal changes no exit sequence.
+                let moved = if m.exits.is_empty() {
+                    capsule_fence(s.data?, text.data?, m)
+                } else {
+                    capsule(s.data?, text.data?, m)
+                };
+                if let Some(c) = moved {
                     new.push((s.index, c));
                 }
             }

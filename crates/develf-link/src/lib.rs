@@ -30,6 +30,7 @@ mod metadata;
 mod options;
 mod relocate;
 mod resolve;
+mod scoreboard;
 mod shared;
 mod symbols;
 mod write;
@@ -97,13 +98,13 @@ fn resident_mib() -> f64 {
 }
 
 fn link_in_pool<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image<'a>, LinkError> {
-    // Rules 11.8, 11.9: under `-g`, or with a `-G` input, on Mercury the
-    // inputs are linked as the finaliser leaves them (error barriers
-    // before `EXIT`s). The
-    // rewritten copies live only through this call, so the image is
-    // assembled here.
-    if let Some(rule) = errbar::rule(options, inputs) {
-        if let Some(rewritten) = errbar::rewrite_inputs(inputs, rule) {
+    // Rules 11.3, 11.8, 11.9: on Mercury the inputs are linked as the
+    // finaliser leaves them: error barriers before `EXIT`s under `-g` or
+    // with a `-G` input, the fence workaround gone from an executable's
+    // kernels. The rewritten copies live only through this call, so the
+    // image is assembled here.
+    if let Some(rewrite) = errbar::rule(options, inputs) {
+        if let Some(rewritten) = errbar::rewrite_inputs(inputs, rewrite) {
             let moved: Vec<Input<'_>> = inputs
                 .iter()
                 .zip(&rewritten)

@@ -1,0 +1,449 @@
+//! Rule 11.3: the Mercury finaliser's scoreboard re-allocation.
+//!
+//! Linking an executable, nvlink's finaliser takes the write scoreboard off a
+//! kernel's stack-pointer load `LDC R1, c[0x0][0x37c]` when the kernel never
+//! uses its stack, and then allocates the scoreboards (barriers 0..5) of the
+//! whole kernel again. It is neither a rotation nor a renumbering by first
+//! use: in merc2 `stencil_smem` the `LDG`s keep barriers 2 and 3 while the
+//! loads around them move down by one, and the group ptxas put on barrier 0
+//! after the load moves to 5. The allocator is the one ptxas ran, so it is
+//! modelled here and checked against ptxas's own numbering before it is
+//! trusted:
+//!
+//! * A *group* is the set of instructions that set one barrier (write or read
+//!   barrier) with no wait on it in between, in code order. Its barrier may be
+//!   pending from each producer along the control flow (`BRA`, `BRA.U`,
+//!   predicated `EXIT`) up to the first wait on it on each path.
+//! * Two groups interfere when both may be pending at one instruction, or one
+//!   is set where the other may be pending (and is not waited on there):
+//!   `stencil_smem`'s `STS` read barrier of 0x130 is waited at 0x160 on one
+//!   path only, so the `STS` read barrier of 0x1e0 may not share it.
+//! * Groups are numbered in order of their first producer; each takes the
+//!   first barrier no interfering numbered group holds, searching from a
+//!   start that depends on the producer: 2 for global loads (`LDG` low 12
+//!   bits 0x980, 0x981, 0x983, 0x98a: 171 of the 174 such groups of the
+//!   sm_100+ merc2, sweep and fixture-candidate objects take the first
+//!   barrier from 2 the model leaves free), 5 for an `LDG` that also sets a
+//!   read barrier (7 of 8: fixture `sbreuse`'s `sbre_stencil`), 5 for
+//!   texture/surface loads and global atomics (0xf60, 0xf99, 0x9a8: all
+//!   8 9a8 groups; barrier 5 is where the 13 fixture kernels first seen keep
+//!   their texture results), 0 for everything else (690/690 `LDC`, 261/261
+//!   `S2R` groups).
+//!
+//! When the model gives back ptxas's numbering exactly, nvlink's is the same
+//! model run without the stack-pointer load's group. Evidence (nvlink 13.5
+//! exec links of ptxas 13.5 objects, sm_100, sm_100a, sm_103, sm_110,
+//! sm_120, sm_121): of the 148 kernel `.text` sections whose scoreboards
+//! nvlink changes, 125 are predicted bit for bit (merc2 `block_reduce` ×2,
+//! `stencil_smem`, `stencil_surf`, `axpy` ×2 on 8 builds; sweep links; 21 of
+//! libcudadevrt's `memcpy_3d_device`/`memset_3d_device` kernels), none
+//! wrongly, and no kernel nvlink leaves alone is changed. Left alone: loops
+//! where ptxas's numbering is not reproduced (merc2 `minmax`, cub `warp_max`:
+//! 20), groups ptxas merged only because all six barriers were taken and
+//! that the finaliser splits, moving a wait to the first reader of the
+//! register (3 libcudadevrt kernels: the model knows no operands), and
+//! kernels with a `DEPBAR` (names a barrier in an operand), a `CALL` (uses
+//! the stack) or other control flow.
+
+use crate::errbar::branch_offset;
+
+/// `LDC R1, c[0x0][0x37c]`: the kernel prologue's stack-pointer load (the
+/// low 64 bits, the same on sm_100, sm_100a and sm_120).
+pub(crate) const LOAD_STACK_POINTER: u64 = 0x0000_df00_ff01_7b82;
+/// The low 12 bits of `DEPBAR`, which names a scoreboard in an operand.
+pub(crate) const DEPBAR_OPCODE: u64 = 0x91a;
+/// Control bits of an instruction: bits 41.. of its high 64 bits.
+pub(crate) const CONTROL_SHIFT: u32 = 41;
+pub(crate) const NO_BARRIER: u8 = 7;
+const BARRIERS: u8 = 6;
+/// Low 12 bits of the control instructions the model follows: `BRA`,
+/// `BRA.U` on a uniform predicate (libcudadevrt `memcpy_3d_device`: same
+/// offset field), `EXIT`, `BSSY`, `BSYNC`; and of `CALL.ABS.NOINC` (merc2
+/// `stencil_texy`), which it does not.
+const OP_BRA: u64 = 0x947;
+const OP_BRA_UNIFORM: u64 = 0x547;
+const OP_EXIT: u64 = 0x94d;
+const OP_BSSY: u64 = 0x945;
+const OP_BSYNC: u64 = 0x941;
+const OP_CALL: u64 = 0x943;
+/// The predicate field (bits 12..15 of the low word) and its value for `PT`.
+const PREDICATE_SHIFT: u32 = 12;
+const PT: u64 = 7;
+/// Past this many words of pending-set work the kernel is left as ptxas
+/// wrote it (the largest sm_100+ kernels seen are far below).
+const MAX_WORK: usize = 1 << 28;
+
+/// Which barrier a group's allocation search starts at, by its first
+/// producer (module comment).
+fn search_start(opcode: u64, write: bool, reads: bool) -> u8 {
+    match opcode {
+        0x980 | 0x981 | 0x983 | 0x98a if write => {
+            if reads {
+                5
+            } else {
+                2
+            }
+        }
+        0x9a8 | 0xf60 | 0xf99 if write => 5,
+        _ => 0,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Control {
+    write: u8,
+    read: u8,
+    wait: u8,
+}
+
+impl Control {
+    fn waits(self, barrier: u8) -> bool {
+        self.wait >> barrier & 1 != 0
+    }
+}
+
+fn control(hi: u64) -> Control {
+    let c = hi >> CONTROL_SHIFT;
+    Control { write: ((c >> 5) & 7) as u8, read: ((c >> 8) & 7) as u8, wait: ((c >> 11) & 0x3f) as u8 }
+}
+
+fn with_control(hi: u64, c: Control) -> u64 {
+    let mask = 0xfffu64 << (CONTROL_SHIFT + 5);
+    let bits = (u64::from(c.write) | u64::from(c.read) << 3 | u64::from(c.wait) << 6) << (CONTROL_SHIFT + 5);
+    (hi & !mask) | bits
+}
+
+/// One group: its barrier in ptxas's numbering, its first producer's
+/// instruction and the producers (instruction, write barrier?).
+#[derive(Debug, Clone)]
+struct Group {
+    barrier: u8,
+    start: usize,
+    producers: Vec<(usize, bool)>,
+}
+
+fn groups(controls: &[Control]) -> Vec<Group> {
+    let mut all: Vec<Group> = Vec::new();
+    let mut open: [Option<usize>; BARRIERS as usize] = [None; BARRIERS as usize];
+    for (i, &c) in controls.iter().enumerate() {
+        for (b, slot) in (0..BARRIERS).zip(open.iter_mut()) {
+            if c.waits(b) {
+                *slot = None;
+            }
+        }
+        for (barrier, write) in [(c.write, true), (c.read, false)] {
+            let Some(slot) = open.get_mut(usize::from(barrier)) else { continue };
+            match *slot {
+                Some(g) => all[g].producers.push((i, write)),
+                None => {
+                    *slot = Some(all.len());
+                    all.push(Group { barrier, start: i, producers: vec![(i, write)] });
+                }
+            }
+        }
+    }
+    all
+}
+
+/// The successors of each instruction, or `None` for control flow the
+/// model does not follow (calls, returns, indirect branches).
+fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
+    let n = code.len();
+    let mut out = Vec::with_capacity(n);
+    for (i, &(lo, _)) in code.iter().enumerate() {
+        let always = (lo >> PREDICATE_SHIFT) & 0xf == PT;
+        let next = (i + 1 < n).then_some(i + 1);
+        let target = || {
+            let t = i64::try_from(i + 1).ok()? + branch_offset(lo) / 16;
+            usize::try_from(t).ok().filter(|&t| t < n)
+        };
+        let opcode = lo & 0xfff;
+        let succ: Vec<usize> = match opcode {
+            OP_BRA => std::iter::once(target()?).chain(next.filter(|_| !always)).collect(),
+            OP_BRA_UNIFORM => std::iter::once(target()?).chain(next).collect(),
+            OP_EXIT => next.filter(|_| !always).into_iter().collect(),
+            OP_BSYNC | OP_BSSY => next.into_iter().collect(),
+            _ if matches!(opcode >> 8, 5 | 9) && (0x40..=0x5f).contains(&(opcode & 0xff)) => return None,
+            _ => next.into_iter().collect(),
+        };
+        out.push(succ);
+    }
+    Some(out)
+}
+
+/// A set of instructions.
+#[derive(Clone)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Self {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 != 0
+    }
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn meets(&self, other: &Bits) -> bool {
+        self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
+    }
+}
+
+/// Where each group's barrier may be pending when an instruction starts
+/// (before its own waits): from its producers along the control flow to
+/// the first wait on its barrier on each path.
+fn pending(controls: &[Control], succ: &[Vec<usize>], groups: &[Group]) -> Vec<Bits> {
+    groups
+        .iter()
+        .map(|g| {
+            let mut at = Bits::new(controls.len());
+            let mut work: Vec<usize> = g.producers.iter().flat_map(|&(p, _)| succ[p].iter().copied()).collect();
+            while let Some(i) = work.pop() {
+                if at.get(i) {
+                    continue;
+                }
+                at.set(i);
+                if !controls[i].waits(g.barrier) {
+                    work.extend(succ[i].iter().copied());
+                }
+            }
+            at
+        })
+        .collect()
+}
+
+/// Whether group `h`'s barrier may be pending at instruction `i` after its
+/// waits.
+fn holds(controls: &[Control], h: &Group, live: &Bits, i: usize) -> bool {
+    live.get(i) && !controls[i].waits(h.barrier)
+}
+
+fn interfere(controls: &[Control], (g, g_live): (&Group, &Bits), (h, h_live): (&Group, &Bits)) -> bool {
+    g_live.meets(h_live)
+        || g.producers.iter().any(|&(p, _)| holds(controls, h, h_live, p))
+        || h.producers.iter().any(|&(p, _)| holds(controls, g, g_live, p))
+}
+
+/// The model's numbering of `groups` (in start order); `NO_BARRIER` for
+/// `skip` (the stack-pointer load's group); `None` when every barrier is
+/// taken.
+fn allocate(
+    code: &[(u64, u64)],
+    controls: &[Control],
+    groups: &[Group],
+    live: &[Bits],
+    skip: Option<usize>,
+) -> Option<Vec<u8>> {
+    let mut out: Vec<u8> = Vec::with_capacity(groups.len());
+    for (k, g) in groups.iter().enumerate() {
+        if Some(k) == skip {
+            out.push(NO_BARRIER);
+            continue;
+        }
+        let mut taken = [false; BARRIERS as usize];
+        for (j, (h, &b)) in groups.iter().zip(&out).enumerate() {
+            if b != NO_BARRIER && interfere(controls, (g, &live[k]), (h, &live[j])) {
+                taken[usize::from(b)] = true;
+            }
+        }
+        let (first, write) = g.producers[0];
+        let from = search_start(code[first].0 & 0xfff, write, controls[first].read != NO_BARRIER);
+        out.push((from..BARRIERS).chain(0..from).find(|&b| !taken[usize::from(b)])?);
+    }
+    Some(out)
+}
+
+/// Rule 11.3 (module comment): rewrites the scoreboards of a kernel's
+/// `.text` as nvlink's finaliser does for an executable; returns whether the
+/// model applied (the code is unchanged otherwise).
+pub(crate) fn reallocate(text: &mut [u8]) -> bool {
+    let read = |b: &[u8]| {
+        let mut q = [0u8; 8];
+        q.copy_from_slice(b);
+        u64::from_le_bytes(q)
+    };
+    let code: Vec<(u64, u64)> = text.chunks_exact(16).map(|i| (read(&i[..8]), read(&i[8..]))).collect();
+    let Some(controls) = plan(&code, &vec![false; code.len()]) else { return false };
+    for (chunk, (&(_, hi), c)) in text.chunks_exact_mut(16).zip(code.iter().zip(controls)) {
+        chunk[8..].copy_from_slice(&with_control(hi, c).to_le_bytes());
+    }
+    true
+}
+
+/// The high words of `code` with the scoreboards nvlink's finaliser gives
+/// them once the instructions marked in `removed` are taken out (rule 11.3's
+/// fence workaround; the removed ones keep theirs), or `None` where the
+/// model does not apply.
+pub(crate) fn without(code: &[(u64, u64)], removed: &[bool]) -> Option<Vec<u64>> {
+    let controls = plan(code, removed)?;
+    Some(code.iter().zip(controls).map(|(&(_, hi), c)| with_control(hi, c)).collect())
+}
+
+/// The new control fields of every instruction, or `None` where the model
+/// does not apply. With instructions `removed` (the fence workaround), the
+/// scoreboards are allocated again even where the stack-pointer load has
+/// none or is waited on (sync_spin 0x230: a wait ptxas adds; the kernel has
+/// no stack; 11/11 such kernels).
+fn plan(code: &[(u64, u64)], removed: &[bool]) -> Option<Vec<Control>> {
+    let removing = removed.iter().any(|&r| r);
+    let &(lo, hi) = code.first()?;
+    let stack_load = lo == LOAD_STACK_POINTER && control(hi).write != NO_BARRIER;
+    if !stack_load && !removing || removed.len() != code.len() {
+        return None;
+    }
+    if code.iter().any(|&(lo, _)| matches!(lo & 0xfff, DEPBAR_OPCODE | OP_CALL)) {
+        return None;
+    }
+    let succ = successors(code)?;
+    let original: Vec<Control> = code.iter().map(|&(_, hi)| control(hi)).collect();
+    let cleared = Control { write: NO_BARRIER, read: NO_BARRIER, wait: 0 };
+    let controls: Vec<Control> = original.iter().zip(removed).map(|(&c, &r)| if r { cleared } else { c }).collect();
+    {
+        let all = groups(&original);
+        if all.len().saturating_mul(all.len()).saturating_mul(code.len().div_ceil(64)) > MAX_WORK {
+            return None;
+        }
+        let live = pending(&original, &succ, &all);
+        let numbering = allocate(code, &original, &all, &live, None)?;
+        if all.iter().zip(&numbering).any(|(g, &b)| g.barrier != b) {
+            return None;
+        }
+    }
+    let mut all = groups(&controls);
+    let live = pending(&controls, &succ, &all);
+    // The stack-pointer load's group: alone and waited on, the kernel uses
+    // its stack (untouched); shared with later producers (stencil_smem: the
+    // load's barrier 0 is set again at 0x260 before any wait), those form a
+    // group of their own from the second producer on.
+    let is_stack = |g: &Group| stack_load && g.start == 0 && g.producers[0] == (0, true);
+    let stack = all.iter().position(is_stack);
+    let live = match stack {
+        None if stack_load => return None,
+        None => live,
+        Some(stack) if all[stack].producers.len() == 1 => {
+            let b = all[stack].barrier;
+            if !removing && (0..code.len()).any(|i| live[stack].get(i) && controls[i].waits(b)) {
+                return None;
+            }
+            live
+        }
+        Some(stack) => {
+            let producers = all[stack].producers.split_off(1);
+            let start = producers[0].0;
+            let at = all.iter().position(|g| g.start > start).unwrap_or(all.len());
+            all.insert(at, Group { barrier: all[stack].barrier, start, producers });
+            pending(&controls, &succ, &all)
+        }
+    };
+    let stack = all.iter().position(is_stack);
+    let renumbered = allocate(code, &controls, &all, &live, stack)?;
+    // ptxas puts a second producer on a barrier that is still pending when
+    // all six are taken (libcudadevrt memset_3d_device: `LDC` and `LDCU` on
+    // 5); where the new numbering leaves one free the finaliser splits them,
+    // with a wait at the register's first reader, which the model cannot
+    // place.
+    let old: Vec<u8> = all.iter().map(|g| g.barrier).collect();
+    for (k, g) in all.iter().enumerate() {
+        for &(p, _) in &g.producers[1..] {
+            let busy = |numbers: &[u8]| {
+                let mut taken = [false; BARRIERS as usize];
+                for (j, h) in all.iter().enumerate() {
+                    if j != k
+                        && numbers[j] != NO_BARRIER
+                        && numbers[j] != numbers[k]
+                        && holds(&controls, h, &live[j], p)
+                    {
+                        taken[usize::from(numbers[j])] = true;
+                    }
+                }
+                taken.iter().filter(|&&t| t).count()
+            };
+            if busy(&old) == usize::from(BARRIERS) - 1 && busy(&renumbered) < usize::from(BARRIERS) - 1 {
+                return None;
+            }
+        }
+    }
+    let mut out = controls.clone();
+    for (g, &b) in all.iter().zip(&renumbered) {
+        for &(i, write) in &g.producers {
+            if write {
+                out[i].write = b;
+            } else {
+                out[i].read = b;
+            }
+        }
+    }
+    for (i, c) in out.iter_mut().enumerate() {
+        let mut wait = 0;
+        for b in (0..BARRIERS).filter(|&b| controls[i].waits(b)) {
+            // The groups a wait is for: those of its barrier pending there
+            // (libcudadevrt memcpy_3d_device: an `EXIT` waits for a load
+            // made before a branch). A wait with none pending goes (the
+            // fence-workaround kernels of rule 11.3, cub `red_int` and gcall
+            // `kcl` on sm_100: nvlink clears such waits; none in the
+            // stack-scoreboard kernels).
+            for k in (0..all.len()).filter(|&k| all[k].barrier == b && live[k].get(i)) {
+                if renumbered[k] != NO_BARRIER {
+                    wait |= 1 << renumbered[k];
+                }
+            }
+        }
+        c.wait = wait;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use develf_parse::Cubin;
+
+    fn fixture(path: &str) -> Vec<u8> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        std::fs::read(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    fn text(bytes: &[u8], name: &str) -> Vec<u8> {
+        let cubin = Cubin::parse(bytes).expect("cubin");
+        let section = cubin.elf().section_by_name(name).unwrap_or_else(|| panic!("{name}"));
+        section.bytes().to_vec()
+    }
+
+    /// The high words (control bits and the rest) of each instruction: the
+    /// low words of the link differ by relocations.
+    fn high_words(code: &[u8]) -> Vec<u64> {
+        code.chunks_exact(16).map(|c| u64::from_le_bytes(c[8..].try_into().unwrap_or([0; 8]))).collect()
+    }
+
+    /// ptxas's code of the `sbreuse` kernels, rewritten, has the scoreboards
+    /// of nvlink's executable (its committed output), on sm_100 and sm_120;
+    /// the `-r` link keeps ptxas's.
+    #[test]
+    fn sbreuse_kernels_match_nvlink() {
+        for arch in ["sm_100", "sm_120"] {
+            let linked = fixture(&format!("link/{arch}/sbreuse.cubin"));
+            for (object, kernel) in
+                [("sbreuse_a", ".text._Z12sbre_stencilPKfPfi"), ("sbreuse_b", ".text._Z11sbre_reducePKfPfi")]
+            {
+                let mut code = text(&fixture(&format!("obj/{arch}/{object}.cubin")), kernel);
+                let expected = high_words(&text(&linked, kernel));
+                assert_ne!(high_words(&code), expected, "{arch} {kernel}: nvlink changes it");
+                assert!(reallocate(&mut code), "{arch} {kernel}: the model applies");
+                assert_eq!(high_words(&code), expected, "{arch} {kernel}");
+            }
+        }
+    }
+
+    /// A kernel whose stack-pointer load has no scoreboard is left alone.
+    #[test]
+    fn no_stack_scoreboard_no_rewrite() {
+        let mut code = text(&fixture("obj/sm_100/sbreuse_b.cubin"), ".text._Z11sbre_reducePKfPfi");
+        let hi = u64::from_le_bytes(code[8..16].try_into().unwrap_or([0; 8]));
+        let c = Control { write: NO_BARRIER, ..control(hi) };
+        code[8..16].copy_from_slice(&with_control(hi, c).to_le_bytes());
+        let before = code.clone();
+        assert!(!reallocate(&mut code));
+        assert_eq!(code, before);
+    }
+}
