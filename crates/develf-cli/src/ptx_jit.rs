@@ -89,21 +89,8 @@ pub fn compile(
     debug: bool,
     what: &str,
 ) -> Result<(Vec<u8>, String), String> {
-    let dir = scratch_dir()?;
-    let result = compile_in(&dir, ptxas, ptx, options, arch, debug, what);
-    let _ = std::fs::remove_dir_all(&dir);
-    result
-}
-
-fn compile_in(
-    dir: &Path,
-    ptxas: &Path,
-    ptx: &[u8],
-    options: &str,
-    arch: &str,
-    debug: bool,
-    what: &str,
-) -> Result<(Vec<u8>, String), String> {
+    let scratch = ScratchDir::new()?;
+    let dir = scratch.0.as_path();
     // Relative names, run in `dir`: a `-g` object records them in its
     // `.note.nv.tkinfo`, which must not name a temporary directory.
     let (source_name, object_name) = ("input.ptx", "input.cubin");
@@ -136,21 +123,32 @@ fn compile_in(
     Ok((bytes, String::from_utf8_lossy(&output.stderr).into_owned()))
 }
 
-/// A new directory for one compilation.
-fn scratch_dir() -> Result<PathBuf, String> {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let base = std::env::temp_dir();
-    for _ in 0..100 {
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = base.join(format!("develf-ptx-{}-{n}", std::process::id()));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("creating {}: {e}", dir.display())),
+/// A new directory for one compilation, removed with what is in it when
+/// dropped.
+struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    fn new() -> Result<ScratchDir, String> {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let base = std::env::temp_dir();
+        for _ in 0..100 {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let dir = base.join(format!("develf-ptx-{}-{n}", std::process::id()));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => return Ok(ScratchDir(dir)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(format!("creating {}: {e}", dir.display())),
+            }
         }
+        Err(format!("no free scratch directory in {}", base.display()))
     }
-    Err(format!("no free scratch directory in {}", base.display()))
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 #[cfg(test)]

@@ -1289,21 +1289,26 @@ mod tests {
         assert_eq!(branch_offset(0x0000_0002_0484_7947) - branch_offset(0x0000_0002_046c_7947), 0x60);
     }
 
+    /// `.text` bytes: `instructions` (low, high words), then NOPs up to
+    /// `total` instructions.
+    fn code_of(instructions: &[(u64, u64)], total: usize) -> Vec<u8> {
+        let nop = (0x7918, 0x000f_c000_0000_0000);
+        let padding = std::iter::repeat_n(&nop, total.saturating_sub(instructions.len()));
+        instructions.iter().chain(padding).flat_map(|(lo, hi)| [lo.to_le_bytes(), hi.to_le_bytes()]).flatten().collect()
+    }
+
     #[test]
     fn exits_get_barriers() {
         // LDC R1; @P0 EXIT; EXIT; BRA self; NOP padding to 0x100.
-        let mut code = Vec::new();
-        let mut push = |lo: u64, hi: u64| {
-            code.extend_from_slice(&lo.to_le_bytes());
-            code.extend_from_slice(&hi.to_le_bytes());
-        };
-        push(0x0000_df00_ff01_7b82, 0x000f_e200_0000_0800);
-        push(0x0000_0000_0000_094d, 0x000f_ea00_0380_0000);
-        push(0x0000_0000_0000_794d, 0x000f_ea00_0380_0000);
-        push(0xffff_fffc_00fc_7947, 0x000f_c000_0383_ffff);
-        for _ in 4..16 {
-            push(0x7918, 0x000f_c000_0000_0000);
-        }
+        let code = code_of(
+            &[
+                (0x0000_df00_ff01_7b82, 0x000f_e200_0000_0800),
+                (0x0000_0000_0000_094d, 0x000f_ea00_0380_0000),
+                (0x0000_0000_0000_794d, 0x000f_ea00_0380_0000),
+                (0xffff_fffc_00fc_7947, 0x000f_c000_0383_ffff),
+            ],
+            16,
+        );
         let m = plan(&code, ExitRule::Barriers).expect("two EXITs to rewrite");
         assert_eq!((m.old_size, m.new_size), (0x100, 0x180));
         assert_eq!(word(&m.code, 0x10), 0x0992);
@@ -1326,25 +1331,15 @@ mod tests {
 
     /// `-G` code: `[MEMBAR.SC.VC; ERRBAR; CGAERRBAR;] EXIT`, twice.
     fn debug_code(call: bool) -> Vec<u8> {
-        let mut code = Vec::new();
-        let mut push = |lo: u64, hi: u64| {
-            code.extend_from_slice(&lo.to_le_bytes());
-            code.extend_from_slice(&hi.to_le_bytes());
-        };
-        push(if call { 0x7943 } else { 0x0000_df00_ff01_7b82 }, 0x000f_e200_0000_0800);
+        let mut instructions = vec![(if call { 0x7943 } else { 0x0000_df00_ff01_7b82 }, 0x000f_e200_0000_0800)];
         // A forward `@P0 BRA` over the first exit sequence, to the second.
-        push(0x0000_0000_0010_0947, 0x000f_c000_0380_0000);
+        instructions.push((0x0000_0000_0010_0947, 0x000f_c000_0380_0000));
         for predicate in [0x0000, 0x7000] {
-            for (lo, hi) in BARRIERS {
-                push(lo | predicate, hi);
-            }
-            push(0x094d | predicate, 0x000f_ea00_0380_0000);
+            instructions.extend(BARRIERS.iter().map(|&(lo, hi)| (lo | predicate, hi)));
+            instructions.push((0x094d | predicate, 0x000f_ea00_0380_0000));
         }
-        push(0xffff_fffc_00fc_7947, 0x000f_c000_0383_ffff);
-        for _ in 11..24 {
-            push(0x7918, 0x000f_c000_0000_0000);
-        }
-        code
+        instructions.push((0xffff_fffc_00fc_7947, 0x000f_c000_0383_ffff));
+        code_of(&instructions, 24)
     }
 
     #[test]
@@ -1375,19 +1370,16 @@ mod tests {
     #[test]
     fn mbarrier_entries_move_only_their_offset() {
         // LDC R1; @P0 EXIT; NOP; EXIT; BRA self; NOP padding to 0x100.
-        let mut code = Vec::new();
-        let mut push = |lo: u64, hi: u64| {
-            code.extend_from_slice(&lo.to_le_bytes());
-            code.extend_from_slice(&hi.to_le_bytes());
-        };
-        push(0x0000_df00_ff01_7b82, 0x000f_e200_0000_0800);
-        push(0x0000_0000_0000_094d, 0x000f_ea00_0380_0000);
-        push(0x7918, 0x000f_c000_0000_0000);
-        push(0x0000_0000_0000_794d, 0x000f_ea00_0380_0000);
-        push(0xffff_fffc_00fc_7947, 0x000f_c000_0383_ffff);
-        for _ in 5..16 {
-            push(0x7918, 0x000f_c000_0000_0000);
-        }
+        let code = code_of(
+            &[
+                (0x0000_df00_ff01_7b82, 0x000f_e200_0000_0800),
+                (0x0000_0000_0000_094d, 0x000f_ea00_0380_0000),
+                (0x7918, 0x000f_c000_0000_0000),
+                (0x0000_0000_0000_794d, 0x000f_ea00_0380_0000),
+                (0xffff_fffc_00fc_7947, 0x000f_c000_0383_ffff),
+            ],
+            16,
+        );
         let m = plan(&code, ExitRule::Barriers).expect("two EXITs to rewrite");
         // EIATTR_MBARRIER_INSTR_OFFSETS as ptxas writes it (mbar_b.cu,
         // sm_100): offset, register 0xff, 0, kind and stride; then an
