@@ -641,31 +641,32 @@ impl Context<'_, '_> {
         // Rule 7.2, exec NUM_BARRIERS: a kernel without its own record whose
         // callees use named barriers gets their largest count appended
         // (cluster: cluster_kernel gets cluster_b_rank_value's 1; 4/4 links).
-        if self.layout.executable && kernel && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
-            if let Some(f) = function {
-                let (reach, _) = facts.reach(f);
-                let most = reach.iter().filter(|&&g| g != f).filter_map(|g| facts.barriers.get(g)).copied().max();
-                if let Some(n) = most {
-                    reversed.push(Attribute::NumBarriers(ByteValue(n)));
-                }
-            }
-        }
         // The same for NUM_MBARRIERS (HVAL), after it: a `-G` kernel whose
         // `cuda::barrier` calls are not inlined gets its callees' largest
         // count (a fresh pipeline kernel: 1 from three callees with 1 each,
-        // sm_90 and sm_100 exec).
-        if self.layout.executable && kernel && !reversed.iter().chain(&group).any(is_mbarrier_count) {
-            if let Some(f) = function {
-                let (reach, _) = facts.reach(f);
-                let most = reach.iter().filter(|&&g| g != f).filter_map(|g| facts.mbarriers.get(g)).copied().max();
-                if let Some(n) = most {
-                    reversed.push(Attribute::Raw(RawAttribute {
-                        format: EIFMT_HVAL,
-                        code: EIATTR_NUM_MBARRIERS,
-                        value: n,
-                        payload: Vec::new(),
-                    }));
-                }
+        // sm_90 and sm_100 exec). The call graph is walked only when a
+        // function has such a record.
+        let exec_kernel = self.layout.executable && kernel;
+        let wants_barriers = exec_kernel
+            && !facts.barriers.is_empty()
+            && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_)));
+        let wants_mbarriers =
+            exec_kernel && !facts.mbarriers.is_empty() && !reversed.iter().chain(&group).any(is_mbarrier_count);
+        if let Some(f) = function.filter(|_| wants_barriers || wants_mbarriers) {
+            let (reach, _) = facts.reach(f);
+            let most = |counts: &HashMap<u32, u16>| {
+                reach.iter().filter(|&&g| g != f).filter_map(|g| counts.get(g)).copied().max()
+            };
+            if let Some(n) = most(&facts.barriers).filter(|_| wants_barriers) {
+                reversed.push(Attribute::NumBarriers(ByteValue(n)));
+            }
+            if let Some(n) = most(&facts.mbarriers).filter(|_| wants_mbarriers) {
+                reversed.push(Attribute::Raw(RawAttribute {
+                    format: EIFMT_HVAL,
+                    code: EIATTR_NUM_MBARRIERS,
+                    value: n,
+                    payload: Vec::new(),
+                }));
             }
         }
         // Rule 7.1: an executable's recursive kernel without a CRS_STACK_SIZE
