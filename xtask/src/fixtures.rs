@@ -488,7 +488,8 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::Only(MERCURY_PAIR),
     },
     // Rule 11.3: `SHFL`s that set a write and a read barrier (the read
-    // barrier's group is numbered first).
+    // barrier's group is numbered first) and a loop behind a branch (merc2
+    // `minmax`).
     GroupSpec { name: "sbshfl", inputs: &[Abi8("sbshfl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "jtab",

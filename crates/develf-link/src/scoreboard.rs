@@ -492,19 +492,28 @@ mod tests {
         }
     }
 
-    /// A warp reduction of doubles (fixture `sbshfl`): each `SHFL` sets a
-    /// write and a read barrier, and ptxas numbers the read barrier's group
-    /// first (sm_100 0x2d0: w=2 r=1, both free); the rewrite has nvlink's
-    /// scoreboards on sm_100 and sm_120.
+    /// Fixture `sbshfl`, rewritten, has the scoreboards of nvlink's
+    /// executable on sm_100 and sm_120. `sbsh_max`, a warp reduction of
+    /// doubles: each `SHFL` sets a write and a read barrier, and ptxas
+    /// numbers the read barrier's group first (sm_100 0x2d0: w=2 r=1, both
+    /// free). `sbsh_minmax` (merc2 `minmax`): a strided loop behind a branch that
+    /// skips it; the `LDC` before the loop waits on barriers still pending
+    /// past the join and does not take them (sm_100 0xd0: ptxas 3, nvlink 2),
+    /// the stack-pointer load's wait there is no stack use, and on sm_100 the
+    /// `LDCU` of 0x2c0 shares the load's barrier in ptxas's numbering.
     #[test]
-    fn shfl_read_group_first_matches_nvlink() {
-        let kernel = ".text._Z8sbsh_maxPKdPd";
-        for arch in ["sm_100", "sm_120"] {
+    fn shfl_and_loop_kernels_match_nvlink() {
+        for (arch, kernel) in [
+            ("sm_100", ".text._Z8sbsh_maxPKdPd"),
+            ("sm_120", ".text._Z8sbsh_maxPKdPd"),
+            ("sm_100", ".text._Z11sbsh_minmaxPKfPfi"),
+            ("sm_120", ".text._Z11sbsh_minmaxPKfPfi"),
+        ] {
             let mut code = text(&fixture(&format!("obj/{arch}/sbshfl.cubin")), kernel);
             let expected = high_words(&text(&fixture(&format!("link/{arch}/sbshfl.cubin")), kernel));
-            assert_ne!(high_words(&code), expected, "{arch}: nvlink changes it");
-            assert!(reallocate(&mut code), "{arch}: the model applies");
-            assert_eq!(high_words(&code), expected, "{arch}");
+            assert_ne!(high_words(&code), expected, "{arch} {kernel}: nvlink changes it");
+            assert!(reallocate(&mut code), "{arch} {kernel}: the model applies");
+            assert_eq!(high_words(&code), expected, "{arch} {kernel}");
         }
     }
 
