@@ -243,6 +243,7 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 11.3: the Mercury finaliser's scoreboard re-allocation.
     cu("sbreuse_a", "sbreuse_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbreuse_b", "sbreuse_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
     // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).
@@ -486,6 +487,10 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(MERCURY_PAIR),
     },
+    // Rule 11.3: `SHFL`s that set a write and a read barrier (the read
+    // barrier's group is numbered first) and a loop behind a branch (merc2
+    // `minmax`).
+    GroupSpec { name: "sbshfl", inputs: &[Abi8("sbshfl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "jtab",
         inputs: &[Abi8("jtab_a"), Abi8("jtab_b")],
