@@ -236,7 +236,8 @@ pub(crate) struct Layout {
     pub shared: crate::shared::SharedPlan,
     /// Rule 11.6: texture/surface header slots nvlink adds to kernels' banks.
     pub texture_banks: Vec<TextureBank>,
-    /// Rule 8.2 (`-preserve-relocs`, sm_75..sm_90a): per patched section, its
+    /// Rule 8.2 (`-preserve-relocs`; on Mercury only shared-memory entries
+    /// fill it): per patched section, its
     /// `.nv.resolvedrela.<target>` (the relocations nvlink resolved).
     pub resolved_relocations: HashMap<OutId, OutId>,
     /// Rule 8.2 on Mercury: per capsule, its
@@ -1145,7 +1146,7 @@ fn create_resolved_relocations(b: &mut Builder<'_, '_>, target: OutId) {
 /// `.nv.merc.rela.text.<k>` is followed in class 20 by
 /// `.nv.merc.nv.resolvedrela.text.<k>` (type 0x70000088, flags 0x10000040,
 /// link `.nv.merc.symtab`, info the capsule, entsize 24), kept only with
-/// entries: the `R_MERCURY_ABS32`... shared-memory relocations nvlink resolved
+/// entries: the `R_MERCURY` 3 shared-memory relocations nvlink resolved
 /// (nw hist_kernel/pipeline_kernel, cub, s1/s2 sm_100/sm_120 exec).
 fn create_merc_resolved_relocations(b: &mut Builder<'_, '_>, rela: OutId) {
     let Some(capsule) = b.layout.section(rela).and_then(|r| r.target) else { return };
