@@ -10,7 +10,9 @@ use crate::input::InputObject;
 use crate::options::{LinkOptions, OutputKind};
 use crate::resolve::{GlobalId, Resolution, SymbolRef, is_kernel};
 use develf_format::reloc::{R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX};
-use develf_format::section::SHT_RELA;
+use develf_format::section::{
+    SHF_CUDA_MERCURY, SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_RESOLVED_RELA, SHT_RELA,
+};
 use develf_format::section::{
     SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_GLOBAL, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO,
     SHT_CUDA_RESERVED_SHARED, SHT_CUDA_RESOLVED_RELA, SHT_CUDA_SHARED, SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_REL,
@@ -234,9 +236,14 @@ pub(crate) struct Layout {
     pub shared: crate::shared::SharedPlan,
     /// Rule 11.6: texture/surface header slots nvlink adds to kernels' banks.
     pub texture_banks: Vec<TextureBank>,
-    /// Rule 8.2 (`-preserve-relocs`, sm_75..sm_90a): per patched section, its
+    /// Rule 8.2 (`-preserve-relocs`; on Mercury only shared-memory entries
+    /// fill it): per patched section, its
     /// `.nv.resolvedrela.<target>` (the relocations nvlink resolved).
     pub resolved_relocations: HashMap<OutId, OutId>,
+    /// Rule 8.2 on Mercury: per capsule, its
+    /// `.nv.merc.nv.resolvedrela.text.<k>` (the shared-memory relocations of
+    /// the expanded code nvlink resolved).
+    pub merc_resolved_relocations: HashMap<OutId, OutId>,
     /// `-preserve-relocs` (rule 8.2), on every target.
     pub preserve_relocs: bool,
     /// `-g` (rules 9.7, 12.4): keeps what debuggers need, such as the
@@ -645,6 +652,7 @@ pub(crate) fn build(
         shared: crate::shared::SharedPlan::default(),
         texture_banks: Vec::new(),
         resolved_relocations: HashMap::new(),
+        merc_resolved_relocations: HashMap::new(),
         preserve_relocs: options.preserve_relocs,
         debug: options.debug,
         target_sm: options.arch.sm,
@@ -662,8 +670,10 @@ pub(crate) fn build(
         local_texts: HashSet::new(),
         function_banks: Vec::new(),
     };
-    // Rule 8.2: Mercury outputs get no `.nv.resolvedrela.*` (15/15 links).
-    let preserve_relocs = options.preserve_relocs && !mercury;
+    // Rule 8.2: Mercury outputs list only the shared-memory relocations
+    // (crate::relocate::Context::resolved_entry); the sections of every other
+    // target stay empty and are dropped.
+    let preserve_relocs = options.preserve_relocs;
     let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
 
     // Rule 1.3.1: the fixed start.
@@ -947,6 +957,9 @@ pub(crate) fn build(
             {
                 if let Some(id) = b.place(i, s.index) {
                     crate::mercury::attach(&mut b.layout, i, s, id);
+                    if preserve_relocs && s.sh_type == SHT_CUDA_MERCURY_RELA {
+                        create_merc_resolved_relocations(&mut b, id);
+                    }
                 }
             }
         }
@@ -1127,6 +1140,36 @@ fn create_resolved_relocations(b: &mut Builder<'_, '_>, target: OutId) {
         out.target = Some(target);
     }
     b.layout.resolved_relocations.insert(target, id);
+}
+
+/// Rule 8.2 on Mercury (`-preserve-relocs`): a capsule's
+/// `.nv.merc.rela.text.<k>` is followed in class 20 by
+/// `.nv.merc.nv.resolvedrela.text.<k>` (type 0x70000088, flags 0x10000040,
+/// link `.nv.merc.symtab`, info the capsule, entsize 24), kept only with
+/// entries: the `R_MERCURY` 3 shared-memory relocations nvlink resolved
+/// (nw hist_kernel/pipeline_kernel, cub, s1/s2 sm_100/sm_120 exec).
+fn create_merc_resolved_relocations(b: &mut Builder<'_, '_>, rela: OutId) {
+    let Some(capsule) = b.layout.section(rela).and_then(|r| r.target) else { return };
+    if b.layout.merc_resolved_relocations.contains_key(&capsule) {
+        return;
+    }
+    let Some(suffix) = b
+        .layout
+        .section(capsule)
+        .filter(|c| c.sh_type == SHT_CUDA_CAPMERC)
+        .and_then(|c| c.name.strip_prefix(".nv.capmerc").map(str::to_string))
+    else {
+        return;
+    };
+    let name = format!(".nv.merc.nv.resolvedrela{suffix}");
+    let id = b.create(&name, C::Mercury, SHT_CUDA_MERCURY_RESOLVED_RELA, SHF_CUDA_MERCURY | 0x40, 8);
+    if let Some(out) = b.layout.sections.get_mut(id) {
+        out.target = Some(capsule);
+        out.info = InfoField::Section(capsule);
+        out.entsize = 24;
+        out.keep = Keep::IfNotEmpty;
+    }
+    b.layout.merc_resolved_relocations.insert(capsule, id);
 }
 
 /// `.nv_debug.shared`: the extern `__shared__` window (rule 1.1 class 17).

@@ -36,8 +36,8 @@ use develf_format::reloc::{
 };
 use develf_format::section::{
     SHF_ALLOC, SHF_CUDA_MERCURY, SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_CALLGRAPH, SHT_CUDA_MERCURY_CONSTANT_IMGHDR,
-    SHT_CUDA_MERCURY_INFO, SHT_CUDA_MERCURY_PROTOTYPE, SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_SYMTAB,
-    SHT_CUDA_PROTOTYPE,
+    SHT_CUDA_MERCURY_INFO, SHT_CUDA_MERCURY_PROTOTYPE, SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_RESOLVED_RELA,
+    SHT_CUDA_MERCURY_SYMTAB, SHT_CUDA_PROTOTYPE,
 };
 use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FUNC, STT_OBJECT, STT_SECTION};
 use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK};
@@ -65,6 +65,8 @@ static SUBRANKS: &[(&str, u8)] = &[
     (".nv.merc.nv.callgraph", 4),
     (".nv.merc.nv.prototype", 5),
     (".nv.merc.rela", 6),
+    // Rule 8.2: each right after its `.nv.merc.rela.text.<k>` (creation order).
+    (".nv.merc.nv.resolvedrela", 6),
     (".nv.merc.nv.constant", 7),
     (".nv.capmerc.", 8),
     (".nv.merc.nv.global.init", 9),
@@ -104,6 +106,7 @@ static LINKS: &[(u32, MercLink, u64)] = &[
     (SHT_CUDA_MERCURY_CALLGRAPH, MercLink::MercSymTab, 8),
     (SHT_CUDA_MERCURY_PROTOTYPE, MercLink::MercSymTab, 8),
     (SHT_CUDA_MERCURY_RELA, MercLink::MercSymTab, 24),
+    (SHT_CUDA_MERCURY_RESOLVED_RELA, MercLink::MercSymTab, 24),
     (SHT_CUDA_CAPMERC, MercLink::MercSymTab, 0),
 ];
 
@@ -214,6 +217,11 @@ fn own_text(inputs: &[InputObject<'_>], layout: &Layout, s: &OutSection, functio
 /// A `.nv.merc.rela.*` section (kept only with entries, like `.rela.*`).
 pub(crate) fn is_relocation(s: &OutSection) -> bool {
     s.class == SectionClass::Mercury && s.sh_type == SHT_CUDA_MERCURY_RELA
+}
+
+/// A `.nv.merc.nv.resolvedrela.*` section (rule 8.2; kept only with entries).
+pub(crate) fn is_resolved_relocation(s: &OutSection) -> bool {
+    s.class == SectionClass::Mercury && s.sh_type == SHT_CUDA_MERCURY_RESOLVED_RELA
 }
 
 /// The normal section whose bytes a merc alias shares (rule 3.2).
@@ -552,8 +560,19 @@ pub(crate) fn finish_symbols(
                     // `.nv.shared.reserved.0`).
                     let reserved = matches!(s.section, SymbolSection::Section(id)
                         if layout.section(id).is_some_and(|o| o.name.starts_with(RESERVED_SHARED_PREFIX)));
-                    let sym = if layout.debug && shared && layout.executable && !reserved {
-                        OutSymbol { value: s.value.saturating_sub(layout.shared.reserved), section: s.section, ..sym }
+                    // `-preserve-relocs` keeps them so too, with `.symtab`'s
+                    // STV_INTERNAL added to the space bit (0x41: nw
+                    // hist_kernel's `local`, pipeline_kernel's `bar`, s1
+                    // sm_100/sm_120; rule 12.4).
+                    let keeps = layout.debug || layout.preserve_relocs;
+                    let sym = if keeps && shared && layout.executable && !reserved {
+                        let other = m.other | (s.other & 0x3);
+                        OutSymbol {
+                            value: s.value.saturating_sub(layout.shared.reserved),
+                            section: s.section,
+                            other,
+                            ..sym
+                        }
                     } else if layout.debug && shared && extern_shared {
                         OutSymbol { value: s.value, ..sym }
                     } else {
@@ -685,7 +704,16 @@ impl Relocator<'_, '_> {
     /// order, each input's list reversed: rule 8.1), applying the rest to
     /// `data` unless the target is the capsule (its relocations patch the
     /// expanded code, which is not in the file).
-    fn section(&self, rela: &OutSection, data: &mut [u8], capsule: bool) -> Result<Vec<OutRelocation>, LinkError> {
+    fn section(
+        &self,
+        rela: &OutSection,
+        data: &mut [u8],
+        capsule: bool,
+        resolved_list: &mut Vec<OutRelocation>,
+    ) -> Result<Vec<OutRelocation>, LinkError> {
+        // Rule 8.2: `-preserve-relocs` lists the capsule's resolved
+        // shared-memory relocations in `.nv.merc.nv.resolvedrela.text.<k>`.
+        let lists_resolved = rela.target.is_some_and(|t| self.layout.merc_resolved_relocations.contains_key(&t));
         let output = if self.layout.executable { keep::OutputKind::Executable } else { keep::OutputKind::Relocatable };
         let patched_home = rela
             .target
@@ -795,7 +823,15 @@ impl Relocator<'_, '_> {
                     }
                 };
                 match crate::relocate::disposition(&query, &resolved) {
-                    Disposition::Apply => apply(data)?,
+                    Disposition::Apply => {
+                        apply(data)?;
+                        let listed = lists_resolved
+                            && resolved.state == SymbolState::Live
+                            && crate::relocate::lists_shared(self.inputs, self.layout, piece.input, r.symbol as usize);
+                        if let (true, Some(symbol)) = (listed, resolved.index) {
+                            resolved_list.push(OutRelocation { offset, r_type: r.r_type, symbol, addend });
+                        }
+                    }
                     Disposition::ApplyDead => {
                         if let (false, Some(site)) = (capsule, data.get_mut(at..)) {
                             develf_reloc::apply_dead(r.r_type, site).map_err(|e| fail(e.to_string()))?;
@@ -908,12 +944,17 @@ pub(crate) fn relocate(
             Some(body) => std::mem::take(body.bytes_mut(target_name)?),
             None => Vec::new(),
         };
-        let kept = r.section(s, &mut data, capsule);
+        let mut resolved_list = Vec::new();
+        let kept = r.section(s, &mut data, capsule, &mut resolved_list);
         if let Some(slot) = contents.data.get_mut(target) {
             *slot = Body::Owned(data);
         }
         if let Some(slot) = contents.relocations.get_mut(id) {
             *slot = kept?;
+        }
+        if let Some(slot) = layout.merc_resolved_relocations.get(&target).and_then(|&x| contents.relocations.get_mut(x))
+        {
+            *slot = resolved_list;
         }
     }
     // Rule 11.5: the header-index tables' relocations, made by the linker.

@@ -346,6 +346,14 @@ impl<'a> Context<'_, 'a> {
             return None;
         }
         let symbol = resolved.index?;
+        // Rule 8.2 on Mercury: only the shared-memory relocations are listed
+        // (nw hist_kernel/pipeline_kernel and s1/s2 sm_100/sm_120: the
+        // kernels' and device functions' block statics; no constants, code
+        // or CIE pointers).
+        // Not `.debug_info`'s (sm_100 `-G` objects: none listed).
+        if self.layout.mercury && !(code && lists_shared(self.inputs, self.layout, input, r.symbol as usize)) {
+            return None;
+        }
         let input_symbol = self.inputs.get(input).and_then(|i| Some((i, i.symbol(r.symbol as usize)?)));
         // Rule 12.10: `-preserve-relocs` alone keeps an `extern __shared__`
         // symbol (with a common area) but lists none of its code's relocations
@@ -588,6 +596,16 @@ fn undefined_bank_address(r_type: u32, n: u8, site: &[u8], mercury: bool) -> u64
     (bank << n) | offset
 }
 
+/// Rule 8.2 on Mercury: whether a resolved relocation of code against input
+/// symbol `symbol` is listed under `-preserve-relocs`: a shared variable
+/// (not `.nv.reservedSmem.*`), an `extern __shared__` one only under `-g`
+/// (rule 12.10: pipeline_kernel's `smem` is not listed).
+pub(crate) fn lists_shared(inputs: &[InputObject<'_>], layout: &Layout, input: usize, symbol: usize) -> bool {
+    let Some(i) = inputs.get(input) else { return false };
+    let Some(s) = i.symbol(symbol) else { return false };
+    s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED && (layout.debug || !crate::shared::is_extern(i, s))
+}
+
 /// Whether the definition `here` resolves to is in the output.
 pub(crate) fn winner_placed(
     inputs: &[InputObject<'_>],
@@ -627,7 +645,7 @@ pub(crate) fn build<'a>(
 ) -> Result<Contents<'a>, LinkError> {
     let mut patched_by = vec![Vec::new(); layout.sections.len()];
     for (id, s) in layout.sections.iter().enumerate() {
-        if s.sh_type == SHT_CUDA_RESOLVED_RELA {
+        if s.sh_type == SHT_CUDA_RESOLVED_RELA || crate::mercury::is_resolved_relocation(s) {
             continue;
         }
         if let (SectionClass::Relocation, Some(list)) = (s.class, s.target.and_then(|t| patched_by.get_mut(t))) {

@@ -326,8 +326,10 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layo
             // Rule 12.10: under `-g`/`-preserve-relocs` it holds the common
             // area after the reserved one (xshm 0x420, g2 0x418; g3, with a
             // private variable only, 0x400) and is kept for it (g5, without
-            // extern memory).
-            if keeps_symbols && (!layout.mercury || layout.debug) {
+            // extern memory); on Mercury too (`-preserve-relocs` cub
+            // sm_100/sm_120: 0x418; s2, `f`'s `int t[6]` reached by two
+            // kernels: 0x418).
+            if keeps_symbols {
                 if let Some(end) = plan.common_area {
                     out.size = reserved.saturating_add(end);
                     out.keep = Keep::Always;

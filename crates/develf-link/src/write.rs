@@ -348,7 +348,11 @@ pub(crate) fn write<'a>(
         .filter(|&id| {
             layout.section(id).is_some_and(|s| match s.keep {
                 Keep::Never => false,
-                Keep::IfNotEmpty if s.class == SectionClass::Relocation || crate::mercury::is_relocation(s) => {
+                Keep::IfNotEmpty
+                    if s.class == SectionClass::Relocation
+                        || crate::mercury::is_relocation(s)
+                        || crate::mercury::is_resolved_relocation(s) =>
+                {
                     contents.relocations.get(id).is_some_and(|r| !r.is_empty())
                 }
                 Keep::IfNotEmpty => generated.get(id).and_then(Option::as_ref).is_some_and(|g| !g.is_empty()),
@@ -413,7 +417,7 @@ pub(crate) fn write<'a>(
                 None => symbols.shstrtab.clone(),
             }),
             SectionClass::Mercury if crate::mercury::is_merc_symtab(s) => Some(std::mem::take(&mut merc_symtab)),
-            SectionClass::Mercury if crate::mercury::is_relocation(s) => {
+            SectionClass::Mercury if crate::mercury::is_relocation(s) || crate::mercury::is_resolved_relocation(s) => {
                 Some(relocation_bytes(&take_list(&mut contents.relocations, id), true))
             }
             SectionClass::StrTab => Some(symbols.strtab.bytes.clone()),
