@@ -247,6 +247,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
     // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).
+    // U28 for a kernel's own arrays; for options/commands.txt only.
+    cu("shorder", "shorder.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     cu("tma_a", "tma_a.cu", Archs::Only(&["sm_90", "sm_90a"]), ABI7_NONE),
     cu("tma_b", "tma_b.cu", Archs::Only(&["sm_90", "sm_90a"]), ABI7_NONE),
     // For options/commands.txt only: `-g -r` on sm_100/sm_120 (rule 11.9's

@@ -638,7 +638,12 @@ fn plan_executable(
         // kernel's weak `s[4]`/`u[32]` at 0, 0x10 and `s[32]`/`u[4]` at
         // 0x10, 0; sm_75/sm_90/sm_100), before the alignment sort below.
         vars.sort_by_key(|v| v.size);
-        vars.extend(k.own.iter());
+        // The kernel's own come smallest first too (session 5: `a[16]`,
+        // `b[8]` declared in that order go b at 0x400, a at 0x420 on sm_90
+        // and sm_100; equal sizes keep the symbol order).
+        let mut own: Vec<&Variable> = k.own.iter().collect();
+        own.sort_by_key(|v| v.size);
+        vars.extend(own);
         vars.sort_by_key(|v| std::cmp::Reverse(v.align));
         let any_common = k.reach.iter().any(|n| common_end.contains_key(n));
         for v in &vars {
