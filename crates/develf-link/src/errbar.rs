@@ -377,28 +377,8 @@ fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
     let number = capsule_numbering(code, count, &CAPSULE_NUMBERINGS[1..])
         .or_else(|| capsule_numbering(code, count, &[FENCE_CAPSULE_NUMBERING]))?;
-    let bitmap = count.div_ceil(32);
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
-    let mut items: Vec<usize> = Vec::new();
-    let mut at = 12 + 4 * bitmap;
-    let mut mark = None;
-    while let Some(&first) = bytes.get(at) {
-        let size = match first {
-            1..=0x3f => 16 * usize::from(first),
-            0x40..=0x4f => 4,
-            0x50..=0x5f | 0xd0..=0xdf => 2,
-            _ => return None,
-        };
-        if size != 2 || first & 0xf == 0 || at + 2 == bytes.len() {
-            items.push(mark.take().unwrap_or(at));
-        } else {
-            mark.get_or_insert(at);
-        }
-        at += size;
-    }
-    if at != bytes.len() || items.is_empty() {
-        return None;
-    }
+    let (items, _) = capsule_item_starts(bytes, count.div_ceil(32))?;
     let mut out = bytes.to_vec();
     let removed = |i: usize| moves.own[i] == moves.own[i + 1];
     for (i, w) in words.iter().enumerate().skip(1) {
@@ -631,32 +611,17 @@ fn plan(code: &[u8], rule: ExitRule) -> Option<Moves> {
     apply(code, &words, &edits, exits)
 }
 
-/// Rule 11.9's capsule: each rewritten `EXIT` (an instruction the capsule
-/// did not carry) becomes carried: its bit is cleared and [`EXIT_ITEM`]
-/// goes in at its place among the items; the closing 2-byte item, which
-/// holds the number of instructions from the final `BRA` to the end of the
-/// section (NOP tail + 1: bit 7 of its first byte is that number's low bit,
-/// its second byte the rest; s0..s8 runs, 9 sizes), is written for the new
-/// size. Instructions are numbered as [`CAPSULE_NUMBERINGS`]' second; a capsule
-/// whose count does not pair up with the code is left alone.
-fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
-    let count = usize::try_from(word32(bytes, 8)).ok()?;
-    let ops: Vec<u64> = code.chunks_exact(16).map(|c| word(c, 0) & 0xfff).collect();
-    // Never NOPs alone: they mis-number jacobi (above). Only a carried
-    // `EXIT` needs it: removals find their exit records by themselves.
-    let number = capsule_numbering(code, count, &[CAPSULE_NUMBERINGS[1], CAPSULE_NUMBERINGS[3]]);
-    let words = count.div_ceil(32);
-    let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
-    // The items, one per clear bit, by where they start: a 2-byte mark
-    // (`51 01`, `51 02`, `d1 01`, `d1 04`: low nibble 1) belongs to the
-    // record after it, and an `EXIT` item goes in before the mark (merc2
-    // hist_kernel: `51 02 01 11 .. d1 01 02 4a`); a 2-byte item with low
-    // nibble 0 (stencil_texy's `d0 00`, the closing `50 xx`/`d0 xx`) stands
-    // for an instruction. Items = clear bits: hist 14, red_int 17, warp_sum
-    // 7, count_kernel 24, jacobi 108.
+/// A capsule's items after its header and its `words`-word bitmap, one per
+/// clear bit, by where they start: a 2-byte mark (`51 01`, `51 02`, `d1 01`,
+/// `d1 04`: low nibble 1) belongs to the record after it, and an `EXIT`
+/// item goes in before the mark (merc2 hist_kernel: `51 02 01 11 .. d1 01 02
+/// 4a`); a 2-byte item with low nibble 0 (stencil_texy's `d0 00`, the
+/// closing `50 xx`/`d0 xx`) stands for an instruction. Items = clear bits:
+/// hist 14, red_int 17, warp_sum 7, count_kernel 24, jacobi 108. Also the
+/// exit records (a mark, then a 16-byte record of opcode 0x11), by where
+/// their mark starts. `None` when the stream does not end with the capsule.
+fn capsule_item_starts(bytes: &[u8], words: usize) -> Option<(Vec<usize>, Vec<usize>)> {
     let mut items: Vec<usize> = Vec::new();
-    // The exit records (a mark, then a 16-byte record of opcode 0x11), by
-    // where their mark starts.
     let mut exit_records: Vec<usize> = Vec::new();
     let mut at = 12 + 4 * words;
     let mut mark = None;
@@ -677,9 +642,26 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
         }
         at += size;
     }
-    if at != bytes.len() || items.is_empty() {
-        return None;
-    }
+    (at == bytes.len() && !items.is_empty()).then_some((items, exit_records))
+}
+
+/// Rule 11.9's capsule: each rewritten `EXIT` (an instruction the capsule
+/// did not carry) becomes carried: its bit is cleared and [`EXIT_ITEM`]
+/// goes in at its place among the items; the closing 2-byte item, which
+/// holds the number of instructions from the final `BRA` to the end of the
+/// section (NOP tail + 1: bit 7 of its first byte is that number's low bit,
+/// its second byte the rest; s0..s8 runs, 9 sizes), is written for the new
+/// size. Instructions are numbered as [`CAPSULE_NUMBERINGS`]' second; a capsule
+/// whose count does not pair up with the code is left alone.
+fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
+    let count = usize::try_from(word32(bytes, 8)).ok()?;
+    let ops: Vec<u64> = code.chunks_exact(16).map(|c| word(c, 0) & 0xfff).collect();
+    // Never NOPs alone: they mis-number jacobi (above). Only a carried
+    // `EXIT` needs it: removals find their exit records by themselves.
+    let number = capsule_numbering(code, count, &[CAPSULE_NUMBERINGS[1], CAPSULE_NUMBERINGS[3]]);
+    let words = count.div_ceil(32);
+    let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
+    let (items, exit_records) = capsule_item_starts(bytes, words)?;
     let mut header = bytes.get(..12 + 4 * words.min(bytes.len()))?.to_vec();
     // (place, bytes it replaces, new bytes), ascending.
     let mut inserts: Vec<(usize, usize, Vec<u8>)> = Vec::new();
