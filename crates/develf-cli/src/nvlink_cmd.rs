@@ -741,7 +741,7 @@ pub fn recorded_command_line(parsed: &NvlinkArgs) -> String {
 /// nvlink's `--help`, generated from [`OPTIONS`].
 pub fn help_text() -> String {
     let mut out = String::from(
-        "\nUsage  : nvlink [options] <objects>\n\ndevelf's nvlink takes nvlink 13.5's options: those marked 'no effect' are accepted\nand ignored, 'not supported' ones are refused. develf also reads @FILE response files.\n\nOptions\n=======\n\n",
+        "\nUsage  : nvlink [options] <objects>\n\ndevelf's nvlink takes nvlink 13.5's options: those marked 'no effect' are accepted\nand ignored, 'not supported' ones are refused. develf also reads @FILE response files.\nPTX inputs (a .ptx file, a fatbin without code for the target) are compiled with\nNVIDIA's ptxas: DEVELF_PTXAS, else the one beside develf, else the first on PATH.\n\nOptions\n=======\n\n",
     );
     for o in OPTIONS {
         let left =
