@@ -319,6 +319,7 @@ const OBJECTS: &[ObjectSpec] = &[
         abi7: ABI7_NONE,
     },
     cu("gxmix_b", "gxmix_b.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
+    cu("gxnocall_b", "gxnocall_b.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
     ObjectSpec {
         name: "ghelp_a-G",
         source: "ghelp_a.cu",
@@ -442,6 +443,12 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "gxmix",
         inputs: &[Abi8("gxmix_a-G"), Abi8("gxmix_b")],
+        flags: &[],
+        archs: Archs::Only(MDBG_ARCHS),
+    },
+    GroupSpec {
+        name: "gxnocall",
+        inputs: &[Abi8("gxmix_a-G"), Abi8("gxnocall_b")],
         flags: &[],
         archs: Archs::Only(MDBG_ARCHS),
     },

@@ -513,14 +513,15 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
         let predicate = (lo >> PREDICATE_SHIFT) & 0xf;
         let carried = i > 0 && is(i - 1, CGAERRBAR);
         if !carried {
-            if rule == ExitRule::ByCalls && !has_call {
-                return None;
-            }
+            // A kernel without calls in an executable with a `-G` input
+            // gets `ERRBAR; CGAERRBAR` without `MEMBAR.SC.VC`, and is
+            // scheduled again ([`plan`]).
+            let barriers = if rule == ExitRule::ByCalls && !has_call { &BARRIERS[1..] } else { &BARRIERS[..] };
             let stall = (hi >> CONTROL_SHIFT) & 0xf;
-            let mut insert = Vec::with_capacity(BARRIERS.len());
-            for (k, &(b_lo, b_hi)) in BARRIERS.iter().enumerate() {
+            let mut insert = Vec::with_capacity(barriers.len());
+            for (k, &(b_lo, b_hi)) in barriers.iter().enumerate() {
                 let mut b_hi = b_hi;
-                if k == BARRIERS.len() - 1 && stall == 0 {
+                if k == barriers.len() - 1 && stall == 0 {
                     // Stall and yield bits off, as the `EXIT`'s.
                     b_hi &= !(0x1f << CONTROL_SHIFT);
                 }
@@ -532,7 +533,7 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
                 hi
             };
             edits.push(Edit { at: i, insert, word: Some((lo, hi)) });
-            exits.push(ExitChange { index: i, predicate, before: 1, after: 1 + BARRIERS.len() });
+            exits.push(ExitChange { index: i, predicate, before: 1, after: 1 + barriers.len() });
         } else if rule == ExitRule::ByCalls && !has_call && i >= 3 && is(i - 2, ERRBAR) && is(i - 3, MEMBAR_SC_VC) {
             // Rule 11.8: `-G` code without calls loses the `MEMBAR.SC.VC`.
             edits.push(Edit { at: i - 3, insert: Vec::new(), word: None });
@@ -608,7 +609,20 @@ fn apply(code: &[u8], words: &[(u64, u64)], edits: &[Edit], exits: Vec<ExitChang
 fn plan(code: &[u8], rule: ExitRule) -> Option<Moves> {
     let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
     let (edits, exits) = plan_exits(&words, rule)?;
-    apply(code, &words, &edits, exits)
+    let mut moves = apply(code, &words, &edits, exits)?;
+    // Rule 11.8: a kernel without calls that gains error barriers in an
+    // executable with a `-G` input gets the finaliser's scoreboards
+    // (`scoreboard::rescheduled`; t1 `nk_nocall`: the `LDG` 1 -> 2); left
+    // as ptxas wrote it where the model does not apply.
+    let has_call = words.iter().any(|&(lo, _)| OP_CALLS.contains(&(lo & 0xfff)));
+    if rule == ExitRule::ByCalls && !has_call && moves.exits.iter().any(|e| e.before == 1) {
+        let new: Vec<(u64, u64)> = moves.code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+        let his = crate::scoreboard::rescheduled(&new)?;
+        for (chunk, hi) in moves.code.chunks_exact_mut(16).zip(his) {
+            chunk[8..].copy_from_slice(&hi.to_le_bytes());
+        }
+    }
+    Some(moves)
 }
 
 /// A capsule's items after its header and its `words`-word bitmap, one per
@@ -1301,10 +1315,15 @@ mod tests {
         assert_eq!(m.instruction(0x10), 0x40);
         assert_eq!(m.address(0x10), 0x10);
         assert_eq!(m.address(0x100), 0x180);
-        // An executable with a `-G` input: a kernel without calls keeps
-        // its bare exits (its rewrite would reschedule it), one with calls
-        // gets the barriers as under `-g`.
-        assert!(plan(&code, ExitRule::ByCalls).is_none());
+        // An executable with a `-G` input: a kernel without calls gets
+        // `ERRBAR; CGAERRBAR` (no `MEMBAR.SC.VC`) and the finaliser's
+        // scoreboards, the stack load's gone (t1 `nk_nocall`); one with
+        // calls gets the barriers as under `-g`.
+        let m = plan(&code, ExitRule::ByCalls).expect("a kernel without calls, rescheduled");
+        assert_eq!(m.new_size, 0x100);
+        assert_eq!([word(&m.code, 0x10), word(&m.code, 0x20), word(&m.code, 0x30)], [0x09ab, 0x05ab, 0x094d]);
+        assert_eq!([word(&m.code, 0x40), word(&m.code, 0x50), word(&m.code, 0x60)], [0x79ab, 0x75ab, 0x794d]);
+        assert_eq!(word(&m.code, 8) >> (CONTROL_SHIFT + 5) & 7, 7, "the stack load's write barrier");
         let mut with_call = code.clone();
         with_call[..16]
             .copy_from_slice(&[&0x7943u64.to_le_bytes()[..], &0x000f_ea00_0380_0000u64.to_le_bytes()].concat());

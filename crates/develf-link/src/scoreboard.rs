@@ -309,7 +309,7 @@ pub(crate) fn reallocate(text: &mut [u8]) -> bool {
         u64::from_le_bytes(q)
     };
     let code: Vec<(u64, u64)> = text.chunks_exact(16).map(|i| (read(&i[..8]), read(&i[8..]))).collect();
-    let Some(controls) = plan(&code, &vec![false; code.len()]) else { return false };
+    let Some(controls) = plan(&code, &vec![false; code.len()], false) else { return false };
     for (chunk, (&(_, hi), c)) in text.chunks_exact_mut(16).zip(code.iter().zip(controls)) {
         chunk[8..].copy_from_slice(&with_control(hi, c).to_le_bytes());
     }
@@ -321,7 +321,17 @@ pub(crate) fn reallocate(text: &mut [u8]) -> bool {
 /// fence workaround; the removed ones keep theirs), or `None` where the
 /// model does not apply.
 pub(crate) fn without(code: &[(u64, u64)], removed: &[bool]) -> Option<Vec<u64>> {
-    let controls = plan(code, removed)?;
+    let controls = plan(code, removed, false)?;
+    Some(code.iter().zip(controls).map(|(&(_, hi), c)| with_control(hi, c)).collect())
+}
+
+/// The high words of `code` with the scoreboards nvlink's finaliser gives
+/// them when it schedules a kernel again, whether or not the stack-pointer
+/// load had a scoreboard (rule 11.8: a kernel without calls that gains
+/// `ERRBAR; CGAERRBAR` in a link with a `-G` input), or `None` where the
+/// model does not apply.
+pub(crate) fn rescheduled(code: &[(u64, u64)]) -> Option<Vec<u64>> {
+    let controls = plan(code, &vec![false; code.len()], true)?;
     Some(code.iter().zip(controls).map(|(&(_, hi), c)| with_control(hi, c)).collect())
 }
 
@@ -330,8 +340,8 @@ pub(crate) fn without(code: &[(u64, u64)], removed: &[bool]) -> Option<Vec<u64>>
 /// scoreboards are allocated again even where the stack-pointer load has
 /// none or is waited on (sync_spin 0x230: a wait ptxas adds; the kernel has
 /// no stack; 11/11 such kernels).
-fn plan(code: &[(u64, u64)], removed: &[bool]) -> Option<Vec<Control>> {
-    let removing = removed.iter().any(|&r| r);
+fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Control>> {
+    let removing = always || removed.iter().any(|&r| r);
     let &(lo, hi) = code.first()?;
     let stack_load = lo == LOAD_STACK_POINTER && control(hi).write != NO_BARRIER;
     if !stack_load && !removing || removed.len() != code.len() {
