@@ -40,7 +40,20 @@ pub(crate) enum PieceBytes<'a> {
 }
 
 impl PieceBytes<'_> {
-    fn len(&self) -> u64 {
+    /// The piece without its first `n` bytes.
+    pub(crate) fn skip(self, n: u64) -> Self {
+        match self {
+            PieceBytes::Here(bytes) => {
+                PieceBytes::Here(bytes.get(usize::try_from(n).unwrap_or(usize::MAX)..).unwrap_or_default())
+            }
+            PieceBytes::Elsewhere { source, offset, len } => {
+                let n = n.min(len);
+                PieceBytes::Elsewhere { source, offset: offset.saturating_add(n), len: len - n }
+            }
+        }
+    }
+
+    pub(crate) fn len(&self) -> u64 {
         match self {
             PieceBytes::Here(bytes) => bytes.len() as u64,
             PieceBytes::Elsewhere { len, .. } => *len,
@@ -320,6 +333,14 @@ impl Body<'_> {
 #[allow(clippy::unwrap_used)] // a failing unwrap is a failing test
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_piece_loses_the_bytes_another_covers() {
+        let bytes = [1u8, 2, 3, 4];
+        let PieceBytes::Here(rest) = PieceBytes::Here(&bytes).skip(1) else { panic!("bytes stay here") };
+        assert_eq!(rest, &[2, 3, 4]);
+        assert_eq!(PieceBytes::Here(&bytes).skip(9).len(), 0);
+    }
 
     #[test]
     fn overlapping_patches_apply_in_order() {

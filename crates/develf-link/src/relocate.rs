@@ -413,7 +413,19 @@ impl<'a> Context<'_, 'a> {
                 })
                 .collect();
             pieces.sort_by_key(|&(offset, _)| offset);
+            // Pieces of a well-formed link overlap only where their bytes
+            // agree (deduplicated constant data); a damaged input's may not
+            // (the link fuzz target: two inputs' merc bank-2 copies both at
+            // 0). The bytes placed first stay, so the output does not depend
+            // on how the writer splits the section.
+            let mut end = 0u64;
             for (offset, bytes) in pieces {
+                let covered = end.saturating_sub(offset);
+                if covered >= bytes.len() && bytes.len() > 0 {
+                    continue;
+                }
+                let (offset, bytes) = (offset.saturating_add(covered), bytes.skip(covered));
+                end = end.max(offset.saturating_add(bytes.len()));
                 data.piece(offset, bytes);
             }
         }
