@@ -317,52 +317,16 @@ fn plan_fence(code: &[u8]) -> Option<Moves> {
         return None;
     }
     let his = crate::scoreboard::without(&words, &removed)?;
-    let end = words.iter().rposition(|&(lo, _)| lo & 0xfff != OP_NOP).map_or(0, |i| i + 1);
-    if removed[end..].iter().any(|&r| r) {
-        return None;
-    }
-    let mut own = Vec::with_capacity(words.len() + 1);
-    let mut out: Vec<(u64, u64)> = Vec::with_capacity(words.len());
-    for (i, &(lo, _)) in words.iter().enumerate() {
-        own.push(16 * out.len() as u64);
-        if !removed[i] {
-            out.push((lo, his[i]));
-        }
-    }
-    own.push(16 * out.len() as u64);
-    let start = own.clone();
-    for (i, &(lo, _)) in words.iter().enumerate() {
-        let bssy = lo & 0xfff == OP_BSSY;
-        if removed[i] || !(bssy || matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM)) {
-            continue;
-        }
-        let offset = if bssy { bssy_offset(lo) } else { branch_offset(lo) };
-        let target = 16 * (i as i64 + 1) + offset;
-        if target < 0 || target % 16 != 0 || target as usize / 16 > words.len() {
-            return None;
-        }
-        let from = own[i] as i64 + 16;
-        let at = own[i] as usize / 16;
-        let moved = start[target as usize / 16] as i64 - from;
-        out[at].0 = if bssy { with_bssy_offset(lo, moved) } else { with_branch_offset(lo, moved) };
-    }
-    let removed_bytes = 16 * count as u64;
-    let old_size = code.len() as u64;
-    let round = |x: u64| x.div_ceil(128) * 128;
-    let old_end = 16 * end as u64;
-    let new_size = (old_size + round(old_end - removed_bytes)).checked_sub(round(old_end))?;
-    let mut bytes = Vec::with_capacity(new_size as usize);
-    for (lo, hi) in out.iter().take(end - count) {
-        bytes.extend_from_slice(&lo.to_le_bytes());
-        bytes.extend_from_slice(&hi.to_le_bytes());
-    }
-    let nop = words.last().copied().unwrap_or((0x7918, 0x000f_c000_0000_0000));
-    while (bytes.len() as u64) < new_size {
-        bytes.extend_from_slice(&nop.0.to_le_bytes());
-        bytes.extend_from_slice(&nop.1.to_le_bytes());
-    }
-    bytes.truncate(new_size as usize);
-    Some(Moves { old_size, new_size, own, start, delta: -(removed_bytes as i64), exits: Vec::new(), code: bytes })
+    // The workaround goes and the scoreboards change: edits, laid out by
+    // [`apply`] as the exit rewrites are.
+    let edits: Vec<Edit> = words
+        .iter()
+        .zip(&his)
+        .enumerate()
+        .filter(|&(i, (&(_, hi), &new_hi))| removed[i] || hi != new_hi)
+        .map(|(i, (&(lo, _), &new_hi))| Edit { at: i, insert: Vec::new(), word: (!removed[i]).then_some((lo, new_hi)) })
+        .collect();
+    apply(code, &words, &edits, Vec::new())
 }
 
 /// Rule 11.3's capsule after a fence-workaround removal: the instruction
@@ -571,19 +535,21 @@ fn apply(code: &[u8], words: &[(u64, u64)], edits: &[Edit], exits: Vec<ExitChang
     }
     own.push(16 * out.len() as u64);
     start.push(16 * out.len() as u64);
-    // Branches keep their targets: an instruction's new start.
+    // Branches and `BSSY` reconvergence points keep their targets: an
+    // instruction's new start (fence removal: sync_spin's `BSSY`).
     for (i, &(lo, _)) in words.iter().enumerate() {
-        if !matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM) || edits.iter().any(|e| e.at == i && e.word.is_none()) {
+        let bssy = lo & 0xfff == OP_BSSY;
+        let jumps = bssy || matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM);
+        if !jumps || edits.iter().any(|e| e.at == i && e.word.is_none()) {
             continue;
         }
-        let target = 16 * (i as i64 + 1) + branch_offset(lo);
+        let target = 16 * (i as i64 + 1) + if bssy { bssy_offset(lo) } else { branch_offset(lo) };
         if target < 0 || target % 16 != 0 || target as usize / 16 > words.len() {
             continue;
         }
-        let new_target = start[target as usize / 16] as i64;
-        let from = own[i] as i64 + 16;
+        let moved = start[target as usize / 16] as i64 - (own[i] as i64 + 16);
         let at = own[i] as usize / 16;
-        out[at].0 = with_branch_offset(out[at].0, new_target - from);
+        out[at].0 = if bssy { with_bssy_offset(out[at].0, moved) } else { with_branch_offset(out[at].0, moved) };
     }
     let new_end = own[end];
     let delta = new_end as i64 - 16 * end as i64;
