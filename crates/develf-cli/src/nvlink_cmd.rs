@@ -1113,11 +1113,8 @@ fn device_objects<'a>(
     // skips the same text named `.txt`) is compiled as a fatbin's PTX is
     // (rule 13.7).
     if unit.direct && name.ends_with(".ptx") {
-        let ptxas = request.ptxas.clone().or_else(crate::ptx_jit::find_ptxas).ok_or_else(|| no_ptxas(name, arch))?;
-        let (cubin, said) = crate::ptx_jit::compile(&ptxas, data, "", &arch.to_string(), request.debug, name)?;
-        if !said.is_empty() && !reporter.disable_warnings {
-            eprint!("{said}");
-        }
+        let ptxas = ptxas_for(name, request)?;
+        let cubin = compile_with(&ptxas, data, "", request, reporter, name)?;
         return Ok(vec![(name.clone(), Cow::Owned(cubin), None)]);
     }
     // nvlink skips files it does not recognise without a word; say it.
@@ -1139,32 +1136,47 @@ fn compile_ptx<'a>(
     if entries.is_empty() {
         return Ok(Vec::new());
     }
-    let Some(ptxas) = request.ptxas.clone().or_else(crate::ptx_jit::find_ptxas) else {
-        return Err(no_ptxas(name, arch));
-    };
+    let ptxas = ptxas_for(name, request)?;
     let mut out = Vec::with_capacity(entries.len());
     for entry in entries {
         let label = if entry.label.is_empty() { name.to_string() } else { format!("{name}:{}", entry.label) };
         let ptx = entry.data.map_err(|d| format!("{label}: {d}"))?;
         let options =
             entry.options.map(|o| String::from_utf8_lossy(o).trim_end_matches('\0').to_string()).unwrap_or_default();
-        let (cubin, said) = crate::ptx_jit::compile(&ptxas, &ptx, &options, &arch.to_string(), request.debug, &label)?;
-        // ptxas's warnings, passed on as nvlink passes its own ptxas's.
-        if !said.is_empty() && !reporter.disable_warnings {
-            eprint!("{said}");
-        }
+        let cubin = compile_with(&ptxas, &ptx, &options, request, reporter, &label)?;
         out.push((label, Cow::Owned(cubin), None));
     }
     Ok(out)
 }
 
-/// What a link that needs ptxas and finds none says.
-fn no_ptxas(name: &str, arch: Arch) -> String {
-    format!(
-        "{name} has PTX but no device code for {arch}; nvlink compiles such PTX with its built-in ptxas, \
-         develf runs NVIDIA's ptxas for that and found none (set {} or put ptxas on PATH)",
-        crate::ptx_jit::PTXAS_VARIABLE
-    )
+/// Rule 13.7: PTX (`options`: the ptxas options recorded with it) compiled
+/// for the link's target; ptxas's warnings are passed on as nvlink passes
+/// its own ptxas's.
+fn compile_with(
+    ptxas: &Path,
+    ptx: &[u8],
+    options: &str,
+    request: &LinkRequest,
+    reporter: &Reporter,
+    what: &str,
+) -> Result<Vec<u8>, String> {
+    let (cubin, said) = crate::ptx_jit::compile(ptxas, ptx, options, &request.arch.to_string(), request.debug, what)?;
+    if !said.is_empty() && !reporter.disable_warnings {
+        eprint!("{said}");
+    }
+    Ok(cubin)
+}
+
+/// The ptxas that compiles `name`'s PTX, or what a link that finds none says.
+fn ptxas_for(name: &str, request: &LinkRequest) -> Result<PathBuf, String> {
+    request.ptxas.clone().or_else(crate::ptx_jit::find_ptxas).ok_or_else(|| {
+        format!(
+            "{name} has PTX but no device code for {}; nvlink compiles such PTX with its built-in ptxas, \
+             develf runs NVIDIA's ptxas for that and found none (set {} or put ptxas on PATH)",
+            request.arch,
+            crate::ptx_jit::PTXAS_VARIABLE
+        )
+    })
 }
 
 /// One line of the register file.
