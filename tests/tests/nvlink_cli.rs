@@ -411,8 +411,11 @@ fn a_failed_link_leaves_no_output_and_keeps_an_existing_one() {
     let bytes = std::fs::read(&main).expect("fixture");
     std::fs::write(&cut, &bytes[..100]).expect("write");
     let missing = dir.join("missing.cubin");
+    // Code for another target (a damaged cubin alone is skipped, as nvlink
+    // skips it, and gives nvlink's empty output: rule 13.6).
+    let other_arch = fixtures.join("obj/sm_100/calls_main.cubin");
     let out = dir.join("out.cubin");
-    for inputs in [vec![&missing], vec![&cut], vec![&main, &cut]] {
+    for inputs in [vec![&missing], vec![&other_arch], vec![&main, &cut]] {
         // No output before: none after.
         let _ = std::fs::remove_file(&out);
         let mut line = os(&["-arch=sm_90", "-o"]);

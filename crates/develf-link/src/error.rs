@@ -178,9 +178,6 @@ pub enum LinkError {
     /// An input is not a readable cubin.
     #[error("{file}: {message}")]
     BadInput { file: String, message: String },
-    /// No inputs.
-    #[error("no input files")]
-    NoInputs,
     /// An input was compiled for an architecture the target cannot run.
     /// nvlink's rule: the same SM; or code for an earlier SM of the same major
     /// version without the 'a' suffix (sm_80 code links into sm_86, sm_90 into

@@ -225,9 +225,6 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
 /// Parses all inputs in parallel; the first failure in command-line order wins,
 /// so the message does not depend on the thread count.
 pub(crate) fn read_inputs<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Vec<InputObject<'a>>, LinkError> {
-    if inputs.is_empty() {
-        return Err(LinkError::NoInputs);
-    }
     let results: Vec<Result<InputObject<'a>, LinkError>> =
         inputs.par_iter().enumerate().map(|(i, input)| read_one(i, input, options.arch)).collect();
     results.into_iter().collect()

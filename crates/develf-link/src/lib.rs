@@ -43,7 +43,9 @@ pub use error::{
 pub use options::{CodeSource, Input, LinkOptions, OutputKind, is_code_section};
 pub use write::Image;
 
-/// Links `inputs` (in command-line order) into one cubin.
+/// Links `inputs` (in command-line order) into one cubin. No inputs give
+/// the empty output nvlink writes when nothing has code for the target
+/// (docs/nvlink-layout.md rule 13.6).
 pub fn link(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, LinkError> {
     link_image(options, inputs)?
         .into_bytes()

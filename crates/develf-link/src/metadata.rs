@@ -769,7 +769,7 @@ impl Context<'_, '_> {
             .chain(self.inputs.iter())
             .find_map(note)
             .map(<[u8]>::to_vec)
-            .unwrap_or_default();
+            .unwrap_or_else(|| empty_link_cuinfo(self.options.arch.sm));
         // The descriptor ends the note: u16 version, u16 virtual SM, u32 toolkit.
         let virtual_sm = |b: &[u8]| {
             let at = b.len().checked_sub(6)?;
@@ -853,7 +853,7 @@ impl Context<'_, '_> {
     fn compat(&self) -> Vec<u8> {
         let mut all =
             self.inputs.iter().filter_map(|i| i.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
-        let Some(first) = all.next() else { return Vec::new() };
+        let Some(first) = all.next() else { return empty_link_compat(self.options.arch) };
         let mut out = first.bytes().to_vec();
         for other in all {
             for (code, value) in compat_byte_records(other.bytes()) {
@@ -1168,6 +1168,54 @@ pub(crate) fn build(
             Ok(Some(bytes))
         })
         .collect()
+}
+
+/// Rule 13.6: the `.note.nv.cuinfo` of a link without inputs (nvlink 13.5:
+/// note version 2, the target's SM as the virtual SM, toolkit 13.5).
+fn empty_link_cuinfo(sm: u32) -> Vec<u8> {
+    let mut note = Vec::with_capacity(32);
+    for word in [12u32, 8, 1000] {
+        note.extend_from_slice(&word.to_le_bytes());
+    }
+    note.extend_from_slice(b"NVIDIA Corp\0");
+    note.extend_from_slice(&2u16.to_le_bytes());
+    note.extend_from_slice(&u16::try_from(sm).unwrap_or(u16::MAX).to_le_bytes());
+    note.extend_from_slice(&135u32.to_le_bytes());
+    note
+}
+
+/// Rule 13.6: the `.nv.compat` of a link without inputs, as nvlink 13.5
+/// writes it: the accelerator record; on Mercury then CAN_FASTPATH_FINALIZE
+/// with the value ptxas gives the family's objects (0x09 sm_100, 0x50
+/// sm_120, 0 for sm_103/sm_110/sm_121: nvlink's empty outputs for all 15
+/// Mercury targets) and FINALIZER_VERSION 1.1.0.
+fn empty_link_compat(arch: develf_format::header::Arch) -> Vec<u8> {
+    let accelerator = vec![2, EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET, u8::from(arch.accelerator), 0];
+    if arch.sm < 100 {
+        return accelerator;
+    }
+    let fastpath: u8 = match arch.sm {
+        100 => 0x09,
+        120 => 0x50,
+        _ => 0,
+    };
+    let mut out = accelerator;
+    out.extend_from_slice(&[
+        4,
+        develf_format::nvinfo::EICOMPAT_ATTR_CAN_FASTPATH_FINALIZE,
+        8,
+        0,
+        fastpath,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+    ]);
+    out.extend_from_slice(&[3, COMPAT_FINALIZER_VERSION, 0x40, 0x04]);
+    out
 }
 
 /// The `.nv.compat` TLV walk: (format, code, offset of the value byte or payload).

@@ -609,7 +609,9 @@ pub(crate) fn write<'a>(
         .iter()
         .find(|i| !i.abi7)
         .map(|i| i.cubin.header().flags & 0x00ff_00ff)
-        .unwrap_or_else(|| inputs.first().map_or(0, |_| 4));
+        // Rule 13.6: with no input at all, what nvlink writes for the target
+        // (0x4 up to sm_90, 0x2 from sm_100 on, as ptxas's objects have).
+        .unwrap_or(if inputs.is_empty() && layout.mercury { 2 } else { 4 });
     let e_flags = (cuinfo_index << 24) | ((layout.target_sm & 0xff) << 8) | low;
 
     let total = if layout.executable { phoff + table_size } else { phoff };
