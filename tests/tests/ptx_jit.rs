@@ -14,15 +14,13 @@ fn jit_dir() -> PathBuf {
 }
 
 fn request(ptxas: PathBuf, relocatable: bool) -> nvlink_cmd::LinkRequest {
-    request_for(ptxas, relocatable, &["jit_kernel.o", "jit_lib.o"])
+    request_for(ptxas, if relocatable { &["-r"] } else { &[] }, &["jit_kernel.o", "jit_lib.o"])
 }
 
-fn request_for(ptxas: PathBuf, relocatable: bool, inputs: &[&str]) -> nvlink_cmd::LinkRequest {
+fn request_for(ptxas: PathBuf, options: &[&str], inputs: &[&str]) -> nvlink_cmd::LinkRequest {
     let dir = jit_dir();
     let mut args = vec!["-arch=sm_90".to_string(), "-o".to_string(), "out.cubin".to_string()];
-    if relocatable {
-        args.push("-r".to_string());
-    }
+    args.extend(options.iter().map(|o| o.to_string()));
     args.extend(inputs.iter().map(|f| dir.join(f).to_string_lossy().into_owned()));
     let parsed = nvlink_cmd::parse_nvlink_args(&args).expect("nvlink arguments");
     let mut request = nvlink_cmd::request_from_args(&parsed).expect("a link request");
@@ -46,10 +44,23 @@ fn ptx_only_inputs_link_as_nvlink_compiles_them() {
     }
 }
 
+/// `nvlink -g` compiles the PTX with `-g`: ptxas's objects then record its
+/// command line in their tkinfo notes, which develf makes nvlink's (no PTX
+/// file name, object `elf.o`).
+#[test]
+fn a_debug_link_compiles_ptx_as_nvlink_does() {
+    let dir = jit_dir();
+    let request = request_for(dir.join("fake-ptxas.sh"), &["-g"], &["jit_kernel.o", "jit_lib.o"]);
+    let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
+    let theirs = std::fs::read(dir.join("jit_g.sm_90.cubin")).expect("nvlink's output");
+    let comparison = develf_link::compare(&ours, &theirs);
+    assert!(comparison.byte_identical, "jit_g.sm_90.cubin: {comparison:?}");
+}
+
 #[test]
 fn a_ptx_file_is_compiled_as_nvlink_compiles_it() {
     let dir = jit_dir();
-    let request = request_for(dir.join("fake-ptxas.sh"), false, &["jit_kernel.ptx", "jit_lib.o"]);
+    let request = request_for(dir.join("fake-ptxas.sh"), &[], &["jit_kernel.ptx", "jit_lib.o"]);
     let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
     let theirs = std::fs::read(dir.join("jit_ptx.sm_90.cubin")).expect("nvlink's output");
     let comparison = develf_link::compare(&ours, &theirs);
