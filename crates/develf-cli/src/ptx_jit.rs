@@ -134,7 +134,7 @@ pub fn compile(
 fn drop_source_name(object: &mut [u8], source_name: &str) {
     let Some((offset, size_at, note)) = tkinfo_note(object) else { return };
     let Some(shorter) = without_source_name(&note, source_name) else { return };
-    let Some(slot) = object.get_mut(offset..offset + shorter.len()) else { return };
+    let Some(slot) = offset.checked_add(shorter.len()).and_then(|end| object.get_mut(offset..end)) else { return };
     slot.copy_from_slice(&shorter);
     if let Some(size) = object.get_mut(size_at..size_at + 8) {
         size.copy_from_slice(&(shorter.len() as u64).to_le_bytes());
