@@ -122,3 +122,41 @@ fn host_info_options_parse_like_nvlink() {
         .expect_err("nvlink refuses both");
     assert_eq!(error, "Conflicting options '-use-host-info' and '-ignore-host-info'");
 }
+
+/// Rule 7.1: nvlink's "Stack size for entry function ... cannot be
+/// statically determined", once per callee of a kernel whose stack is
+/// unknown, against nvlink's standard error for each command
+/// (options/stack-warnings.txt, written by options/stack-warnings.sh).
+#[test]
+fn stack_size_warnings_are_nvlinks() {
+    let dir = fixtures_dir();
+    let path = dir.join("options/stack-warnings.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let mut blocks: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        match line.strip_prefix("$ ") {
+            Some(command) => blocks.push((command.to_string(), Vec::new())),
+            None => blocks.last_mut().expect("a command first").1.push(line.to_string()),
+        }
+    }
+    let mut warned = 0;
+    for (command, theirs) in &blocks {
+        let mut words: Vec<String> = command.split_whitespace().skip(1).map(str::to_string).collect();
+        words.extend(["-o".to_string(), "out.cubin".to_string()]);
+        let parsed = nvlink_cmd::parse_nvlink_args(&words).unwrap_or_else(|e| panic!("{command}: {e}"));
+        let mut request = nvlink_cmd::request_from_args(&parsed).unwrap_or_else(|e| panic!("{command}: {e}"));
+        for input in &mut request.inputs {
+            if let InputArg::File(file) = input {
+                *file = dir.join(&*file).to_string_lossy().into_owned();
+            }
+        }
+        let mut reporter =
+            Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false };
+        let (_, warnings) = nvlink_cmd::link_bytes_and_warnings(&request, &mut reporter)
+            .unwrap_or_else(|f| panic!("{command}: {}", f.message));
+        let ours: Vec<String> = warnings.iter().map(|w| format!("nvlink warning : {w}")).collect();
+        assert_eq!(&ours, theirs, "{command}");
+        warned += usize::from(!theirs.is_empty());
+    }
+    assert!(blocks.len() >= 12 && warned >= 9, "{}: fewer links than expected", path.display());
+}

@@ -1479,11 +1479,24 @@ fn link_failure(error: &LinkError) -> LinkFailure {
 /// Reads the request's files and links them in memory; writes nothing. For
 /// tools (`cargo xtask diff`) that compare the bytes.
 pub fn link_bytes(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<u8>, LinkFailure> {
+    link_bytes_and_warnings(request, reporter).map(|(bytes, _)| bytes)
+}
+
+/// [`link_bytes`] with the link's warnings (which `run_link` prints).
+pub fn link_bytes_and_warnings(
+    request: &LinkRequest,
+    reporter: &mut Reporter,
+) -> Result<(Vec<u8>, Vec<develf_link::LinkWarning>), LinkFailure> {
     let loaded = load_files(request, reporter).map_err(LinkFailure::fatal)?;
     let gathered = gather_objects(&loaded, request, reporter)?;
     let sources = loaded.code.sources();
     let inputs = object_inputs(&gathered, &sources);
-    develf_link::link(&link_options(request, &gathered), &inputs).map_err(|e| link_failure(&e))
+    let image = develf_link::link_image(&link_options(request, &gathered), &inputs).map_err(|e| link_failure(&e))?;
+    let warnings = image.warnings().to_vec();
+    let bytes = image
+        .into_bytes()
+        .map_err(|e| link_failure(&LinkError::ReadCode { what: "the inputs".to_string(), message: e.to_string() }))?;
+    Ok((bytes, warnings))
 }
 
 /// Reads the inputs, links, writes the output. The output appears only when
@@ -1517,6 +1530,20 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
         Ok(b) => b,
         Err(error) => return report(link_failure(&error), reporter),
     };
+    // nvlink prints these even under `-w`; `-Werror` makes them errors that
+    // fail the link (status 255, no output).
+    for warning in image.warnings() {
+        let text = match reporter.style {
+            Style::Nvlink => warning.to_string(),
+            Style::Develf => format!("{warning} ({})", warning.explanation()),
+        };
+        if reporter.warning_as_error {
+            reporter.error(&text);
+            reporter.failed = true;
+        } else {
+            reporter.line("warning", &text);
+        }
+    }
     if reporter.failed {
         return LINK_ERROR_STATUS;
     }

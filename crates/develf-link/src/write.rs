@@ -174,6 +174,8 @@ pub struct Image<'a> {
     /// right after writing may `std::mem::forget` the image and skip freeing
     /// some hundred thousand allocations (as lld and mold do).
     state: Option<Box<dyn State + Send + Sync + 'a>>,
+    /// What the link reports without failing, in nvlink's order.
+    warnings: Vec<crate::LinkWarning>,
 }
 
 /// Anything kept alive by an [`Image`].
@@ -195,7 +197,17 @@ impl<'a> Image<'a> {
     /// An image of bytes already assembled.
     pub(crate) fn owned(bytes: Vec<u8>) -> Image<'a> {
         let total = bytes.len() as u64;
-        Image { pieces: vec![(0, Body::Owned(bytes))], total, state: None }
+        Image { pieces: vec![(0, Body::Owned(bytes))], total, state: None, warnings: Vec::new() }
+    }
+
+    pub(crate) fn warn(&mut self, warnings: Vec<crate::LinkWarning>) {
+        self.warnings.extend(warnings);
+    }
+
+    /// The link's warnings (nvlink prints them; under `-Werror` they fail
+    /// the link).
+    pub fn warnings(&self) -> &[crate::LinkWarning] {
+        &self.warnings
     }
 
     /// The size of the file in bytes.
@@ -677,7 +689,7 @@ pub(crate) fn write<'a>(
         b.extend_from_slice(&8u64.to_le_bytes());
     }
     pieces.push((shoff, Body::Owned(table)));
-    Ok(Image { pieces, total, state: None })
+    Ok(Image { pieces, total, state: None, warnings: Vec::new() })
 }
 
 #[cfg(test)]
@@ -772,7 +784,7 @@ mod tests {
                 at += len + k % 5;
             }
             pieces.insert(0, (0, Body::Owned(vec![0x7f; 64])));
-            Image { pieces, total: at + 9, state: None }
+            Image { pieces, total: at + 9, state: None, warnings: Vec::new() }
         };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         for count in [0u64, 1, 2, 17, 60] {
