@@ -160,3 +160,22 @@ fn stack_size_warnings_are_nvlinks() {
     }
     assert!(blocks.len() >= 12 && warned >= 9, "{}: fewer links than expected", path.display());
 }
+
+/// `-Xptxas` (a list, repeatable) and the two warning suppressions parse
+/// as nvlink takes them; their effects are checked against nvlink's output
+/// in ptx_jit.rs and `stack_size_warnings_are_nvlinks`.
+#[test]
+fn ptxas_and_suppression_options_parse() {
+    let words: Vec<String> =
+        ["-arch=sm_90", "-Xptxas", "-O0,-v", "--Xptxas=-g", "-suppress-arch-warning", "a.o", "-o", "x"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    let parsed = nvlink_cmd::parse_nvlink_args(&words).expect("nvlink's options");
+    assert_eq!(parsed.ptxas_options, ["-O0", "-v", "-g"]);
+    assert!(parsed.suppress_arch_warning && !parsed.suppress_stack_size_warning);
+    let request = nvlink_cmd::request_from_args(&parsed).expect("a request");
+    assert_eq!(request.ptxas_options, ["-O0", "-v", "-g"]);
+    assert!(request.suppress_arch_warning);
+    assert!(parsed.not_supported.is_empty(), "{:?}", parsed.not_supported);
+}

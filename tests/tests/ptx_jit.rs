@@ -57,6 +57,18 @@ fn a_debug_link_compiles_ptx_as_nvlink_does() {
     assert!(comparison.byte_identical, "jit_g.sm_90.cubin: {comparison:?}");
 }
 
+/// `-Xptxas` options go to the ptxas that compiles the PTX, after each
+/// entry's own (nvlink `-Xptxas -O0`: other code than without).
+#[test]
+fn ptxas_options_reach_the_ptx_compiler() {
+    let dir = jit_dir();
+    let request = request_for(dir.join("fake-ptxas.sh"), &["-Xptxas", "-O0"], &["jit_kernel.o", "jit_lib.o"]);
+    let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
+    let theirs = std::fs::read(dir.join("jit_O0.sm_90.cubin")).expect("nvlink's output");
+    let comparison = develf_link::compare(&ours, &theirs);
+    assert!(comparison.byte_identical, "jit_O0.sm_90.cubin: {comparison:?}");
+}
+
 #[test]
 fn a_ptx_file_is_compiled_as_nvlink_compiles_it() {
     let dir = jit_dir();

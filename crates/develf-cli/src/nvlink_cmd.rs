@@ -57,6 +57,10 @@ pub enum OptionId {
     RegisterLinkBinaries,
     Help,
     Version,
+    /// `-Xptxas`: options for the ptxas that compiles PTX at link time (rule 13.7).
+    PtxasOptions,
+    SuppressArchWarning,
+    SuppressStackSizeWarning,
     /// develf's own: worker threads (also `DEVELF_THREADS`).
     Threads,
     /// Accepted and without effect on develf's output (messages, timing, LTO-only tuning).
@@ -206,9 +210,9 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "Xptxas",
         Some("Xptxas"),
         List,
-        O::NotSupported,
+        O::PtxasOptions,
         "<options>,...",
-        "Ptxas options (LTO; not supported by develf).",
+        "Ptxas options, for PTX compiled at link time (as nvlink's built-in ptxas takes them).",
     ),
     NvlinkOption {
         long: "arch",
@@ -379,7 +383,7 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "suppress-arch-warning",
         Some("suppress-arch-warning"),
         Nothing,
-        O::NoEffect,
+        O::SuppressArchWarning,
         "",
         "No warning when an object lacks code for the target.",
     ),
@@ -395,7 +399,7 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "suppress-stack-size-warning",
         Some("suppress-stack-size-warning"),
         Nothing,
-        O::NoEffect,
+        O::SuppressStackSizeWarning,
         "",
         "No stack size warning.",
     ),
@@ -473,6 +477,10 @@ pub struct NvlinkArgs {
     pub help: bool,
     pub version: bool,
     pub threads: Option<usize>,
+    /// `-Xptxas` values, in order.
+    pub ptxas_options: Vec<String>,
+    pub suppress_arch_warning: bool,
+    pub suppress_stack_size_warning: bool,
     /// Options given that develf refuses, as spelled.
     pub not_supported: Vec<String>,
     /// Warnings about the command line (redefinitions).
@@ -645,6 +653,9 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             O::Help => parsed.help = true,
             O::Version => parsed.version = true,
             O::Threads => set_single(&mut threads, single, option.long, warnings),
+            O::PtxasOptions => parsed.ptxas_options.extend(values),
+            O::SuppressArchWarning => parsed.suppress_arch_warning = true,
+            O::SuppressStackSizeWarning => parsed.suppress_stack_size_warning = true,
             O::NoEffect => {}
             O::NotSupported => parsed.not_supported.push(spelling.to_string()),
         }
@@ -835,6 +846,13 @@ pub struct LinkRequest {
     /// The ptxas that compiles inputs' PTX (rule 13.7); `None`: found by
     /// [`crate::ptx_jit::find_ptxas`] when one is needed.
     pub ptxas: Option<PathBuf>,
+    /// `-Xptxas`: more options for that ptxas, after each entry's own.
+    pub ptxas_options: Vec<String>,
+    /// `-suppress-arch-warning`: no "SM Arch not found" warning.
+    pub suppress_arch_warning: bool,
+    /// `-suppress-stack-size-warning`: no "Stack size ... cannot be
+    /// statically determined" warning (nor error under `-Werror`).
+    pub suppress_stack_size_warning: bool,
 }
 
 /// The worker count from `DEVELF_THREADS`, if set to a number.
@@ -946,6 +964,9 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         threads: parsed.threads.or_else(threads_from_env).unwrap_or(0),
         command_line: Some(recorded_command_line(parsed)),
         ptxas: None,
+        ptxas_options: parsed.ptxas_options.clone(),
+        suppress_arch_warning: parsed.suppress_arch_warning,
+        suppress_stack_size_warning: parsed.suppress_stack_size_warning,
     })
 }
 
@@ -1105,6 +1126,7 @@ fn device_objects<'a>(
         // (rule 13.3: an sm_75-only member of an sm_90 link goes by silently).
         let any_for_target = develf_fatbin::device_elfs(data).is_ok_and(|all| all.iter().any(|e| e.sm == arch.sm));
         if unit.direct
+            && !request.suppress_arch_warning
             && out.is_empty()
             && !any_for_target
             && develf_fatbin::device_elfs(data).is_ok_and(|all| !all.is_empty())
@@ -1174,7 +1196,10 @@ fn compile_with(
     reporter: &Reporter,
     what: &str,
 ) -> Result<Vec<u8>, String> {
-    let (cubin, said) = crate::ptx_jit::compile(ptxas, ptx, options, &request.arch.to_string(), request.debug, what)?;
+    // nvlink hands `-Xptxas` to its built-in ptxas (`-Xptxas -O0` changes the code).
+    let options = [options].into_iter().chain(request.ptxas_options.iter().map(String::as_str)).collect::<Vec<_>>();
+    let (cubin, said) =
+        crate::ptx_jit::compile(ptxas, ptx, &options.join(" "), &request.arch.to_string(), request.debug, what)?;
     if !said.is_empty() && !reporter.disable_warnings {
         eprint!("{said}");
     }
@@ -1476,6 +1501,14 @@ fn link_failure(error: &LinkError) -> LinkFailure {
     }
 }
 
+/// Whether the request leaves `warning` to be printed
+/// (`-suppress-stack-size-warning`).
+fn shown(request: &LinkRequest, warning: &develf_link::LinkWarning) -> bool {
+    match warning {
+        develf_link::LinkWarning::UnknownStackSize { .. } => !request.suppress_stack_size_warning,
+    }
+}
+
 /// Reads the request's files and links them in memory; writes nothing. For
 /// tools (`cargo xtask diff`) that compare the bytes.
 pub fn link_bytes(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<u8>, LinkFailure> {
@@ -1492,7 +1525,7 @@ pub fn link_bytes_and_warnings(
     let sources = loaded.code.sources();
     let inputs = object_inputs(&gathered, &sources);
     let image = develf_link::link_image(&link_options(request, &gathered), &inputs).map_err(|e| link_failure(&e))?;
-    let warnings = image.warnings().to_vec();
+    let warnings = image.warnings().iter().filter(|w| shown(request, w)).cloned().collect();
     let bytes = image
         .into_bytes()
         .map_err(|e| link_failure(&LinkError::ReadCode { what: "the inputs".to_string(), message: e.to_string() }))?;
@@ -1532,7 +1565,7 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     };
     // nvlink prints these even under `-w`; `-Werror` makes them errors that
     // fail the link (status 255, no output).
-    for warning in image.warnings() {
+    for warning in image.warnings().iter().filter(|w| shown(request, w)) {
         let text = match reporter.style {
             Style::Nvlink => warning.to_string(),
             Style::Develf => format!("{warning} ({})", warning.explanation()),
@@ -1867,6 +1900,9 @@ pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
         threads: args.threads.or_else(threads_from_env).unwrap_or(0),
         command_line: None,
         ptxas: None,
+        ptxas_options: Vec::new(),
+        suppress_arch_warning: false,
+        suppress_stack_size_warning: false,
     };
     run_link(&request, &mut reporter)
 }
