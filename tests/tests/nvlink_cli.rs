@@ -146,7 +146,12 @@ fn options_parse_as_nvlink_spells_them() {
         (&["-V"], NvlinkArgs { version: true, ..NvlinkArgs::default() }),
         (&["-arch=sm_90", "-o", "out.cubin", "--threads", "3"], NvlinkArgs { threads: Some(3), ..base() }),
         // Accepted, no effect on the output.
-        (&["-arch=sm_90", "-o", "out.cubin", "-disable-infos", "-suppress-arch-warning", "-time", "-"], base()),
+        (&["-arch=sm_90", "-o", "out.cubin", "-disable-infos", "-time", "-"], base()),
+        // Messages only.
+        (
+            &["-arch=sm_90", "-o", "out.cubin", "-suppress-arch-warning"],
+            NvlinkArgs { suppress_arch_warning: true, ..base() },
+        ),
         // Accepted but refused when linking.
         (&["-arch=sm_90", "-o", "out.cubin", "-dlto"], NvlinkArgs { not_supported: strings(&["-dlto"]), ..base() }),
         // A later different value wins, with nvlink's warning.
