@@ -86,3 +86,27 @@ fn a_missing_ptxas_is_an_error_naming_the_input() {
     assert!(failure.message.contains("jit_kernel.o"), "{}", failure.message);
     assert!(failure.message.contains("no-such-ptxas"), "{}", failure.message);
 }
+
+/// `-arch=compute_XX` (what `nvcc -rdc=true -arch=compute_XX` runs): nvlink
+/// links nothing, writes no output, and writes the register file, here
+/// equal to nvlink's (`jit.compute_80.reg.c`); no ptxas is run. A cubin for
+/// another SM is still refused.
+#[test]
+fn a_virtual_target_writes_only_the_register_file() {
+    let dir = jit_dir();
+    let scratch = std::env::temp_dir().join(format!("develf-ptx-jit-virtual-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("scratch directory");
+    let (out, register) = (scratch.join("out.cubin"), scratch.join("r.reg.c"));
+    let arg = |p: &std::path::Path| std::ffi::OsString::from(p.as_os_str());
+    let mut args = vec!["--arch=compute_80".into(), format!("--register-link-binaries={}", register.display()).into()];
+    args.extend([arg(&dir.join("jit_kernel.o")), arg(&dir.join("jit_lib.o")), "-o".into(), arg(&out)]);
+    let status = nvlink_cmd::run_nvlink(args);
+    assert_eq!(status, 0);
+    assert!(!out.exists(), "an output for a virtual target");
+    let theirs = std::fs::read_to_string(dir.join("jit.compute_80.reg.c")).expect("nvlink's register file");
+    assert_eq!(std::fs::read_to_string(&register).expect("our register file"), theirs);
+    let cubin = develf_tests::fixtures_dir().join("obj/sm_90/calls_main.cubin");
+    let status = nvlink_cmd::run_nvlink(vec!["--arch=compute_89".into(), arg(&cubin), "-o".into(), arg(&out)]);
+    assert_eq!(status, 1, "nvlink: arch does not match target 'compute_89'");
+    let _ = std::fs::remove_dir_all(&scratch);
+}

@@ -853,6 +853,11 @@ pub struct LinkRequest {
     /// `-suppress-stack-size-warning`: no "Stack size ... cannot be
     /// statically determined" warning (nor error under `-Werror`).
     pub suppress_stack_size_warning: bool,
+    /// `-arch=compute_XX`: nvlink reads and checks the inputs and writes the
+    /// register file, but links nothing and writes no output (what `nvcc
+    /// -rdc=true -arch=compute_XX` asks of it: the PTX is compiled when the
+    /// program runs).
+    pub virtual_target: bool,
 }
 
 /// The worker count from `DEVELF_THREADS`, if set to a number.
@@ -941,8 +946,12 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         Some(value) => target_arch(value)?,
         None => return Err("Unknown arch name '(null)': no target given; use -arch=sm_XX".to_string()),
     };
-    let Some(output) = &parsed.output else {
-        return Err("Must specify output file with -o option".to_string());
+    let virtual_target = parsed.arch.as_deref().is_some_and(|a| a.starts_with("compute_"));
+    // A virtual target writes no output, and nvcc gives it no `-o`.
+    let output = match &parsed.output {
+        Some(output) => output.as_str(),
+        None if virtual_target => "",
+        None => return Err("Must specify output file with -o option".to_string()),
     };
     if parsed.inputs.is_empty() {
         return Err("No input files specified; use option --help for more information".to_string());
@@ -967,6 +976,7 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         ptxas_options: parsed.ptxas_options.clone(),
         suppress_arch_warning: parsed.suppress_arch_warning,
         suppress_stack_size_warning: parsed.suppress_stack_size_warning,
+        virtual_target,
     })
 }
 
@@ -1104,6 +1114,10 @@ fn device_objects<'a>(
     let arch = request.arch;
     let name = &unit.name;
     let data = unit.data;
+    if request.virtual_target && develf_fatbin::sniff(data).is_some() {
+        // Nothing is linked for a virtual target: no SASS taken, no PTX compiled.
+        return Ok(Vec::new());
+    }
     if develf_fatbin::sniff(data).is_some() {
         let entries = develf_fatbin::relocatable_elfs_compatible(data, arch.sm).map_err(|d| format!("{name}: {d}"))?;
         let mut out = Vec::with_capacity(entries.len());
@@ -1141,6 +1155,15 @@ fn device_objects<'a>(
         // linked as without it; merc2 sweep); say it, and do the same.
         if let Err(d) = develf_parse::ElfFile::parse(data) {
             reporter.warning(&format!("Input file '{name}' is a damaged cubin ({d}); skipped, as nvlink skips it"));
+            return Ok(Vec::new());
+        }
+        if request.virtual_target {
+            // nvlink's check, and its words (compute_89 with an sm_90 cubin).
+            let target = develf_parse::Cubin::parse(data).ok().and_then(|c| c.target());
+            if !target.is_some_and(|t| develf_link::arch_compatible(t, arch)) {
+                let virtual_name = arch.to_string().replacen("sm_", "compute_", 1);
+                return Err(format!("Input file '{name}' arch does not match target '{virtual_name}'"));
+            }
             return Ok(Vec::new());
         }
         return Ok(vec![(name.clone(), Cow::Borrowed(data), unit.code)]);
@@ -1427,7 +1450,10 @@ fn gather_objects<'a>(
         for unit in &units {
             per_unit.push(device_objects(unit, request, reporter).map_err(LinkFailure::fatal)?);
         }
-        if !file.system {
+        // A virtual target links nothing, so nothing is needed: nvlink then
+        // registers every member of the system library (compute_90 with
+        // `-lcudadevrt`: its `cuda_device_runtime.cu`).
+        if !file.system || request.virtual_target {
             for (unit, objects) in units.iter().zip(per_unit) {
                 if track {
                     let (d, u) = symbols_of(&objects);
@@ -1557,6 +1583,20 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
         Ok(g) => g,
         Err(failure) => return report(failure, reporter),
     };
+    if request.virtual_target {
+        // nvlink 13.5 for `-arch=compute_XX`: no device link, no output file;
+        // only the register file nvcc asked for.
+        return match &request.register_link_binaries {
+            Some(path) => {
+                let text = register_file_text(&gathered.registered, reporter);
+                match write_atomically(path, text.as_bytes()) {
+                    Ok(()) => 0,
+                    Err(e) => reporter.fatal(&format!("Could not write file '{}': {e}", path.display())),
+                }
+            }
+            None => 0,
+        };
+    }
     let sources = loaded.code.sources();
     let inputs = object_inputs(&gathered, &sources);
     let image = match develf_link::link_image(&link_options(request, &gathered), &inputs) {
@@ -1903,6 +1943,7 @@ pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
         ptxas_options: Vec::new(),
         suppress_arch_warning: false,
         suppress_stack_size_warning: false,
+        virtual_target: args.arch.starts_with("compute_"),
     };
     run_link(&request, &mut reporter)
 }

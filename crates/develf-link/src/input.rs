@@ -94,7 +94,7 @@ impl<'a> InputObject<'a> {
 /// The same SM always; an earlier SM of the same major version when the object
 /// is not architecture-specific (sm_80 into sm_86, sm_90 into sm_90a);
 /// architecture-specific ('a') code only into exactly its own target.
-pub(crate) fn arch_compatible(object: Arch, target: Arch) -> bool {
+pub fn arch_compatible(object: Arch, target: Arch) -> bool {
     if object == target {
         return true;
     }
