@@ -873,10 +873,12 @@ pub fn target_arch(value: &str) -> Result<Arch, String> {
         ));
     }
     let sm_name = value.strip_prefix("compute_").map_or_else(|| value.to_string(), |d| format!("sm_{d}"));
-    if sm_name.ends_with('f') {
-        return Err(format!("-arch={value}: family-specific targets ('f') are not supported by develf yet"));
-    }
-    Arch::parse(&sm_name).ok_or_else(|| format!("Unknown arch name '{value}'"))
+    // A family target (`sm_100f`, `sm_103f`, `sm_120f`): nvlink 13.5 links it
+    // as the plain SM (same objects accepted, same output but for the
+    // command line its tkinfo note records; sm_100f objects for sm_100f,
+    // sm_103f, sm_103 and sm_100).
+    let base = sm_name.strip_suffix('f').filter(|b| b.len() > 3 && !b.ends_with('a')).unwrap_or(&sm_name);
+    Arch::parse(base).ok_or_else(|| format!("Unknown arch name '{value}'"))
 }
 
 /// Entry point of `develf nvlink ARGS` and of `develf` invoked as `nvlink`
