@@ -306,7 +306,12 @@ fn missing_target_output_and_inputs_are_reported_in_nvlinks_order() {
     check(&["-arch=sm_90"], "Must specify output file with -o option");
     check(&["-arch=sm_90", "-o", "x"], "No input files specified; use option --help for more information");
     check(&["-arch=lto_90", "-o", "x", "a"], "Link target of 'lto_90' is virtual target that is not JIT-able");
-    check(&["-arch=sm_100f", "-o", "x", "a"], "-arch=sm_100f: family-specific targets");
+    // A virtual target needs no output (nvcc gives it none): only inputs.
+    check(&["-arch=compute_90"], "No input files specified");
+    // Family targets are taken (rule 13.9).
+    let parsed = parse_nvlink_args(&strings(&["-arch=sm_100f", "-o", "x", "a"])).expect("parses");
+    let request = nvlink_cmd::request_from_args(&parsed).expect("sm_100f is a target");
+    assert_eq!(request.arch.to_string(), "sm_100");
 }
 
 #[test]
