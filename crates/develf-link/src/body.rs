@@ -140,14 +140,28 @@ pub(crate) struct Merged<'a> {
     pieces: Vec<(u64, PieceBytes<'a>)>,
     fixups: Vec<Fixup>,
     /// Fixups by (offset, order), to find those overlapping a site that is
-    /// read; built on the first [`Merged::site`] (most sections never read one).
-    by_offset: Option<BTreeSet<(u64, usize)>>,
+    /// read; built on the first [`Merged::site`] (most sections never read
+    /// one, so it is boxed: a big link has tens of thousands of sections).
+    by_offset: Option<Box<BTreeSet<(u64, usize)>>>,
 }
 
 impl<'a> Merged<'a> {
     /// `size` bytes, zero where no piece lies.
     pub(crate) fn new(size: u64) -> Self {
         Merged { size, ..Merged::default() }
+    }
+
+    /// [`Merged::new`] with room for exactly `pieces` pieces (most output
+    /// sections have one; a growing list would hold four).
+    pub(crate) fn with_pieces(size: u64, pieces: usize) -> Self {
+        Merged { size, pieces: Vec::with_capacity(pieces), ..Merged::default() }
+    }
+
+    /// Done with relocation: frees the offset index and the fixups' spare
+    /// room, since the section is held as it is until it is written.
+    pub(crate) fn shrink(&mut self) {
+        self.by_offset = None;
+        self.fixups.shrink_to_fit();
     }
 
     /// The section's size.
@@ -203,8 +217,9 @@ impl<'a> Merged<'a> {
             bytes.copy_into(window, at, offset)?;
         }
         let fixups = &self.fixups;
-        let index =
-            self.by_offset.get_or_insert_with(|| fixups.iter().enumerate().map(|(order, f)| (f.at(), order)).collect());
+        let index = self
+            .by_offset
+            .get_or_insert_with(|| Box::new(fixups.iter().enumerate().map(|(order, f)| (f.at(), order)).collect()));
         let lower = at.saturating_sub(MAX_SITE as u64 - 1);
         let mut earlier: Vec<usize> = index.range((lower, 0)..(end, 0)).map(|&(_, order)| order).collect();
         earlier.sort_unstable();

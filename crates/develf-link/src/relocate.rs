@@ -28,13 +28,15 @@ use rayon::prelude::*;
 /// operands to.
 const RELOCATABLE_TEXTURE_BANK: u64 = 0x1c;
 
-/// One relocation of the output.
+/// One relocation of the output: 24 bytes, an `Elf64_Rela`'s worth (a
+/// big link keeps tens of thousands). A `.rel` section's entries carry 0,
+/// which the writer leaves out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct OutRelocation {
     pub offset: u64,
     pub r_type: u32,
     pub symbol: u32,
-    pub addend: Option<i64>,
+    pub addend: i64,
 }
 
 #[derive(Debug)]
@@ -375,7 +377,7 @@ impl<'a> Context<'_, 'a> {
         let section_symbol = input_symbol.is_some_and(|(_, s)| s.st_type == STT_SECTION);
         let base = if section_symbol { resolved.value as i64 } else { 0 };
         let addend = r.addend.unwrap_or(0).wrapping_add(base);
-        Some(OutRelocation { offset, r_type: r.r_type, symbol, addend: Some(addend) })
+        Some(OutRelocation { offset, r_type: r.r_type, symbol, addend })
     }
 
     /// Whether the definition input symbol `symbol` resolves to is in the output.
@@ -403,7 +405,6 @@ impl<'a> Context<'_, 'a> {
         let in_file = occupies_file(out.sh_type);
         if in_file {
             usize::try_from(out.size).map_err(|_| LinkError::TooLarge(out.name.clone()))?;
-            data = Merged::new(out.size);
             let mut pieces: Vec<(u64, PieceBytes<'a>)> = out
                 .pieces
                 .iter()
@@ -413,6 +414,7 @@ impl<'a> Context<'_, 'a> {
                 })
                 .collect();
             pieces.sort_by_key(|&(offset, _)| offset);
+            data = Merged::with_pieces(out.size, pieces.len());
             // Pieces of a well-formed link overlap only where their bytes
             // agree (deduplicated constant data); a damaged input's may not
             // (the link fuzz target: two inputs' merc bank-2 copies both at
@@ -496,7 +498,7 @@ impl<'a> Context<'_, 'a> {
                     // `.debug_info`'s DW_AT_stmt_list, `.debug_line + 0x184`).
                     let section_symbol = input.symbol(r.symbol as usize).is_some_and(|s| s.st_type == STT_SECTION);
                     let addend =
-                        r.addend.map(|a| if section_symbol { a.wrapping_add(resolved.value as i64) } else { a });
+                        r.addend.map_or(0, |a| if section_symbol { a.wrapping_add(resolved.value as i64) } else { a });
                     let keep_entry = |t: u32, kept: &mut Vec<OutRelocation>| {
                         if let Some(symbol) = resolved.index {
                             kept.push(OutRelocation { offset, r_type: t, symbol, addend });
@@ -577,6 +579,8 @@ impl<'a> Context<'_, 'a> {
                     }
                 }
             }
+            // Exact: the lists live until the output is written.
+            kept.shrink_to_fit();
             kept_lists.push((rel_id, kept));
         }
         if let Some(resolved_id) = resolved_into {
@@ -585,6 +589,7 @@ impl<'a> Context<'_, 'a> {
             resolved_list.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
             kept_lists.push((resolved_id, resolved_list.into_iter().map(|(_, r)| r).collect()));
         }
+        data.shrink();
         let body = if in_file { Body::Merged(Box::new(data)) } else { Body::default() };
         Ok((body, kept_lists))
     }
@@ -681,13 +686,12 @@ pub(crate) fn build<'a>(
     }
     // Rule 11.6: the linker-made slot relocations, highest slot first.
     for t in &layout.texture_banks {
-        let rela = layout.section(t.relocations).is_some_and(|s| s.sh_type != develf_format::section::SHT_REL);
         let mut list: Vec<OutRelocation> = t
             .slots
             .iter()
             .filter_map(|s| {
                 let symbol = symbols.global_index.get(s.global).copied().flatten()?;
-                Some(OutRelocation { offset: s.offset, r_type: s.r_type, symbol, addend: rela.then_some(0) })
+                Some(OutRelocation { offset: s.offset, r_type: s.r_type, symbol, addend: 0 })
             })
             .collect();
         list.sort_by_key(|r| std::cmp::Reverse(r.offset));
