@@ -149,7 +149,7 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         checks::shared_memory(&objects, &layout)?;
     }
     clock.done("layout");
-    let symbols = symbols::build(&objects, &resolution, &layout);
+    let mut symbols = symbols::build(&objects, &resolution, &layout);
     clock.done("symbols");
     let mut contents = relocate::build(&objects, &resolution, &layout, &symbols)?;
     if layout.mercury {
@@ -158,7 +158,7 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
     clock.done("relocate");
     let generated = metadata::build(options, &objects, &resolution, &layout, &symbols)?;
     clock.done("metadata");
-    let mut image = write::write(&objects, &resolution, &layout, &symbols, contents, generated)?;
+    let mut image = write::write(&objects, &resolution, &layout, &mut symbols, contents, generated)?;
     clock.done("write");
     image.keep((objects, resolution, liveness, layout, symbols));
     Ok(image)
