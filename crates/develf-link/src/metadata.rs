@@ -1135,8 +1135,10 @@ pub(crate) fn build(
     let cx = Context { options, inputs, resolution, layout, symbols };
     let (nv_info, facts) = cx.nv_info()?;
     // Sections are independent; collected in section order, so the bytes do
-    // not depend on the thread count.
-    layout
+    // not depend on the thread count. Collected as results (errors boxed)
+    // straight into their places, then unwrapped in place: collecting into
+    // a `Result` would gather the sections in pieces and copy them over.
+    let results: Vec<Result<Option<Vec<u8>>, Box<LinkError>>> = layout
         .sections
         .par_iter()
         .map(|s| {
@@ -1167,7 +1169,9 @@ pub(crate) fn build(
             };
             Ok(Some(bytes))
         })
-        .collect()
+        .map(|r: Result<_, LinkError>| r.map_err(Box::new))
+        .collect();
+    results.into_iter().map(|r| r.map_err(|e| *e)).collect()
 }
 
 /// The `.nv.compat` TLV walk: (format, code, offset of the value byte or payload).
