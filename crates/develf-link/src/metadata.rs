@@ -323,7 +323,10 @@ fn encode(records: &[Attribute], section: &str) -> Result<Vec<u8>, LinkError> {
     for r in records {
         r.encode(&mut out).map_err(|e| LinkError::Unsupported(format!("{section}: {e}")))?;
     }
-    Ok(out)
+    // Kept until the output is written (a big link has tens of thousands of
+    // `.nv.info.<fn>`, most half the estimate): an exact copy, whose spare
+    // buffer the next section's encoding reuses.
+    Ok(out.as_slice().to_vec())
 }
 
 impl Context<'_, '_> {

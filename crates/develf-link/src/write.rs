@@ -400,7 +400,7 @@ fn sort_stably_by_key(ids: Vec<OutId>, key: impl Fn(OutId) -> (u8, (u8, usize)))
         let (rank, rest) = key(id);
         buckets[usize::from(rank)].push((id, rest));
     }
-    let mut sorted = Vec::new();
+    let mut sorted = Vec::with_capacity(buckets.iter().map(Vec::len).sum());
     for mut bucket in buckets {
         if bucket.iter().any(|&(_, rest)| rest != (0, 0)) {
             bucket.sort_by_key(|&(_, rest)| rest);
