@@ -950,14 +950,12 @@ pub(crate) fn relocate(
         if let Some(slot) = contents.data.get_mut(target) {
             *slot = Body::Owned(data);
         }
-        if let Some(slot) = contents.relocations.get_mut(id) {
-            *slot = kept?;
-            // Exact: the lists live until the output is written.
-            slot.shrink_to_fit();
-        }
-        if let Some(slot) = layout.merc_resolved_relocations.get(&target).and_then(|&x| contents.relocations.get_mut(x))
-        {
-            *slot = resolved_list;
+        let mut kept = kept?;
+        // Exact: the lists live until the output is written.
+        kept.shrink_to_fit();
+        contents.relocations.set(id, kept);
+        if let Some(&x) = layout.merc_resolved_relocations.get(&target).filter(|&&x| x < layout.sections.len()) {
+            contents.relocations.set(x, resolved_list);
         }
     }
     // Rule 11.5: the header-index tables' relocations, made by the linker.
@@ -2055,8 +2053,8 @@ fn header_index_relocations(layout: &Layout, symbols: &SymbolTable, contents: &m
             })
             .collect();
         list.sort_by_key(|r| std::cmp::Reverse(r.offset));
-        if let Some(slot) = contents.relocations.get_mut(rela) {
-            *slot = list;
+        if rela < layout.sections.len() {
+            contents.relocations.set(rela, list);
         }
     }
 }

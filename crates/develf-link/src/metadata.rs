@@ -1145,7 +1145,7 @@ pub(crate) fn build(
         .sections
         .par_iter()
         .map(|s| {
-            let bytes = match s.class {
+            let mut bytes = match s.class {
                 SectionClass::NvInfo => nv_info.clone(),
                 SectionClass::FunctionInfo => match s.info {
                     InfoField::Section(text) => cx.function_info(&s.name, text, &facts)?,
@@ -1170,6 +1170,9 @@ pub(crate) fn build(
                 },
                 _ => return Ok(None),
             };
+            // Held until the output is written: no room to spare (the
+            // call graph's encoder grows by doubling).
+            bytes.shrink_to_fit();
             Ok(Some(bytes))
         })
         .map(|r: Result<_, LinkError>| r.map_err(Box::new))

@@ -43,8 +43,48 @@ pub(crate) struct OutRelocation {
 pub(crate) struct Contents<'a> {
     /// Per output section: bytes of merged sections (empty for generated ones).
     pub data: Vec<Body<'a>>,
-    /// Per output section: entries of relocation sections.
-    pub relocations: Vec<Vec<OutRelocation>>,
+    /// The entries of relocation sections.
+    pub relocations: RelocationLists,
+}
+
+/// The entries of each relocation section that has any, in output section
+/// order: most output sections are not relocation sections (a big link's
+/// 27,000 sections have 6,800 lists), so there is no slot per section.
+#[derive(Debug, Default)]
+pub(crate) struct RelocationLists {
+    lists: Vec<(OutId, Vec<OutRelocation>)>,
+}
+
+impl RelocationLists {
+    fn find(&self, id: OutId) -> Result<usize, usize> {
+        self.lists.binary_search_by_key(&id, |&(k, _)| k)
+    }
+
+    /// The entries of section `id` (none for a section without a list).
+    pub(crate) fn get(&self, id: OutId) -> &[OutRelocation] {
+        self.find(id).ok().and_then(|k| self.lists.get(k)).map_or(&[], |(_, list)| list.as_slice())
+    }
+
+    /// The entries of section `id` to change, when it has any.
+    pub(crate) fn get_mut(&mut self, id: OutId) -> Option<&mut Vec<OutRelocation>> {
+        let k = self.find(id).ok()?;
+        self.lists.get_mut(k).map(|(_, list)| list)
+    }
+
+    /// Makes `list` the entries of section `id`.
+    pub(crate) fn set(&mut self, id: OutId, list: Vec<OutRelocation>) {
+        match self.find(id) {
+            Ok(k) => self.lists[k].1 = list,
+            Err(_) if list.is_empty() => {}
+            Err(k) => self.lists.insert(k, (id, list)),
+        }
+    }
+
+    /// Takes the entries of section `id` out (each list is freed once its
+    /// bytes are made).
+    pub(crate) fn take(&mut self, id: OutId) -> Vec<OutRelocation> {
+        self.get_mut(id).map(std::mem::take).unwrap_or_default()
+    }
 }
 
 struct Context<'l, 'a> {
@@ -674,16 +714,25 @@ pub(crate) fn build<'a>(
     let results: Vec<Result<_, Box<LinkError>>> =
         (0..layout.sections.len()).into_par_iter().map(|id| cx.section(id).map_err(Box::new)).collect();
     let mut data = Vec::with_capacity(layout.sections.len());
-    let mut relocations = vec![Vec::new(); layout.sections.len()];
+    let mut lists = Vec::new();
     for result in results {
         let (bytes, kept) = result.map_err(|e| *e)?;
         data.push(bytes);
-        for (rel_id, list) in kept {
-            if let Some(slot) = relocations.get_mut(rel_id) {
-                *slot = list;
-            }
-        }
+        lists.extend(kept.into_iter().filter(|&(rel_id, _)| rel_id < layout.sections.len()));
     }
+    // One list per relocation section (each patches one target); should one
+    // be given twice, the last wins. An empty list is no list.
+    lists.sort_by_key(|&(rel_id, _)| rel_id);
+    lists.dedup_by(|later, earlier| {
+        let same = later.0 == earlier.0;
+        if same {
+            std::mem::swap(later, earlier);
+        }
+        same
+    });
+    lists.retain(|(_, list)| !list.is_empty());
+    lists.shrink_to_fit();
+    let mut relocations = RelocationLists { lists };
     // Rule 11.6: the linker-made slot relocations, highest slot first.
     for t in &layout.texture_banks {
         let mut list: Vec<OutRelocation> = t
@@ -695,8 +744,8 @@ pub(crate) fn build<'a>(
             })
             .collect();
         list.sort_by_key(|r| std::cmp::Reverse(r.offset));
-        if let Some(slot) = relocations.get_mut(t.relocations) {
-            *slot = list;
+        if t.relocations < layout.sections.len() {
+            relocations.set(t.relocations, list);
         }
     }
     Ok(Contents { data, relocations })

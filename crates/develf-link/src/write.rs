@@ -126,12 +126,6 @@ impl HeaderTable {
     }
 }
 
-/// A relocation section's entries, taken out: each list is freed once its
-/// bytes are made (a big link keeps tens of thousands of entries).
-fn take_list(lists: &mut [Vec<OutRelocation>], id: OutId) -> Vec<OutRelocation> {
-    lists.get_mut(id).map(std::mem::take).unwrap_or_default()
-}
-
 fn relocation_bytes(list: &[OutRelocation], rela: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(list.len() * if rela { 24 } else { 16 });
     for r in list {
@@ -428,7 +422,7 @@ pub(crate) fn write<'a>(
                         || crate::mercury::is_relocation(s)
                         || crate::mercury::is_resolved_relocation(s) =>
                 {
-                    contents.relocations.get(id).is_some_and(|r| !r.is_empty())
+                    !contents.relocations.get(id).is_empty()
                 }
                 Keep::IfNotEmpty => generated.get(id).and_then(Option::as_ref).is_some_and(|g| !g.is_empty()),
                 Keep::Always => shared_kept(s),
@@ -509,17 +503,16 @@ pub(crate) fn write<'a>(
             }),
             SectionClass::Mercury if crate::mercury::is_merc_symtab(s) => Some(std::mem::take(&mut merc_symtab)),
             SectionClass::Mercury if crate::mercury::is_relocation(s) || crate::mercury::is_resolved_relocation(s) => {
-                Some(relocation_bytes(&take_list(&mut contents.relocations, id), true))
+                Some(relocation_bytes(&contents.relocations.take(id), true))
             }
             SectionClass::StrTab => Some(std::mem::take(&mut strtab)),
             // One section each: moved, not copied.
             SectionClass::SymTab => Some(std::mem::take(&mut symtab)),
             SectionClass::SymTabShndx if s.name == MERC_SYMTAB_SHNDX => Some(std::mem::take(&mut merc_symtab_shndx)),
             SectionClass::SymTabShndx => Some(std::mem::take(&mut symtab_shndx)),
-            SectionClass::Relocation => Some(relocation_bytes(
-                &take_list(&mut contents.relocations, id),
-                s.sh_type != develf_format::section::SHT_REL,
-            )),
+            SectionClass::Relocation => {
+                Some(relocation_bytes(&contents.relocations.take(id), s.sh_type != develf_format::section::SHT_REL))
+            }
             // Moved out: each output section is written once.
             _ => generated.get_mut(id).and_then(Option::take),
         };
