@@ -241,11 +241,17 @@ impl<'a> Merged<'a> {
 
     /// Writes the section's bytes into `out` (`size` bytes).
     fn fill(&self, out: &mut [u8]) -> io::Result<()> {
+        self.fill_window(out, 0)
+    }
+
+    /// Writes the section's bytes from `from` on into `out` (zeros, at most
+    /// the rest of the section).
+    fn fill_window(&self, out: &mut [u8], from: u64) -> io::Result<()> {
         for &(offset, bytes) in &self.pieces {
-            bytes.copy_into(out, 0, offset)?;
+            bytes.copy_into(out, from, offset)?;
         }
         for f in &self.fixups {
-            f.apply(out, 0, self.size);
+            f.apply(out, from, self.size);
         }
         Ok(())
     }
@@ -324,6 +330,16 @@ impl Body<'_> {
                 out.resize(start.saturating_add(usize::try_from(m.size).unwrap_or(usize::MAX)), 0);
                 m.fill(&mut out[start..])?;
             }
+        }
+        Ok(())
+    }
+
+    /// Writes the bytes from `from` on into `out` (zeros, at most the rest
+    /// of the section): a big section in parts.
+    pub(crate) fn put_window(&self, out: &mut [u8], from: u64) -> io::Result<()> {
+        match self {
+            Body::Owned(bytes) => copy_overlap(out, from, 0, bytes),
+            Body::Merged(m) => m.fill_window(out, from)?,
         }
         Ok(())
     }

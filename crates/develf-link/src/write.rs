@@ -315,8 +315,7 @@ impl<'a> Image<'a> {
         }
         let mut buf = Vec::new();
         for span in self.spans(SPAN) {
-            assemble(&self.pieces, &span, &mut buf)?;
-            sink.write_all(&buf)?;
+            write_span(&self.pieces, &span, SPAN, &mut buf, &mut |bytes, _| sink.write_all(bytes))?;
         }
         Ok(())
     }
@@ -339,9 +338,8 @@ impl<'a> Image<'a> {
             return file.write_all_at(&self.to_bytes()?, 0);
         }
         let pieces = &self.pieces;
-        self.spans(span).par_iter().try_for_each_init(Vec::new, |buf: &mut Vec<u8>, span| {
-            assemble(pieces, span, buf)?;
-            file.write_all_at(buf, span.start)
+        self.spans(span).par_iter().try_for_each_init(Vec::new, |buf: &mut Vec<u8>, s| {
+            write_span(pieces, s, span, buf, &mut |bytes, at| file.write_all_at(bytes, at))
         })
     }
 
@@ -362,17 +360,52 @@ impl<'a> Image<'a> {
     }
 }
 
-/// The bytes of `span` into `buf`: its pieces appended in order, so only
-/// the padding (and merged sections' gaps) are zeroed, not the whole span
-/// first.
-fn assemble(pieces: &[(u64, Body<'_>)], span: &Span, buf: &mut Vec<u8>) -> std::io::Result<()> {
+/// Hands the bytes of `span` to `put` (bytes, file offset) in file order:
+/// its pieces appended in `buf`, so only the padding (and merged sections'
+/// gaps) are zeroed, not the whole span first. A piece longer than `limit`
+/// is not copied whole into `buf`: bytes in memory are handed over as they
+/// are, a merged section is made `limit` bytes at a time. (A big link's
+/// header table, `.strtab` or `.debug_frame` copied whole would add
+/// megabytes while everything else is still held.)
+fn write_span(
+    pieces: &[(u64, Body<'_>)],
+    span: &Span,
+    limit: u64,
+    buf: &mut Vec<u8>,
+    put: &mut dyn FnMut(&[u8], u64) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let limit = limit.max(1);
+    let pad_to = |buf: &mut Vec<u8>, buf_at: u64, to: u64| {
+        buf.resize(usize::try_from(to.saturating_sub(buf_at)).unwrap_or(usize::MAX), 0);
+    };
     buf.clear();
+    let mut buf_at = span.start;
     for (at, body) in pieces.get(span.pieces.clone()).unwrap_or_default() {
-        buf.resize(usize::try_from(at - span.start).unwrap_or(usize::MAX), 0);
-        body.append_to(buf)?;
+        pad_to(buf, buf_at, *at);
+        if body.len() <= limit {
+            body.append_to(buf)?;
+            continue;
+        }
+        put(buf, buf_at)?;
+        match body {
+            Body::Owned(bytes) => put(bytes, *at)?,
+            Body::Merged(_) => {
+                let mut done = 0u64;
+                while done < body.len() {
+                    let n = limit.min(body.len() - done);
+                    buf.clear();
+                    buf.resize(usize::try_from(n).unwrap_or(usize::MAX), 0);
+                    body.put_window(buf, done)?;
+                    put(buf, at.saturating_add(done))?;
+                    done += n;
+                }
+            }
+        }
+        buf.clear();
+        buf_at = at.saturating_add(body.len());
     }
-    buf.resize(usize::try_from(span.end - span.start).unwrap_or(usize::MAX), 0);
-    Ok(())
+    pad_to(buf, buf_at, span.end);
+    put(buf, buf_at)
 }
 
 /// How much of the file one thread assembles before writing it.
