@@ -5,7 +5,7 @@
 
 use crate::error::LinkError;
 use crate::input::InputObject;
-use crate::layout::{InfoField, Layout, SectionClass};
+use crate::layout::{InfoField, Layout, OutId, OutSection, SectionClass};
 use crate::mercury::Generated as MercGenerated;
 use crate::options::LinkOptions;
 use crate::resolve::{Resolution, SymbolRef};
@@ -1127,55 +1127,62 @@ struct InputFacts {
     externs: Vec<(u32, Vec<u32>)>,
 }
 
-/// Per output section: the generated contents (`None` for merged sections).
+/// The generated sections' contents, in output section order (merged
+/// sections have none: a big link's 27,000 sections have 10,000 generated
+/// ones, so there is no slot per section).
 pub(crate) fn build(
     options: &LinkOptions,
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     layout: &Layout,
     symbols: &SymbolTable,
-) -> Result<Vec<Option<Vec<u8>>>, LinkError> {
+) -> Result<Vec<(OutId, Vec<u8>)>, LinkError> {
     let cx = Context { options, inputs, resolution, layout, symbols };
     let (nv_info, facts) = cx.nv_info()?;
+    let generate = |s: &OutSection| -> Result<Option<Vec<u8>>, LinkError> {
+        let mut bytes = match s.class {
+            SectionClass::NvInfo => nv_info.clone(),
+            SectionClass::FunctionInfo => match s.info {
+                InfoField::Section(text) => cx.function_info(&s.name, text, &facts)?,
+                _ => Vec::new(),
+            },
+            SectionClass::TkInfo => cx.tkinfo(),
+            SectionClass::CuInfo => cx.cuinfo(),
+            SectionClass::Compat => cx.compat(),
+            SectionClass::CallGraph => cx.callgraph(),
+            SectionClass::Prototype => cx.prototype(),
+            SectionClass::RelAction => REL_ACTION.to_vec(),
+            // Rule 11: the merc copies (crate::mercury::Generated).
+            SectionClass::Mercury => match (crate::mercury::generated(s), s.info) {
+                (Some(MercGenerated::NvInfo), _) => nv_info.clone(),
+                (Some(MercGenerated::CallGraph), _) => cx.callgraph(),
+                (Some(MercGenerated::Prototype), _) => cx.prototype(),
+                (Some(MercGenerated::HeaderIndices), _) => vec![0; usize::try_from(s.size).unwrap_or(0)],
+                (Some(MercGenerated::FunctionInfo), InfoField::Section(text)) => {
+                    cx.function_info(&s.name, text, &facts)?
+                }
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        // Held until the output is written: no room to spare (the
+        // call graph's encoder grows by doubling).
+        bytes.shrink_to_fit();
+        Ok(Some(bytes))
+    };
     // Sections are independent; collected in section order, so the bytes do
     // not depend on the thread count. Collected as results (errors boxed)
-    // straight into their places, then unwrapped in place: collecting into
-    // a `Result` would gather the sections in pieces and copy them over.
-    let results: Vec<Result<Option<Vec<u8>>, Box<LinkError>>> = layout
+    // and unwrapped in place: collecting into a `Result` would gather the
+    // sections in pieces and copy them over.
+    let results: Vec<Result<(OutId, Vec<u8>), Box<LinkError>>> = layout
         .sections
         .par_iter()
-        .map(|s| {
-            let mut bytes = match s.class {
-                SectionClass::NvInfo => nv_info.clone(),
-                SectionClass::FunctionInfo => match s.info {
-                    InfoField::Section(text) => cx.function_info(&s.name, text, &facts)?,
-                    _ => Vec::new(),
-                },
-                SectionClass::TkInfo => cx.tkinfo(),
-                SectionClass::CuInfo => cx.cuinfo(),
-                SectionClass::Compat => cx.compat(),
-                SectionClass::CallGraph => cx.callgraph(),
-                SectionClass::Prototype => cx.prototype(),
-                SectionClass::RelAction => REL_ACTION.to_vec(),
-                // Rule 11: the merc copies (crate::mercury::Generated).
-                SectionClass::Mercury => match (crate::mercury::generated(s), s.info) {
-                    (Some(MercGenerated::NvInfo), _) => nv_info.clone(),
-                    (Some(MercGenerated::CallGraph), _) => cx.callgraph(),
-                    (Some(MercGenerated::Prototype), _) => cx.prototype(),
-                    (Some(MercGenerated::HeaderIndices), _) => vec![0; usize::try_from(s.size).unwrap_or(0)],
-                    (Some(MercGenerated::FunctionInfo), InfoField::Section(text)) => {
-                        cx.function_info(&s.name, text, &facts)?
-                    }
-                    _ => return Ok(None),
-                },
-                _ => return Ok(None),
-            };
-            // Held until the output is written: no room to spare (the
-            // call graph's encoder grows by doubling).
-            bytes.shrink_to_fit();
-            Ok(Some(bytes))
+        .enumerate()
+        .filter_map(|(id, s)| match generate(s) {
+            Ok(None) => None,
+            Ok(Some(bytes)) => Some(Ok((id, bytes))),
+            Err(e) => Some(Err(Box::new(e))),
         })
-        .map(|r: Result<_, LinkError>| r.map_err(Box::new))
         .collect();
     results.into_iter().map(|r| r.map_err(|e| *e)).collect()
 }

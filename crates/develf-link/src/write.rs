@@ -138,6 +138,18 @@ fn relocation_bytes(list: &[OutRelocation], rela: bool) -> Vec<u8> {
     out
 }
 
+/// The generated contents of section `id` (crate::metadata::build's list
+/// is in section order).
+fn generated_of(generated: &[(OutId, Vec<u8>)], id: OutId) -> Option<&Vec<u8>> {
+    let k = generated.binary_search_by_key(&id, |&(x, _)| x).ok()?;
+    generated.get(k).map(|(_, bytes)| bytes)
+}
+
+fn generated_of_mut(generated: &mut [(OutId, Vec<u8>)], id: OutId) -> Option<&mut Vec<u8>> {
+    let k = generated.binary_search_by_key(&id, |&(x, _)| x).ok()?;
+    generated.get_mut(k).map(|(_, bytes)| bytes)
+}
+
 /// How a symbol table names sections from 0xff00 (`SHN_LORESERVE`) on (rule 3.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Extended {
@@ -443,7 +455,7 @@ pub(crate) fn write<'a>(
     layout: &Layout,
     symbols: &mut SymbolTable,
     mut contents: Contents<'a>,
-    mut generated: Vec<Option<Vec<u8>>>,
+    mut generated: Vec<(OutId, Vec<u8>)>,
 ) -> Result<Image<'a>, LinkError> {
     // Which sections get a header, in rank order (rule 1.1; stable: creation order).
     let mut kept: Vec<OutId> = (0..layout.sections.len())
@@ -457,7 +469,7 @@ pub(crate) fn write<'a>(
                 {
                     !contents.relocations.get(id).is_empty()
                 }
-                Keep::IfNotEmpty => generated.get(id).and_then(Option::as_ref).is_some_and(|g| !g.is_empty()),
+                Keep::IfNotEmpty => generated_of(&generated, id).is_some_and(|g| !g.is_empty()),
                 Keep::Always => shared_kept(s),
                 Keep::IfExtended => false,
             })
@@ -547,7 +559,7 @@ pub(crate) fn write<'a>(
                 Some(relocation_bytes(&contents.relocations.take(id), s.sh_type != develf_format::section::SHT_REL))
             }
             // Moved out: each output section is written once.
-            _ => generated.get_mut(id).and_then(Option::take),
+            _ => generated_of_mut(&mut generated, id).map(std::mem::take),
         };
         let mut body = match bytes {
             Some(bytes) => Body::Owned(bytes),
