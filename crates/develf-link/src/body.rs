@@ -140,14 +140,30 @@ pub(crate) struct Merged<'a> {
     pieces: Vec<(u64, PieceBytes<'a>)>,
     fixups: Vec<Fixup>,
     /// Fixups by (offset, order), to find those overlapping a site that is
-    /// read; built on the first [`Merged::site`] (most sections never read one).
-    by_offset: Option<BTreeSet<(u64, usize)>>,
+    /// read; built on the first [`Merged::site`] (most sections never read
+    /// one, so it is boxed: a big link has tens of thousands of sections,
+    /// and an empty set inline would cost each of them 24 bytes).
+    #[allow(clippy::box_collection)]
+    by_offset: Option<Box<BTreeSet<(u64, usize)>>>,
 }
 
 impl<'a> Merged<'a> {
     /// `size` bytes, zero where no piece lies.
     pub(crate) fn new(size: u64) -> Self {
         Merged { size, ..Merged::default() }
+    }
+
+    /// [`Merged::new`] with room for exactly `pieces` pieces (most output
+    /// sections have one; a growing list would hold four).
+    pub(crate) fn with_pieces(size: u64, pieces: usize) -> Self {
+        Merged { size, pieces: Vec::with_capacity(pieces), ..Merged::default() }
+    }
+
+    /// Done with relocation: frees the offset index and the fixups' spare
+    /// room, since the section is held as it is until it is written.
+    pub(crate) fn shrink(&mut self) {
+        self.by_offset = None;
+        self.fixups.shrink_to_fit();
     }
 
     /// The section's size.
@@ -203,8 +219,9 @@ impl<'a> Merged<'a> {
             bytes.copy_into(window, at, offset)?;
         }
         let fixups = &self.fixups;
-        let index =
-            self.by_offset.get_or_insert_with(|| fixups.iter().enumerate().map(|(order, f)| (f.at(), order)).collect());
+        let index = self
+            .by_offset
+            .get_or_insert_with(|| Box::new(fixups.iter().enumerate().map(|(order, f)| (f.at(), order)).collect()));
         let lower = at.saturating_sub(MAX_SITE as u64 - 1);
         let mut earlier: Vec<usize> = index.range((lower, 0)..(end, 0)).map(|&(_, order)| order).collect();
         earlier.sort_unstable();
@@ -226,11 +243,17 @@ impl<'a> Merged<'a> {
 
     /// Writes the section's bytes into `out` (`size` bytes).
     fn fill(&self, out: &mut [u8]) -> io::Result<()> {
+        self.fill_window(out, 0)
+    }
+
+    /// Writes the section's bytes from `from` on into `out` (zeros, at most
+    /// the rest of the section).
+    fn fill_window(&self, out: &mut [u8], from: u64) -> io::Result<()> {
         for &(offset, bytes) in &self.pieces {
-            bytes.copy_into(out, 0, offset)?;
+            bytes.copy_into(out, from, offset)?;
         }
         for f in &self.fixups {
-            f.apply(out, 0, self.size);
+            f.apply(out, from, self.size);
         }
         Ok(())
     }
@@ -309,6 +332,16 @@ impl Body<'_> {
                 out.resize(start.saturating_add(usize::try_from(m.size).unwrap_or(usize::MAX)), 0);
                 m.fill(&mut out[start..])?;
             }
+        }
+        Ok(())
+    }
+
+    /// Writes the bytes from `from` on into `out` (zeros, at most the rest
+    /// of the section): a big section in parts.
+    pub(crate) fn put_window(&self, out: &mut [u8], from: u64) -> io::Result<()> {
+        match self {
+            Body::Owned(bytes) => copy_overlap(out, from, 0, bytes),
+            Body::Merged(m) => m.fill_window(out, from)?,
         }
         Ok(())
     }

@@ -9,7 +9,6 @@ use develf_format::section::{SHT_CUDA_INFO, SHT_CUDA_MERCURY_INFO, occupies_file
 use develf_format::symbol::{STB_WEAK, STT_FUNC};
 use develf_parse::Cubin;
 use develf_parse::elf::{Class, Section, Symbol};
-use hashbrown::HashMap;
 use rayon::prelude::*;
 
 /// `ET_REL`: the only kind of object nvlink links.
@@ -29,10 +28,10 @@ pub(crate) struct InputObject<'a> {
     code: Option<&'a dyn CodeSource>,
     /// Per section: the first STT_FUNC symbol defined in it (the function a
     /// `.text.<fn>` holds). Built once so later phases do not scan the symtab.
-    function_in: HashMap<usize, usize>,
+    function_in: FirstOf<u32>,
     /// Per (section described, merc copy): the first `.nv.info.<fn>` /
     /// `.nv.merc.nv.info.<fn>` about it (sh_info = the `.text.<fn>`).
-    info_about: HashMap<(usize, bool), usize>,
+    info_about: FirstOf<(u32, bool)>,
     /// Weak symbols defined in a section that are not functions (vtables,
     /// template statics): the only ones a losing copy's bytes can hold (rule 9).
     weak_data: Vec<usize>,
@@ -57,13 +56,13 @@ impl<'a> InputObject<'a> {
 
     /// The first function symbol defined in section `section`.
     pub fn function_in(&self, section: usize) -> Option<usize> {
-        self.function_in.get(&section).copied()
+        self.function_in.get(u32::try_from(section).ok()?)
     }
 
     /// The first `.nv.info.<fn>` (or, `merc`, `.nv.merc.nv.info.<fn>`)
     /// section whose sh_info is `text`.
     pub fn info_about(&self, text: usize, merc: bool) -> Option<usize> {
-        self.info_about.get(&(text, merc)).copied()
+        self.info_about.get((u32::try_from(text).ok()?, merc))
     }
 
     /// The weak data symbols (see the field).
@@ -87,6 +86,31 @@ impl<'a> InputObject<'a> {
     /// The name of section `index` for messages.
     pub fn section_name(&self, index: usize) -> String {
         self.cubin.section_label(index)
+    }
+}
+
+/// The first index met per key, as a sorted list: a big link has tens of
+/// thousands of functions, and a hash map per input would take several times
+/// the room for the same lookups.
+#[derive(Debug)]
+struct FirstOf<K> {
+    entries: Vec<(K, u32)>,
+}
+
+impl<K: Ord + Copy> FirstOf<K> {
+    /// `pairs` in the order met; the first of each key stays.
+    fn new(pairs: impl Iterator<Item = (K, usize)>) -> FirstOf<K> {
+        let mut entries: Vec<(K, u32)> = pairs.filter_map(|(k, v)| Some((k, u32::try_from(v).ok()?))).collect();
+        // Stable: equal keys keep the order met, and dedup keeps the first.
+        entries.sort_by_key(|&(k, _)| k);
+        entries.dedup_by_key(|&mut (k, _)| k);
+        entries.shrink_to_fit();
+        FirstOf { entries }
+    }
+
+    fn get(&self, key: K) -> Option<usize> {
+        let at = self.entries.binary_search_by_key(&key, |&(k, _)| k).ok()?;
+        self.entries.get(at).map(|&(_, v)| v as usize)
     }
 }
 
@@ -189,27 +213,22 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
             target: target.to_string(),
         });
     }
-    let mut function_in = HashMap::new();
-    for y in cubin.symbols().iter().filter(|y| y.st_type == STT_FUNC) {
-        if let Some(section) = y.section_index() {
-            function_in.entry(section).or_insert(y.index);
-        }
-    }
+    let function_in = FirstOf::new(cubin.symbols().iter().filter(|y| y.st_type == STT_FUNC).filter_map(|y| {
+        let section = u32::try_from(y.section_index()?).ok()?;
+        Some((section, y.index))
+    }));
     let weak_data = cubin
         .symbols()
         .iter()
         .filter(|y| y.bind == STB_WEAK && y.st_type != STT_FUNC && y.section_index().is_some())
         .map(|y| y.index)
         .collect();
-    let mut info_about = HashMap::new();
-    for s in cubin.sections() {
+    let info_about = FirstOf::new(cubin.sections().iter().filter_map(|s| {
         let merc = s.sh_type == SHT_CUDA_MERCURY_INFO;
-        if (s.sh_type == SHT_CUDA_INFO || merc)
-            && s.name.starts_with(if merc { ".nv.merc.nv.info." } else { ".nv.info." })
-        {
-            info_about.entry((s.info as usize, merc)).or_insert(s.index);
-        }
-    }
+        let about = (s.sh_type == SHT_CUDA_INFO || merc)
+            && s.name.starts_with(if merc { ".nv.merc.nv.info." } else { ".nv.info." });
+        about.then_some(((s.info, merc), s.index))
+    }));
     Ok(InputObject {
         index,
         name: input.name,
@@ -233,6 +252,12 @@ pub(crate) fn read_inputs<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn first_of_keeps_the_first_index_per_key() {
+        let first = FirstOf::new([(7u32, 3usize), (2, 9), (7, 1), (5, 4), (2, 0)].into_iter());
+        assert_eq!((first.get(7), first.get(2), first.get(5), first.get(6)), (Some(3), Some(9), Some(4), None));
+    }
 
     #[test]
     fn compatibility_rules() {

@@ -156,7 +156,7 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         checks::shared_memory(&objects, &layout)?;
     }
     clock.done("layout");
-    let symbols = symbols::build(&objects, &resolution, &layout);
+    let mut symbols = symbols::build(&objects, &resolution, &layout);
     clock.done("symbols");
     let mut contents = relocate::build(&objects, &resolution, &layout, &symbols)?;
     if layout.mercury {
@@ -165,7 +165,7 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
     clock.done("relocate");
     let (generated, warnings) = metadata::build(options, &objects, &resolution, &layout, &symbols)?;
     clock.done("metadata");
-    let mut image = write::write(&objects, &resolution, &layout, &symbols, contents, generated)?;
+    let mut image = write::write(&objects, &resolution, &layout, &mut symbols, contents, generated)?;
     image.warn(warnings);
     clock.done("write");
     image.keep((objects, resolution, liveness, layout, symbols));

@@ -816,7 +816,8 @@ impl Relocator<'_, '_> {
                     .get(piece.input)
                     .and_then(|l| l.get(r.symbol as usize))
                     .is_some_and(|s| s.st_type == STT_SECTION);
-                let addend = r.addend.map(|a| if section_symbol { a.wrapping_add(resolved.value as i64) } else { a });
+                let addend =
+                    r.addend.map_or(0, |a| if section_symbol { a.wrapping_add(resolved.value as i64) } else { a });
                 let mut keep_entry = |t: u32| {
                     if let Some(symbol) = resolved.index {
                         kept.push(OutRelocation { offset, r_type: t, symbol, addend });
@@ -949,12 +950,12 @@ pub(crate) fn relocate(
         if let Some(slot) = contents.data.get_mut(target) {
             *slot = Body::Owned(data);
         }
-        if let Some(slot) = contents.relocations.get_mut(id) {
-            *slot = kept?;
-        }
-        if let Some(slot) = layout.merc_resolved_relocations.get(&target).and_then(|&x| contents.relocations.get_mut(x))
-        {
-            *slot = resolved_list;
+        let mut kept = kept?;
+        // Exact: the lists live until the output is written.
+        kept.shrink_to_fit();
+        contents.relocations.set(id, kept);
+        if let Some(&x) = layout.merc_resolved_relocations.get(&target).filter(|&&x| x < layout.sections.len()) {
+            contents.relocations.set(x, resolved_list);
         }
     }
     // Rule 11.5: the header-index tables' relocations, made by the linker.
@@ -1349,7 +1350,7 @@ fn move_line_references(
                         .and_then(|k| contents.relocations.get_mut(k))
                         .and_then(|list| list.iter_mut().find(|e| e.offset == at));
                     match kept {
-                        Some(entry) => entry.addend = Some(new as i64),
+                        Some(entry) => entry.addend = new as i64,
                         None => writes.push((at, u32::try_from(new).unwrap_or(u32::MAX))),
                     }
                 }
@@ -2048,12 +2049,12 @@ fn header_index_relocations(layout: &Layout, symbols: &SymbolTable, contents: &m
                     R_CUDA_SURF_HEADER_INDEX => R_MERCURY_SURF_HEADER_INDEX,
                     _ => return None,
                 };
-                Some(OutRelocation { offset: s.offset.saturating_sub(first), r_type, symbol, addend: Some(0) })
+                Some(OutRelocation { offset: s.offset.saturating_sub(first), r_type, symbol, addend: 0 })
             })
             .collect();
         list.sort_by_key(|r| std::cmp::Reverse(r.offset));
-        if let Some(slot) = contents.relocations.get_mut(rela) {
-            *slot = list;
+        if rela < layout.sections.len() {
+            contents.relocations.set(rela, list);
         }
     }
 }

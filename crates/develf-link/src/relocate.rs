@@ -28,21 +28,63 @@ use rayon::prelude::*;
 /// operands to.
 const RELOCATABLE_TEXTURE_BANK: u64 = 0x1c;
 
-/// One relocation of the output.
+/// One relocation of the output: 24 bytes, an `Elf64_Rela`'s worth (a
+/// big link keeps tens of thousands). A `.rel` section's entries carry 0,
+/// which the writer leaves out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct OutRelocation {
     pub offset: u64,
     pub r_type: u32,
     pub symbol: u32,
-    pub addend: Option<i64>,
+    pub addend: i64,
 }
 
 #[derive(Debug)]
 pub(crate) struct Contents<'a> {
     /// Per output section: bytes of merged sections (empty for generated ones).
     pub data: Vec<Body<'a>>,
-    /// Per output section: entries of relocation sections.
-    pub relocations: Vec<Vec<OutRelocation>>,
+    /// The entries of relocation sections.
+    pub relocations: RelocationLists,
+}
+
+/// The entries of each relocation section that has any, in output section
+/// order: most output sections are not relocation sections (a big link's
+/// 27,000 sections have 6,800 lists), so there is no slot per section.
+#[derive(Debug, Default)]
+pub(crate) struct RelocationLists {
+    lists: Vec<(OutId, Vec<OutRelocation>)>,
+}
+
+impl RelocationLists {
+    fn find(&self, id: OutId) -> Result<usize, usize> {
+        self.lists.binary_search_by_key(&id, |&(k, _)| k)
+    }
+
+    /// The entries of section `id` (none for a section without a list).
+    pub(crate) fn get(&self, id: OutId) -> &[OutRelocation] {
+        self.find(id).ok().and_then(|k| self.lists.get(k)).map_or(&[], |(_, list)| list.as_slice())
+    }
+
+    /// The entries of section `id` to change, when it has any.
+    pub(crate) fn get_mut(&mut self, id: OutId) -> Option<&mut Vec<OutRelocation>> {
+        let k = self.find(id).ok()?;
+        self.lists.get_mut(k).map(|(_, list)| list)
+    }
+
+    /// Makes `list` the entries of section `id`.
+    pub(crate) fn set(&mut self, id: OutId, list: Vec<OutRelocation>) {
+        match self.find(id) {
+            Ok(k) => self.lists[k].1 = list,
+            Err(_) if list.is_empty() => {}
+            Err(k) => self.lists.insert(k, (id, list)),
+        }
+    }
+
+    /// Takes the entries of section `id` out (each list is freed once its
+    /// bytes are made).
+    pub(crate) fn take(&mut self, id: OutId) -> Vec<OutRelocation> {
+        self.get_mut(id).map(std::mem::take).unwrap_or_default()
+    }
 }
 
 struct Context<'l, 'a> {
@@ -375,7 +417,7 @@ impl<'a> Context<'_, 'a> {
         let section_symbol = input_symbol.is_some_and(|(_, s)| s.st_type == STT_SECTION);
         let base = if section_symbol { resolved.value as i64 } else { 0 };
         let addend = r.addend.unwrap_or(0).wrapping_add(base);
-        Some(OutRelocation { offset, r_type: r.r_type, symbol, addend: Some(addend) })
+        Some(OutRelocation { offset, r_type: r.r_type, symbol, addend })
     }
 
     /// Whether the definition input symbol `symbol` resolves to is in the output.
@@ -403,7 +445,6 @@ impl<'a> Context<'_, 'a> {
         let in_file = occupies_file(out.sh_type);
         if in_file {
             usize::try_from(out.size).map_err(|_| LinkError::TooLarge(out.name.clone()))?;
-            data = Merged::new(out.size);
             let mut pieces: Vec<(u64, PieceBytes<'a>)> = out
                 .pieces
                 .iter()
@@ -413,6 +454,7 @@ impl<'a> Context<'_, 'a> {
                 })
                 .collect();
             pieces.sort_by_key(|&(offset, _)| offset);
+            data = Merged::with_pieces(out.size, pieces.len());
             // Pieces of a well-formed link overlap only where their bytes
             // agree (deduplicated constant data); a damaged input's may not
             // (the link fuzz target: two inputs' merc bank-2 copies both at
@@ -496,7 +538,7 @@ impl<'a> Context<'_, 'a> {
                     // `.debug_info`'s DW_AT_stmt_list, `.debug_line + 0x184`).
                     let section_symbol = input.symbol(r.symbol as usize).is_some_and(|s| s.st_type == STT_SECTION);
                     let addend =
-                        r.addend.map(|a| if section_symbol { a.wrapping_add(resolved.value as i64) } else { a });
+                        r.addend.map_or(0, |a| if section_symbol { a.wrapping_add(resolved.value as i64) } else { a });
                     let keep_entry = |t: u32, kept: &mut Vec<OutRelocation>| {
                         if let Some(symbol) = resolved.index {
                             kept.push(OutRelocation { offset, r_type: t, symbol, addend });
@@ -577,6 +619,8 @@ impl<'a> Context<'_, 'a> {
                     }
                 }
             }
+            // Exact: the lists live until the output is written.
+            kept.shrink_to_fit();
             kept_lists.push((rel_id, kept));
         }
         if let Some(resolved_id) = resolved_into {
@@ -585,6 +629,7 @@ impl<'a> Context<'_, 'a> {
             resolved_list.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
             kept_lists.push((resolved_id, resolved_list.into_iter().map(|(_, r)| r).collect()));
         }
+        data.shrink();
         let body = if in_file { Body::Merged(Box::new(data)) } else { Body::default() };
         Ok((body, kept_lists))
     }
@@ -669,30 +714,38 @@ pub(crate) fn build<'a>(
     let results: Vec<Result<_, Box<LinkError>>> =
         (0..layout.sections.len()).into_par_iter().map(|id| cx.section(id).map_err(Box::new)).collect();
     let mut data = Vec::with_capacity(layout.sections.len());
-    let mut relocations = vec![Vec::new(); layout.sections.len()];
+    let mut lists = Vec::new();
     for result in results {
         let (bytes, kept) = result.map_err(|e| *e)?;
         data.push(bytes);
-        for (rel_id, list) in kept {
-            if let Some(slot) = relocations.get_mut(rel_id) {
-                *slot = list;
-            }
-        }
+        lists.extend(kept.into_iter().filter(|&(rel_id, _)| rel_id < layout.sections.len()));
     }
+    // One list per relocation section (each patches one target); should one
+    // be given twice, the last wins. An empty list is no list.
+    lists.sort_by_key(|&(rel_id, _)| rel_id);
+    lists.dedup_by(|later, earlier| {
+        let same = later.0 == earlier.0;
+        if same {
+            std::mem::swap(later, earlier);
+        }
+        same
+    });
+    lists.retain(|(_, list)| !list.is_empty());
+    lists.shrink_to_fit();
+    let mut relocations = RelocationLists { lists };
     // Rule 11.6: the linker-made slot relocations, highest slot first.
     for t in &layout.texture_banks {
-        let rela = layout.section(t.relocations).is_some_and(|s| s.sh_type != develf_format::section::SHT_REL);
         let mut list: Vec<OutRelocation> = t
             .slots
             .iter()
             .filter_map(|s| {
                 let symbol = symbols.global_index.get(s.global).copied().flatten()?;
-                Some(OutRelocation { offset: s.offset, r_type: s.r_type, symbol, addend: rela.then_some(0) })
+                Some(OutRelocation { offset: s.offset, r_type: s.r_type, symbol, addend: 0 })
             })
             .collect();
         list.sort_by_key(|r| std::cmp::Reverse(r.offset));
-        if let Some(slot) = relocations.get_mut(t.relocations) {
-            *slot = list;
+        if t.relocations < layout.sections.len() {
+            relocations.set(t.relocations, list);
         }
     }
     Ok(Contents { data, relocations })

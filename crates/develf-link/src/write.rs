@@ -38,8 +38,8 @@ fn align_up(value: u64, align: u64) -> u64 {
 /// NOBITS sections as (align, size).
 type LoadRun = (u32, u64, u64, Vec<(u64, u64)>);
 
+/// One section header, as [`HeaderTable`] stores it.
 struct Header {
-    id: OutId,
     name: u32,
     sh_type: u32,
     flags: u64,
@@ -51,10 +51,79 @@ struct Header {
     entsize: u64,
 }
 
-/// A relocation section's entries, taken out: each list is freed once its
-/// bytes are made (a big link keeps tens of thousands of entries).
-fn take_list(lists: &mut [Vec<OutRelocation>], id: OutId) -> Vec<OutRelocation> {
-    lists.get_mut(id).map(std::mem::take).unwrap_or_default()
+/// The section header table in its file form (64 bytes a header, the null
+/// entry first), filled as the sections are gathered and read back to lay
+/// out the file: a big link has tens of thousands of headers, and a struct
+/// per header beside the table would hold them twice.
+struct HeaderTable {
+    bytes: Vec<u8>,
+}
+
+impl HeaderTable {
+    /// Room for `headers` headers after the null entry.
+    fn with_capacity(headers: usize) -> HeaderTable {
+        let mut bytes = Vec::with_capacity((headers + 1) * SECTION_HEADER_SIZE as usize);
+        bytes.resize(SECTION_HEADER_SIZE as usize, 0);
+        HeaderTable { bytes }
+    }
+
+    /// How many headers follow the null entry.
+    fn len(&self) -> usize {
+        self.bytes.len() / SECTION_HEADER_SIZE as usize - 1
+    }
+
+    fn push(&mut self, h: &Header) {
+        let b = &mut self.bytes;
+        b.extend_from_slice(&h.name.to_le_bytes());
+        b.extend_from_slice(&h.sh_type.to_le_bytes());
+        b.extend_from_slice(&h.flags.to_le_bytes());
+        b.extend_from_slice(&0u64.to_le_bytes());
+        b.extend_from_slice(&h.offset.to_le_bytes());
+        b.extend_from_slice(&h.size.to_le_bytes());
+        b.extend_from_slice(&h.link.to_le_bytes());
+        b.extend_from_slice(&h.info.to_le_bytes());
+        b.extend_from_slice(&h.align.to_le_bytes());
+        b.extend_from_slice(&h.entsize.to_le_bytes());
+    }
+
+    /// The bytes of header `k` (0: the first after the null entry).
+    fn entry(&self, k: usize) -> &[u8] {
+        let at = (k + 1) * SECTION_HEADER_SIZE as usize;
+        self.bytes.get(at..at + SECTION_HEADER_SIZE as usize).unwrap_or(&[0; SECTION_HEADER_SIZE as usize])
+    }
+
+    fn get(&self, k: usize) -> Header {
+        let e = self.entry(k);
+        let u32_at = |at: usize| u32::from_le_bytes([e[at], e[at + 1], e[at + 2], e[at + 3]]);
+        let u64_at = |at: usize| u64::from(u32_at(at)) | (u64::from(u32_at(at + 4)) << 32);
+        Header {
+            name: u32_at(0),
+            sh_type: u32_at(4),
+            flags: u64_at(8),
+            offset: u64_at(24),
+            size: u64_at(32),
+            link: u32_at(40),
+            info: u32_at(44),
+            align: u64_at(48),
+            entsize: u64_at(56),
+        }
+    }
+
+    fn set_offset(&mut self, k: usize, offset: u64) {
+        let at = (k + 1) * SECTION_HEADER_SIZE as usize + 24;
+        if let Some(field) = self.bytes.get_mut(at..at + 8) {
+            field.copy_from_slice(&offset.to_le_bytes());
+        }
+    }
+
+    /// The null entry is zero but for the counts of extended numbering
+    /// (rule 3.6).
+    fn set_null(&mut self, size: u64, link: u32) {
+        if let Some(entry) = self.bytes.get_mut(32..44) {
+            entry[..8].copy_from_slice(&size.to_le_bytes());
+            entry[8..].copy_from_slice(&link.to_le_bytes());
+        }
+    }
 }
 
 fn relocation_bytes(list: &[OutRelocation], rela: bool) -> Vec<u8> {
@@ -63,10 +132,22 @@ fn relocation_bytes(list: &[OutRelocation], rela: bool) -> Vec<u8> {
         out.extend_from_slice(&r.offset.to_le_bytes());
         out.extend_from_slice(&((u64::from(r.symbol) << 32) | u64::from(r.r_type)).to_le_bytes());
         if rela {
-            out.extend_from_slice(&r.addend.unwrap_or(0).to_le_bytes());
+            out.extend_from_slice(&r.addend.to_le_bytes());
         }
     }
     out
+}
+
+/// The generated contents of section `id` (crate::metadata::build's list
+/// is in section order).
+fn generated_of(generated: &[(OutId, Vec<u8>)], id: OutId) -> Option<&Vec<u8>> {
+    let k = generated.binary_search_by_key(&id, |&(x, _)| x).ok()?;
+    generated.get(k).map(|(_, bytes)| bytes)
+}
+
+fn generated_of_mut(generated: &mut [(OutId, Vec<u8>)], id: OutId) -> Option<&mut Vec<u8>> {
+    let k = generated.binary_search_by_key(&id, |&(x, _)| x).ok()?;
+    generated.get_mut(k).map(|(_, bytes)| bytes)
 }
 
 /// How a symbol table names sections from 0xff00 (`SHN_LORESERVE`) on (rule 3.6).
@@ -258,8 +339,7 @@ impl<'a> Image<'a> {
         }
         let mut buf = Vec::new();
         for span in self.spans(SPAN) {
-            assemble(&self.pieces, &span, &mut buf)?;
-            sink.write_all(&buf)?;
+            write_span(&self.pieces, &span, SPAN, &mut buf, &mut |bytes, _| sink.write_all(bytes))?;
         }
         Ok(())
     }
@@ -282,9 +362,8 @@ impl<'a> Image<'a> {
             return file.write_all_at(&self.to_bytes()?, 0);
         }
         let pieces = &self.pieces;
-        self.spans(span).par_iter().try_for_each_init(Vec::new, |buf: &mut Vec<u8>, span| {
-            assemble(pieces, span, buf)?;
-            file.write_all_at(buf, span.start)
+        self.spans(span).par_iter().try_for_each_init(Vec::new, |buf: &mut Vec<u8>, s| {
+            write_span(pieces, s, span, buf, &mut |bytes, at| file.write_all_at(bytes, at))
         })
     }
 
@@ -305,17 +384,52 @@ impl<'a> Image<'a> {
     }
 }
 
-/// The bytes of `span` into `buf`: its pieces appended in order, so only
-/// the padding (and merged sections' gaps) are zeroed, not the whole span
-/// first.
-fn assemble(pieces: &[(u64, Body<'_>)], span: &Span, buf: &mut Vec<u8>) -> std::io::Result<()> {
+/// Hands the bytes of `span` to `put` (bytes, file offset) in file order:
+/// its pieces appended in `buf`, so only the padding (and merged sections'
+/// gaps) are zeroed, not the whole span first. A piece longer than `limit`
+/// is not copied whole into `buf`: bytes in memory are handed over as they
+/// are, a merged section is made `limit` bytes at a time. (A big link's
+/// header table, `.strtab` or `.debug_frame` copied whole would add
+/// megabytes while everything else is still held.)
+fn write_span(
+    pieces: &[(u64, Body<'_>)],
+    span: &Span,
+    limit: u64,
+    buf: &mut Vec<u8>,
+    put: &mut dyn FnMut(&[u8], u64) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let limit = limit.max(1);
+    let pad_to = |buf: &mut Vec<u8>, buf_at: u64, to: u64| {
+        buf.resize(usize::try_from(to.saturating_sub(buf_at)).unwrap_or(usize::MAX), 0);
+    };
     buf.clear();
+    let mut buf_at = span.start;
     for (at, body) in pieces.get(span.pieces.clone()).unwrap_or_default() {
-        buf.resize(usize::try_from(at - span.start).unwrap_or(usize::MAX), 0);
-        body.append_to(buf)?;
+        pad_to(buf, buf_at, *at);
+        if body.len() <= limit {
+            body.append_to(buf)?;
+            continue;
+        }
+        put(buf, buf_at)?;
+        match body {
+            Body::Owned(bytes) => put(bytes, *at)?,
+            Body::Merged(_) => {
+                let mut done = 0u64;
+                while done < body.len() {
+                    let n = limit.min(body.len() - done);
+                    buf.clear();
+                    buf.resize(usize::try_from(n).unwrap_or(usize::MAX), 0);
+                    body.put_window(buf, done)?;
+                    put(buf, at.saturating_add(done))?;
+                    done += n;
+                }
+            }
+        }
+        buf.clear();
+        buf_at = at.saturating_add(body.len());
     }
-    buf.resize(usize::try_from(span.end - span.start).unwrap_or(usize::MAX), 0);
-    Ok(())
+    pad_to(buf, buf_at, span.end);
+    put(buf, buf_at)
 }
 
 /// How much of the file one thread assembles before writing it.
@@ -337,7 +451,7 @@ fn sort_stably_by_key(ids: Vec<OutId>, key: impl Fn(OutId) -> (u8, (u8, usize)))
         let (rank, rest) = key(id);
         buckets[usize::from(rank)].push((id, rest));
     }
-    let mut sorted = Vec::new();
+    let mut sorted = Vec::with_capacity(buckets.iter().map(Vec::len).sum());
     for mut bucket in buckets {
         if bucket.iter().any(|&(_, rest)| rest != (0, 0)) {
             bucket.sort_by_key(|&(_, rest)| rest);
@@ -351,9 +465,9 @@ pub(crate) fn write<'a>(
     inputs: &[InputObject<'a>],
     resolution: &Resolution<'a>,
     layout: &Layout,
-    symbols: &SymbolTable,
+    symbols: &mut SymbolTable,
     mut contents: Contents<'a>,
-    mut generated: Vec<Option<Vec<u8>>>,
+    mut generated: Vec<(OutId, Vec<u8>)>,
 ) -> Result<Image<'a>, LinkError> {
     // Which sections get a header, in rank order (rule 1.1; stable: creation order).
     let mut kept: Vec<OutId> = (0..layout.sections.len())
@@ -365,9 +479,9 @@ pub(crate) fn write<'a>(
                         || crate::mercury::is_relocation(s)
                         || crate::mercury::is_resolved_relocation(s) =>
                 {
-                    contents.relocations.get(id).is_some_and(|r| !r.is_empty())
+                    !contents.relocations.get(id).is_empty()
                 }
-                Keep::IfNotEmpty => generated.get(id).and_then(Option::as_ref).is_some_and(|g| !g.is_empty()),
+                Keep::IfNotEmpty => generated_of(&generated, id).is_some_and(|g| !g.is_empty()),
                 Keep::Always => shared_kept(s),
                 Keep::IfExtended => false,
             })
@@ -382,7 +496,7 @@ pub(crate) fn write<'a>(
     }
     // Class 20 (Mercury) has an order of its own inside (crate::mercury::subrank).
     // Rule 3.6: the Mercury finaliser's index tables come after every section.
-    let kept = sort_stably_by_key(kept, |id| {
+    let mut kept = sort_stably_by_key(kept, |id| {
         layout.section(id).map_or((u8::MAX, (0, 0)), |s| {
             let rank =
                 if layout.mercury && s.class == SectionClass::SymTabShndx { u8::MAX } else { s.class.rule().rank };
@@ -399,7 +513,7 @@ pub(crate) fn write<'a>(
     let symtab_index = idx(".symtab");
     let strtab_index = idx(".strtab");
     // Rules 4.3 and 11: the merc `.shstrtab` (header order) and `.nv.merc.symtab`.
-    let merc_shstrtab = layout.mercury.then(|| crate::mercury::shstrtab(layout, &kept));
+    let mut merc_shstrtab = layout.mercury.then(|| crate::mercury::shstrtab(layout, &kept));
     let merc_symtab_index = layout
         .sections
         .iter()
@@ -419,30 +533,45 @@ pub(crate) fn write<'a>(
         None => Default::default(),
     };
     let (mut symtab, mut symtab_shndx) = symtab_bytes(&symbols.symbols, &index_of, extended)?;
-    let mut headers: Vec<Header> = Vec::with_capacity(kept.len());
-    let mut bodies: Vec<Body<'a>> = Vec::with_capacity(kept.len());
+    // The symbol tables are encoded and the string tables are moved into
+    // the image (exact, not copied): what no later step reads is freed
+    // before the image holds the output's sections.
+    symbols.symbols = Vec::new();
+    if let Some(m) = symbols.merc.as_mut() {
+        m.symbols = Vec::new();
+    }
+    let mut strtab = std::mem::take(&mut symbols.strtab).bytes;
+    strtab.shrink_to_fit();
+    let mut shstrtab = std::mem::take(&mut symbols.shstrtab);
+    shstrtab.shrink_to_fit();
+    // Header k of the table is section kept[k]'s (every kept id has one).
+    kept.retain(|&id| layout.section(id).is_some());
+    let mut headers = HeaderTable::with_capacity(kept.len());
+    // The ELF header's place, then a piece per header (its offset set once
+    // the file is laid out), then the header tables.
+    let mut pieces: Vec<(u64, Body<'a>)> = Vec::with_capacity(kept.len() + 3);
+    pieces.push((0, Body::default()));
     for &id in &kept {
         let Some(s) = layout.section(id) else { continue };
         let bytes: Option<Vec<u8>> = match s.class {
-            SectionClass::ShStrTab => Some(match &merc_shstrtab {
-                Some((bytes, _)) => bytes.clone(),
-                None => symbols.shstrtab.clone(),
+            SectionClass::ShStrTab => Some(match &mut merc_shstrtab {
+                Some((bytes, _)) => std::mem::take(bytes),
+                None => std::mem::take(&mut shstrtab),
             }),
             SectionClass::Mercury if crate::mercury::is_merc_symtab(s) => Some(std::mem::take(&mut merc_symtab)),
             SectionClass::Mercury if crate::mercury::is_relocation(s) || crate::mercury::is_resolved_relocation(s) => {
-                Some(relocation_bytes(&take_list(&mut contents.relocations, id), true))
+                Some(relocation_bytes(&contents.relocations.take(id), true))
             }
-            SectionClass::StrTab => Some(symbols.strtab.bytes.clone()),
+            SectionClass::StrTab => Some(std::mem::take(&mut strtab)),
             // One section each: moved, not copied.
             SectionClass::SymTab => Some(std::mem::take(&mut symtab)),
             SectionClass::SymTabShndx if s.name == MERC_SYMTAB_SHNDX => Some(std::mem::take(&mut merc_symtab_shndx)),
             SectionClass::SymTabShndx => Some(std::mem::take(&mut symtab_shndx)),
-            SectionClass::Relocation => Some(relocation_bytes(
-                &take_list(&mut contents.relocations, id),
-                s.sh_type != develf_format::section::SHT_REL,
-            )),
+            SectionClass::Relocation => {
+                Some(relocation_bytes(&contents.relocations.take(id), s.sh_type != develf_format::section::SHT_REL))
+            }
             // Moved out: each output section is written once.
-            _ => generated.get_mut(id).and_then(Option::take),
+            _ => generated_of_mut(&mut generated, id).map(std::mem::take),
         };
         let mut body = match bytes {
             Some(bytes) => Body::Owned(bytes),
@@ -510,8 +639,7 @@ pub(crate) fn write<'a>(
             s.class == SectionClass::Text && s.pieces.first().and_then(|p| inputs.get(p.input)).is_some_and(|i| i.abi7);
         let flags =
             if layout.executable && abi7_text { s.flags & !crate::metadata::ABI7_BARRIER_MASK } else { s.flags };
-        headers.push(Header {
-            id,
+        headers.push(&Header {
             name,
             sh_type: s.sh_type,
             flags,
@@ -522,38 +650,38 @@ pub(crate) fn write<'a>(
             align: s.align,
             entsize: s.entsize,
         });
-        bodies.push(body);
+        pieces.push((0, body));
     }
 
     // Rule 3.1: offsets. Rule 3.6: with `.symtab_shndx`, the table's size is
     // also left as zeros right after `.symtab` (where it is created), though
     // its bytes follow the debug sections (its header position).
-    let shndx_gap = headers
+    let shndx_gap = kept
         .iter()
         .filter(|_| !layout.mercury)
-        .find(|h| layout.section(h.id).is_some_and(|s| s.class == SectionClass::SymTabShndx))
-        .map_or(0, |h| h.size);
+        .position(|&id| layout.section(id).is_some_and(|s| s.class == SectionClass::SymTabShndx))
+        .map_or(0, |k| headers.get(k).size);
     let mut offset = ELF_HEADER_SIZE;
     let mut aliased = vec![false; headers.len()];
-    for k in 0..headers.len() {
+    for (k, &id) in kept.iter().enumerate() {
         // Rule 3.2: a merc alias shares the bytes of its normal section.
-        let alias = layout.section(headers[k].id).and_then(crate::mercury::alias_target).and_then(|name| {
-            headers.iter().find(|h| layout.section(h.id).is_some_and(|s| s.name == name)).map(|h| h.offset)
+        let alias = layout.section(id).and_then(crate::mercury::alias_target).and_then(|name| {
+            kept.iter().position(|&x| layout.section(x).is_some_and(|s| s.name == name)).map(|j| headers.get(j).offset)
         });
-        let Some(h) = headers.get_mut(k) else { continue };
         if let Some(at) = alias {
-            h.offset = at;
+            headers.set_offset(k, at);
             if let Some(a) = aliased.get_mut(k) {
                 *a = true;
             }
             continue;
         }
+        let h = headers.get(k);
         offset = align_up(offset, h.align.max(1));
-        h.offset = offset;
+        headers.set_offset(k, offset);
         if occupies_file(h.sh_type) {
             offset = offset.saturating_add(h.size);
         }
-        if layout.section(h.id).is_some_and(|s| s.class == SectionClass::SymTab) {
+        if layout.section(id).is_some_and(|s| s.class == SectionClass::SymTab) {
             offset = offset.saturating_add(shndx_gap);
         }
     }
@@ -574,8 +702,9 @@ pub(crate) fn write<'a>(
             let mend = nobits.iter().fold(fend, |m, &(align, size)| align_up(m, align) + size);
             (f, start, fend - start, mend - start)
         };
-        for h in &headers {
-            let merc_copy = layout.section(h.id).is_some_and(|s| s.class == SectionClass::Mercury);
+        for (k, &id) in kept.iter().enumerate() {
+            let h = headers.get(k);
+            let merc_copy = layout.section(id).is_some_and(|s| s.class == SectionClass::Mercury);
             if h.flags & SHF_ALLOC == 0 || merc_copy {
                 continue;
             }
@@ -628,7 +757,6 @@ pub(crate) fn write<'a>(
 
     let total = if layout.executable { phoff + table_size } else { phoff };
     usize::try_from(total).map_err(|_| LinkError::TooLarge(format!("{total} bytes")))?;
-    let mut pieces: Vec<(u64, Body<'a>)> = Vec::with_capacity(headers.len() + 3);
     let (e_shnum, e_shstrndx, null_size, null_link) = section_counts(shnum, idx(".shstrtab"))?;
     let phnum16 = u16::try_from(phnum).map_err(|_| LinkError::TooLarge(format!("{phnum} program headers")))?;
     let mut head = Vec::with_capacity(64);
@@ -648,47 +776,41 @@ pub(crate) fn write<'a>(
     head.extend_from_slice(&64u16.to_le_bytes());
     head.extend_from_slice(&e_shnum.to_le_bytes());
     head.extend_from_slice(&e_shstrndx.to_le_bytes());
-    pieces.push((0, Body::Owned(head)));
+    if let Some(first) = pieces.first_mut() {
+        *first = (0, Body::Owned(head));
+    }
     // A merc alias's own bytes are not written: the file holds the normal
     // section's (rule 3.2; they differ where merc relocations were applied
     // to the copy, `-G` `.nv.merc.debug_info`'s DW_AT_stmt_list).
-    for ((h, body), alias) in headers.iter().zip(bodies).zip(aliased) {
-        if occupies_file(h.sh_type) && !alias {
-            pieces.push((h.offset, body));
+    let mut written = Vec::with_capacity(pieces.len());
+    written.push(true);
+    for k in 0..headers.len() {
+        let h = headers.get(k);
+        if let Some(piece) = pieces.get_mut(k + 1) {
+            piece.0 = h.offset;
         }
+        written.push(occupies_file(h.sh_type) && !aliased.get(k).copied().unwrap_or(false));
     }
-    // The section header table, then the program headers. The null entry is
-    // zero but for the counts of extended numbering (rule 3.6).
-    let mut table = Vec::with_capacity((SECTION_HEADER_SIZE * shnum + table_size) as usize);
-    table.resize(32, 0);
-    table.extend_from_slice(&null_size.to_le_bytes());
-    table.extend_from_slice(&null_link.to_le_bytes());
-    table.resize(SECTION_HEADER_SIZE as usize, 0);
-    for h in &headers {
-        let b = &mut table;
-        b.extend_from_slice(&h.name.to_le_bytes());
-        b.extend_from_slice(&h.sh_type.to_le_bytes());
-        b.extend_from_slice(&h.flags.to_le_bytes());
-        b.extend_from_slice(&0u64.to_le_bytes());
-        b.extend_from_slice(&h.offset.to_le_bytes());
-        b.extend_from_slice(&h.size.to_le_bytes());
-        b.extend_from_slice(&h.link.to_le_bytes());
-        b.extend_from_slice(&h.info.to_le_bytes());
-        b.extend_from_slice(&h.align.to_le_bytes());
-        b.extend_from_slice(&h.entsize.to_le_bytes());
+    let mut written = written.into_iter();
+    pieces.retain(|_| written.next().unwrap_or(false));
+    // The section header table, then the program headers.
+    headers.set_null(null_size, null_link);
+    pieces.push((shoff, Body::Owned(headers.bytes)));
+    if !phdrs.is_empty() {
+        let mut table = Vec::with_capacity(table_size as usize);
+        for (p_type, flags, offset, filesz, memsz) in phdrs {
+            let b = &mut table;
+            b.extend_from_slice(&p_type.to_le_bytes());
+            b.extend_from_slice(&flags.to_le_bytes());
+            b.extend_from_slice(&offset.to_le_bytes());
+            b.extend_from_slice(&0u64.to_le_bytes());
+            b.extend_from_slice(&0u64.to_le_bytes());
+            b.extend_from_slice(&filesz.to_le_bytes());
+            b.extend_from_slice(&memsz.to_le_bytes());
+            b.extend_from_slice(&8u64.to_le_bytes());
+        }
+        pieces.push((phoff, Body::Owned(table)));
     }
-    for (p_type, flags, offset, filesz, memsz) in phdrs {
-        let b = &mut table;
-        b.extend_from_slice(&p_type.to_le_bytes());
-        b.extend_from_slice(&flags.to_le_bytes());
-        b.extend_from_slice(&offset.to_le_bytes());
-        b.extend_from_slice(&0u64.to_le_bytes());
-        b.extend_from_slice(&0u64.to_le_bytes());
-        b.extend_from_slice(&filesz.to_le_bytes());
-        b.extend_from_slice(&memsz.to_le_bytes());
-        b.extend_from_slice(&8u64.to_le_bytes());
-    }
-    pieces.push((shoff, Body::Owned(table)));
     Ok(Image { pieces, total, state: None, warnings: Vec::new() })
 }
 

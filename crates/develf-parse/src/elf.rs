@@ -323,46 +323,45 @@ impl<'a> ElfFile<'a> {
         let shndx_table = self.shndx_table_for(index);
         let section_count = self.sections.len();
         let endian = self.header.endian;
-        let symbols = data
-            .chunks_exact(size)
-            .enumerate()
-            .filter_map(|(i, bytes)| {
-                let (name_offset, value, size, info, other, raw_shndx) = match self.header.class {
-                    Class::Elf64 => {
-                        let s: sym::sym64::Sym = bytes.pread_with(0, endian).ok()?;
-                        (s.st_name, s.st_value, s.st_size, s.st_info, s.st_other, s.st_shndx)
-                    }
-                    Class::Elf32 => {
-                        let s: sym::sym32::Sym = bytes.pread_with(0, endian).ok()?;
-                        (s.st_name, u64::from(s.st_value), u64::from(s.st_size), s.st_info, s.st_other, s.st_shndx)
-                    }
-                };
-                let entry = || {
-                    shndx_table.and_then(|t| t.get(i * 4..i * 4 + 4)).and_then(|b| b.pread_with::<u32>(0, endian).ok())
-                };
-                let (shndx, from_table) = match raw_shndx {
-                    SHN_XINDEX => entry().map_or((u32::from(raw_shndx), false), |e| (e, true)),
-                    r if r >= SHN_LORESERVE => match entry() {
-                        Some(e) if e != 0 && (e as usize) < section_count => (e, true),
-                        _ => (u32::from(r), false),
-                    },
-                    r => (u32::from(r), false),
-                };
-                Some(Symbol {
-                    index: i,
-                    name_offset,
-                    name: self.string(strtab, name_offset).unwrap_or(""),
-                    value,
-                    size,
-                    st_type: info & 0xf,
-                    bind: info >> 4,
-                    other,
-                    raw_shndx,
-                    shndx,
-                    from_table,
-                })
+        // Room for every entry up front: a big link parses tens of thousands
+        // of symbols, and growing by doubling would leave up to half unused.
+        let mut symbols = Vec::with_capacity(data.len() / size);
+        let entries = data.chunks_exact(size).enumerate().filter_map(|(i, bytes)| {
+            let (name_offset, value, size, info, other, raw_shndx) = match self.header.class {
+                Class::Elf64 => {
+                    let s: sym::sym64::Sym = bytes.pread_with(0, endian).ok()?;
+                    (s.st_name, s.st_value, s.st_size, s.st_info, s.st_other, s.st_shndx)
+                }
+                Class::Elf32 => {
+                    let s: sym::sym32::Sym = bytes.pread_with(0, endian).ok()?;
+                    (s.st_name, u64::from(s.st_value), u64::from(s.st_size), s.st_info, s.st_other, s.st_shndx)
+                }
+            };
+            let entry =
+                || shndx_table.and_then(|t| t.get(i * 4..i * 4 + 4)).and_then(|b| b.pread_with::<u32>(0, endian).ok());
+            let (shndx, from_table) = match raw_shndx {
+                SHN_XINDEX => entry().map_or((u32::from(raw_shndx), false), |e| (e, true)),
+                r if r >= SHN_LORESERVE => match entry() {
+                    Some(e) if e != 0 && (e as usize) < section_count => (e, true),
+                    _ => (u32::from(r), false),
+                },
+                r => (u32::from(r), false),
+            };
+            Some(Symbol {
+                index: i,
+                name_offset,
+                name: self.string(strtab, name_offset).unwrap_or(""),
+                value,
+                size,
+                st_type: info & 0xf,
+                bind: info >> 4,
+                other,
+                raw_shndx,
+                shndx,
+                from_table,
             })
-            .collect();
+        });
+        symbols.extend(entries);
         Some(SymbolTable { section: index, symbols })
     }
 
