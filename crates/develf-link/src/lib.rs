@@ -151,13 +151,21 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
     clock.done("layout");
     let symbols = symbols::build(&objects, &resolution, &layout);
     clock.done("symbols");
-    let mut contents = relocate::build(&objects, &resolution, &layout, &symbols)?;
-    if layout.mercury {
-        mercury::relocate(&objects, &resolution, &layout, &symbols, &mut contents)?;
-    }
-    clock.done("relocate");
-    let generated = metadata::build(options, &objects, &resolution, &layout, &symbols)?;
-    clock.done("metadata");
+    // The section contents and the generated metadata only read what the
+    // phases before made: built side by side, so that the sequential start
+    // of the metadata (the merged `.nv.info`) overlaps the relocation of the
+    // code. Errors keep the sequential order: relocation's first.
+    let relocated = || -> Result<_, LinkError> {
+        let mut contents = relocate::build(&objects, &resolution, &layout, &symbols)?;
+        if layout.mercury {
+            mercury::relocate(&objects, &resolution, &layout, &symbols, &mut contents)?;
+        }
+        Ok(contents)
+    };
+    let (contents, generated) =
+        rayon::join(relocated, || metadata::build(options, &objects, &resolution, &layout, &symbols));
+    let (contents, generated) = (contents?, generated?);
+    clock.done("reloc+meta");
     let mut image = write::write(&objects, &resolution, &layout, &symbols, contents, generated)?;
     clock.done("write");
     image.keep((objects, resolution, liveness, layout, symbols));
