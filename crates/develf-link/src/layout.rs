@@ -644,7 +644,7 @@ pub(crate) fn build(
     let layout = Layout {
         sections: Vec::with_capacity(capacity),
         log: Vec::with_capacity(capacity),
-        prototype_vetoed: prototype_vetoes(inputs, resolution),
+        prototype_vetoed: HashSet::new(),
         placement: inputs.iter().map(|i| vec![None; i.sections().len()]).collect(),
         by_name: NameIndex::with_capacity(capacity),
         executable,
@@ -670,6 +670,50 @@ pub(crate) fn build(
         local_texts: HashSet::new(),
         function_banks: Vec::new(),
     };
+    // The shared-memory facts (rule 12) and the prototype vetoes (rule 7.8)
+    // need only the inputs and their resolution: found beside the walk over
+    // the inputs, which is one thread's (it replays nvlink's creation order).
+    let ((), (shared_facts, vetoes)) = rayon::join(
+        || place_inputs(&mut b, options),
+        || (crate::shared::facts(inputs, resolution), prototype_vetoes(inputs, resolution)),
+    );
+    b.layout.prototype_vetoed = vetoes;
+
+    // Rule 1.3.3: the fixed end.
+    b.create(".nv.callgraph", C::CallGraph, SHT_CUDA_CALLGRAPH, 0, 4);
+    // Always created (its name is in every `.shstrtab`), kept only when some
+    // entry survives (managed: no input has one; reloc exec: all entries dead).
+    let prototype = b.create(".nv.prototype", C::Prototype, SHT_CUDA_PROTOTYPE, 0, 4);
+    let keep_prototype = any_prototype_survives(inputs, resolution, &b.layout);
+    if let Some(out) = b.layout.sections.get_mut(prototype) {
+        out.keep = if keep_prototype { Keep::Always } else { Keep::Never };
+    }
+    // U25: the kernels' new banks are named after `.nv.prototype`, before
+    // `.nv.rel.action` (cd sm_75: `.nv.constant2._Z3kd1Pd` in `.shstrtab`).
+    merge_function_banks(&mut b);
+    if executable && !mercury {
+        b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
+    }
+    if executable {
+        assign_texture_slots(&mut b);
+        // Rule 11.5: the merc header-index tables of the slotted banks.
+        crate::mercury::header_index_tables(&mut b.layout);
+    }
+    finish_classes(&mut b.layout);
+    // Rule 12: sizes, alignment and survival of every `.nv.shared.<k>`.
+    crate::shared::plan(inputs, resolution, shared_facts, &mut b.layout);
+    if executable {
+        reserved_shared_windows(&mut b);
+    }
+    keep_symtab_shndx(&mut b.layout);
+    b.layout
+}
+
+/// Rules 1.3.1 and 1.3.2: the fixed start, then every input's sections in
+/// the order nvlink creates them, then the `.common` globals.
+fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
+    let (inputs, resolution) = (b.inputs, b.resolution);
+    let (executable, mercury) = (b.layout.executable, b.layout.mercury);
     // Rule 8.2: Mercury outputs list only the shared-memory relocations
     // (crate::relocate::Context::resolved_entry); the sections of every other
     // target stay empty and are dropped.
@@ -827,11 +871,11 @@ pub(crate) fn build(
             let Some(index) = step else {
                 match local {
                     Some(symbol) => b.layout.log.push(LogEntry::Local(SymbolRef { input: i, symbol })),
-                    None => create_debug_shared(&mut b),
+                    None => create_debug_shared(b),
                 }
                 continue;
             };
-            create_for_symbol(&mut b, i, index, executable && !mercury);
+            create_for_symbol(b, i, index, executable && !mercury);
             if let Some(symbol) = local {
                 // Rule 5.6: the local of a weak duplicate's discarded bank
                 // (sm_75..sm_89 `_param` of a template kernel instantiated in
@@ -905,7 +949,7 @@ pub(crate) fn build(
                 && !empty
                 && !s.name.starts_with(".nv.merc.")
                 && b.resolution.is_discarded(i, s.info as usize)
-                && lost_to_later(&b, i, s.info as usize)
+                && lost_to_later(b, i, s.info as usize)
             {
                 b.create(s.name, C::Relocation, s.sh_type, 0x40, 8);
                 continue;
@@ -945,7 +989,7 @@ pub(crate) fn build(
                     }
                 }
                 if preserve_relocs {
-                    create_resolved_relocations(&mut b, target);
+                    create_resolved_relocations(b, target);
                 }
             }
         }
@@ -958,7 +1002,7 @@ pub(crate) fn build(
                 if let Some(id) = b.place(i, s.index) {
                     crate::mercury::attach(&mut b.layout, i, s, id);
                     if preserve_relocs && s.sh_type == SHT_CUDA_MERCURY_RELA {
-                        create_merc_resolved_relocations(&mut b, id);
+                        create_merc_resolved_relocations(b, id);
                     }
                 }
             }
@@ -979,35 +1023,6 @@ pub(crate) fn build(
             }
         }
     }
-
-    // Rule 1.3.3: the fixed end.
-    b.create(".nv.callgraph", C::CallGraph, SHT_CUDA_CALLGRAPH, 0, 4);
-    // Always created (its name is in every `.shstrtab`), kept only when some
-    // entry survives (managed: no input has one; reloc exec: all entries dead).
-    let prototype = b.create(".nv.prototype", C::Prototype, SHT_CUDA_PROTOTYPE, 0, 4);
-    let keep_prototype = any_prototype_survives(inputs, resolution, &b.layout);
-    if let Some(out) = b.layout.sections.get_mut(prototype) {
-        out.keep = if keep_prototype { Keep::Always } else { Keep::Never };
-    }
-    // U25: the kernels' new banks are named after `.nv.prototype`, before
-    // `.nv.rel.action` (cd sm_75: `.nv.constant2._Z3kd1Pd` in `.shstrtab`).
-    merge_function_banks(&mut b);
-    if executable && !mercury {
-        b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
-    }
-    if executable {
-        assign_texture_slots(&mut b);
-        // Rule 11.5: the merc header-index tables of the slotted banks.
-        crate::mercury::header_index_tables(&mut b.layout);
-    }
-    finish_classes(&mut b.layout);
-    // Rule 12: sizes, alignment and survival of every `.nv.shared.<k>`.
-    crate::shared::plan(inputs, resolution, &mut b.layout);
-    if executable {
-        reserved_shared_windows(&mut b);
-    }
-    keep_symtab_shndx(&mut b.layout);
-    b.layout
 }
 
 /// Rule 3.6: the section count from which nvlink keeps `.symtab_shndx`

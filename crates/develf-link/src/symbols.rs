@@ -18,6 +18,7 @@ use develf_format::symbol::{
 };
 use develf_parse::elf::string_at;
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
+use rayon::prelude::*;
 use std::hash::BuildHasher as _;
 
 /// `STT_CUDA_OBJECT`: executables turn it into `STT_OBJECT` (rule 5.3).
@@ -226,54 +227,58 @@ fn signature_strings<'a>(input: &InputObject<'a>, graphs: bool, prototypes: bool
 }
 
 /// Per global: `None` when no relocation names it, else whether a relocation
-/// in a surviving (placed) section does.
+/// in a surviving (placed) section does. The inputs are read in parallel;
+/// the per-thread tables are merged with "or", which gives the same table
+/// whatever the split.
 pub(crate) fn live_references(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     layout: &Layout,
 ) -> Vec<Option<bool>> {
-    let mut refs: Vec<Option<bool>> = vec![None; resolution.globals.len()];
-    for input in inputs {
-        for rs in input.cubin.relocation_sections() {
-            let live = layout.placed(input.index, rs.target as usize).is_some();
-            for r in rs.entries() {
-                let Some(g) = resolution.global(SymbolRef { input: input.index, symbol: r.symbol as usize }) else {
-                    continue;
-                };
-                if let Some(slot) = refs.get_mut(g) {
-                    *slot = Some(slot.unwrap_or(false) || live);
+    let globals = resolution.globals.len();
+    let merge = |seen: Option<bool>, live: bool| Some(seen.unwrap_or(false) || live);
+    inputs
+        .par_iter()
+        .fold(
+            || vec![None; globals],
+            |mut refs: Vec<Option<bool>>, input| {
+                for rs in input.cubin.relocation_sections() {
+                    let live = layout.placed(input.index, rs.target as usize).is_some();
+                    for r in rs.entries() {
+                        let Some(g) = resolution.global(SymbolRef { input: input.index, symbol: r.symbol as usize })
+                        else {
+                            continue;
+                        };
+                        if let Some(slot) = refs.get_mut(g) {
+                            *slot = merge(*slot, live);
+                        }
+                    }
                 }
-            }
-        }
-    }
-    refs
+                refs
+            },
+        )
+        .reduce(
+            || vec![None; globals],
+            |mut all, part| {
+                for (slot, seen) in all.iter_mut().zip(part) {
+                    if let Some(live) = seen {
+                        *slot = merge(*slot, live);
+                    }
+                }
+                all
+            },
+        )
 }
 
 pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &Layout) -> SymbolTable {
     let executable = layout.executable;
     // Locals in the order nvlink met them (layout's log, rules 4.2 and 5.1);
     // a local the log does not name follows its section's symbol.
-    let logged: HashSet<SymbolRef> = layout
-        .log
-        .iter()
-        .filter_map(|e| match e {
-            LogEntry::Local(r) => Some(*r),
-            LogEntry::Section(_) => None,
-        })
-        .collect();
-    let mut locals_of: Vec<Vec<SymbolRef>> = vec![Vec::new(); layout.sections.len()];
-    for input in inputs {
-        for s in input.symbols() {
-            if s.index == 0 || s.bind != STB_LOCAL || s.st_type == STT_SECTION {
-                continue;
-            }
-            let r = SymbolRef { input: input.index, symbol: s.index };
-            let Some((id, _)) = s.section_index().and_then(|x| layout.local_home(input.index, x)) else { continue };
-            if logged.contains(&r) {
-                continue;
-            }
-            if let Some(list) = locals_of.get_mut(id) {
-                list.push(r);
+    let mut logged: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.symbols().len()]).collect();
+    for e in &layout.log {
+        if let LogEntry::Local(r) = e {
+            if let Some(flag) = logged.get_mut(r.input).and_then(|l| l.get_mut(r.symbol)) {
+                *flag = true;
             }
         }
     }
@@ -311,43 +316,66 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
                         && !(keeps_shared_locals(layout) && layout.shared.homes.contains_key(r))))
         })
     };
+    // Per input, found in parallel: which locals are kept, and the kept
+    // locals the log does not name with the section they follow. Beside it,
+    // `.shstrtab` and the signature strings, which need neither.
+    let locals = || -> Vec<InputLocals> {
+        inputs
+            .par_iter()
+            .zip(&logged)
+            .map(|(input, logged)| {
+                let mut found = InputLocals { keep: vec![false; input.symbols().len()], unlogged: Vec::new() };
+                for s in input.symbols() {
+                    if s.index == 0 || s.bind != STB_LOCAL || s.st_type == STT_SECTION {
+                        continue;
+                    }
+                    let r = SymbolRef { input: input.index, symbol: s.index };
+                    if !keep_local(&r) {
+                        continue;
+                    }
+                    if let Some(k) = found.keep.get_mut(s.index) {
+                        *k = true;
+                    }
+                    let Some((id, _)) = s.section_index().and_then(|x| layout.local_home(input.index, x)) else {
+                        continue;
+                    };
+                    if !logged.get(s.index).copied().unwrap_or(false) {
+                        found.unlogged.push((id, r));
+                    }
+                }
+                found
+            })
+            .collect()
+    };
+    let (locals, ((shstrtab, section_name), signatures)) =
+        rayon::join(locals, || rayon::join(|| section_names(layout), || prototype_strings(inputs, false)));
+    // The log names only STB_LOCAL symbols other than section symbols
+    // (crate::layout), all of which `keep` covers.
+    let kept = |r: &SymbolRef| locals.get(r.input).and_then(|l| l.keep.get(r.symbol)).copied().unwrap_or(false);
+    let mut locals_of: Vec<Vec<SymbolRef>> = vec![Vec::new(); layout.sections.len()];
+    for (id, r) in locals.iter().flat_map(|l| &l.unlogged) {
+        if let Some(list) = locals_of.get_mut(*id) {
+            list.push(*r);
+        }
+    }
     let mut sequence: Vec<LogEntry> = Vec::with_capacity(layout.log.len());
     for e in &layout.log {
         match *e {
             LogEntry::Section(id) => {
                 sequence.push(*e);
                 let extra = locals_of.get(id).map(Vec::as_slice).unwrap_or_default();
-                sequence.extend(extra.iter().filter(|r| keep_local(r)).map(|r| LogEntry::Local(*r)));
+                sequence.extend(extra.iter().map(|r| LogEntry::Local(*r)));
             }
-            LogEntry::Local(r) if keep_local(&r) => sequence.push(*e),
+            LogEntry::Local(r) if kept(&r) => sequence.push(*e),
             LogEntry::Local(_) => {}
         }
-    }
-
-    // .shstrtab: the creation log.
-    // Rule 1.4: two sections of one name (static functions of one name in
-    // two inputs) share the string, in `.shstrtab` and `.strtab` (math:
-    // `__internal_trig_reduction_slowpathd`'s three sections, 0x86 bytes).
-    let mut shstrtab = vec![0u8];
-    let mut section_name = Vec::with_capacity(layout.sections.len());
-    let mut named: HashMap<&str, u32> = HashMap::with_capacity(layout.sections.len());
-    for s in &layout.sections {
-        if let Some(&o) = named.get(s.name.as_str()) {
-            section_name.push(o);
-            continue;
-        }
-        let o = u32::try_from(shstrtab.len()).unwrap_or(u32::MAX);
-        named.insert(&s.name, o);
-        section_name.push(o);
-        shstrtab.extend_from_slice(s.name.as_bytes());
-        shstrtab.push(0);
     }
     let mut logged_names: HashSet<&str> = HashSet::with_capacity(layout.sections.len());
 
     // .strtab: prototypes, the log (relocations of constant banks first), locals, globals.
     let names = layout.log.len() + inputs.iter().map(|i| i.symbols().len()).sum::<usize>();
     let mut strtab = StringTable::with_capacity(names);
-    for p in prototype_strings(inputs, false) {
+    for p in signatures {
         strtab.add_signature(p);
     }
     let local_name = |r: &SymbolRef| inputs.get(r.input).and_then(|i| i.symbol(r.symbol)).map_or("", |s| s.name);
@@ -700,6 +728,36 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         crate::mercury::finish_symbols(inputs, resolution, layout, &mut table);
     }
     table
+}
+
+/// One input's locals for [`build`].
+struct InputLocals {
+    /// Per symbol: a local that goes into `.symtab`.
+    keep: Vec<bool>,
+    /// Kept locals the log does not name, with the section they follow.
+    unlogged: Vec<(OutId, SymbolRef)>,
+}
+
+/// `.shstrtab` (the creation log, rule 4.1) and each section's name offset.
+/// Rule 1.4: two sections of one name (static functions of one name in two
+/// inputs) share the string, in `.shstrtab` and `.strtab` (math:
+/// `__internal_trig_reduction_slowpathd`'s three sections, 0x86 bytes).
+fn section_names(layout: &Layout) -> (Vec<u8>, Vec<u32>) {
+    let mut shstrtab = vec![0u8];
+    let mut section_name = Vec::with_capacity(layout.sections.len());
+    let mut named: HashMap<&str, u32> = HashMap::with_capacity(layout.sections.len());
+    for s in &layout.sections {
+        if let Some(&o) = named.get(s.name.as_str()) {
+            section_name.push(o);
+            continue;
+        }
+        let o = u32::try_from(shstrtab.len()).unwrap_or(u32::MAX);
+        named.insert(&s.name, o);
+        section_name.push(o);
+        shstrtab.extend_from_slice(s.name.as_bytes());
+        shstrtab.push(0);
+    }
+    (shstrtab, section_name)
 }
 
 /// Whether a section is a constant bank of one function, `.nv.constant<N>.<fn>`
