@@ -92,7 +92,7 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                     let Some(to) = node(def.input, section) else { continue };
                     if from_code {
                         if let Some(from) = node(input.index, target) {
-                            found.edges.push((from, to));
+                            found.edge(from, to);
                         }
                     } else if !from_debug {
                         // A function pointer in data (`.nv.global.init`, a constant bank).
@@ -110,7 +110,7 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             crate::resolve::input_callgraph_calls(inputs, resolution, input, |(fi, fx), (ti, tx)| {
                 let text_of = |i: usize, x: usize| is_text(i, x).then(|| node(i, x)).flatten();
                 if let (Some(from), Some(to)) = (text_of(fi, fx), text_of(ti, tx)) {
-                    found.edges.push((from, to));
+                    found.edge(from, to);
                 }
             });
             for s in input.symbols() {
@@ -155,8 +155,7 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
         }
     }
     while let Some(n) = queue.pop_front() {
-        let targets = edges.get(n).cloned().unwrap_or_default();
-        for t in targets {
+        for &t in edges.get(n).map(Vec::as_slice).unwrap_or_default() {
             root(t, &mut live, &mut queue);
         }
     }
@@ -205,4 +204,16 @@ struct InputEdges {
     roots: Vec<usize>,
     /// Rule 13.5: kernels kept only if a host object names them.
     host_candidates: Vec<(usize, usize)>,
+}
+
+impl InputEdges {
+    /// Records a call. A function's references to itself (a relocation
+    /// pair per branch) and a repeat of the last edge change nothing live:
+    /// not kept, which keeps the list small (a big link has some hundred
+    /// thousand relocations).
+    fn edge(&mut self, from: usize, to: usize) {
+        if from != to && self.edges.last() != Some(&(from, to)) {
+            self.edges.push((from, to));
+        }
+    }
 }
