@@ -23,6 +23,7 @@ use develf_format::symbol::{
     STT_OBJECT, STT_SECTION,
 };
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
+use rayon::prelude::*;
 use std::hash::BuildHasher as _;
 
 /// Index of an output section in creation order.
@@ -312,6 +313,22 @@ impl NameIndex {
         self.ids.find(self.hasher.hash_one(name), |&id| Self::name_of(sections, id) == name).copied()
     }
 
+    /// The hash [`NameIndex::get_hashed`] and [`NameIndex::insert_new`] take.
+    fn hash(&self, name: &str) -> u64 {
+        self.hasher.hash_one(name)
+    }
+
+    fn get_hashed(&self, sections: &[OutSection], hash: u64, name: &str) -> Option<OutId> {
+        self.ids.find(hash, |&id| Self::name_of(sections, id) == name).copied()
+    }
+
+    /// Indexes section `id` (already in `sections`), whose name, of hash
+    /// `hash`, no indexed section has.
+    fn insert_new(&mut self, sections: &[OutSection], hash: u64, id: OutId) {
+        let hasher = &self.hasher;
+        self.ids.insert_unique(hash, id, |&k| hasher.hash_one(Self::name_of(sections, k)));
+    }
+
     /// Makes section `id` (already in `sections`) the one its name finds.
     pub fn insert(&mut self, sections: &[OutSection], id: OutId) {
         let name = Self::name_of(sections, id);
@@ -378,6 +395,9 @@ struct Builder<'l, 'a> {
     /// U25: device functions' `.nv.constant2.<fn>` held back from an
     /// executable, to be copied into their kernels' banks.
     function_banks: Vec<(usize, usize)>,
+    /// Per input, per section: [`SectionClass::of_input`], which the walk
+    /// asks for several times a section.
+    classes: Vec<Vec<Option<SectionClass>>>,
 }
 
 /// Rule 1.4: the sections that belong to one function, by name prefix.
@@ -394,6 +414,10 @@ const FUNCTION_SECTION_PREFIXES: [&str; 9] = [
 ];
 
 impl Builder<'_, '_> {
+    fn class_of(&self, input: usize, section: usize) -> Option<SectionClass> {
+        self.classes.get(input).and_then(|c| c.get(section)).copied().flatten()
+    }
+
     fn create(&mut self, name: &str, class: SectionClass, sh_type: u32, flags: u64, align: u64) -> OutId {
         self.create_in(false, name, class, sh_type, flags, align)
     }
@@ -424,7 +448,11 @@ impl Builder<'_, '_> {
         flags: u64,
         align: u64,
     ) -> OutId {
-        if let (false, Some(id)) = (private, self.layout.find(name)) {
+        // One hash of the name for the lookup and the insertion (a big link
+        // creates tens of thousands of sections).
+        let hash = self.layout.by_name.hash(name);
+        let known = self.layout.by_name.get_hashed(&self.layout.sections, hash, name);
+        if let (false, Some(id)) = (private, known) {
             return id;
         }
         let entsize = match class {
@@ -459,7 +487,7 @@ impl Builder<'_, '_> {
             target: None,
         });
         if !private {
-            self.layout.by_name.insert(&self.layout.sections, id);
+            self.layout.by_name.insert_new(&self.layout.sections, hash, id);
         }
         self.layout.log.push(LogEntry::Section(id));
         id
@@ -520,7 +548,7 @@ impl Builder<'_, '_> {
             return None;
         }
         let s = *self.inputs.get(input)?.section(index)?;
-        let class = SectionClass::of_input(s.name, s.sh_type)?;
+        let class = self.class_of(input, index)?;
         if class == C::ConstantBank && self.is_function_bank(input, index) {
             if !self.function_banks.contains(&(input, index)) {
                 self.function_banks.push((input, index));
@@ -669,6 +697,10 @@ pub(crate) fn build(
         private: HashSet::new(),
         local_texts: HashSet::new(),
         function_banks: Vec::new(),
+        classes: inputs
+            .par_iter()
+            .map(|i| i.sections().iter().map(|s| SectionClass::of_input(s.name, s.sh_type)).collect())
+            .collect(),
     };
     // The shared-memory facts (rule 12) and the prototype vetoes (rule 7.8)
     // need only the inputs and their resolution: found beside the walk over
@@ -893,7 +925,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
         }
         // 1.3.2.5: the remaining .nv.info.<fn> (device functions).
         for s in input.sections() {
-            if SectionClass::of_input(s.name, s.sh_type) != Some(C::FunctionInfo) {
+            if b.class_of(i, s.index) != Some(C::FunctionInfo) {
                 continue;
             }
             // U9: a losing copy met before its winner has its `.nv.info.<fn>`
@@ -966,11 +998,17 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             // drops emptied relocation sections, so on merc a section that
             // had some stays (shm, clus), while one emptied by constant or
             // global references goes (cm: `.rela.text._Z3kcmPf`).
-            let has_shared = input.cubin.relocation_section(s.index).is_some_and(|r| {
-                r.entries().any(|e| {
-                    input.symbol(e.symbol as usize).is_some_and(|y| y.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED)
+            // Read only where it counts: every entry of every relocation
+            // section otherwise.
+            let has_shared = || {
+                input.cubin.relocation_section(s.index).is_some_and(|r| {
+                    r.entries().any(|e| {
+                        input
+                            .symbol(e.symbol as usize)
+                            .is_some_and(|y| y.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED)
+                    })
                 })
-            });
+            };
             if let Some(id) = b.place(i, s.index) {
                 if let Some(out) = b.layout.sections.get_mut(id) {
                     out.target = Some(target);
@@ -984,7 +1022,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                     // its `.rela.debug_frame` emptied by dead functions
                     // (`-variables-used`, vars sm_100) and the `.rela.text.<k>`
                     // of constant references (cm, sm_100/sm_120).
-                    if (empty || (mercury && executable && has_shared)) && out.class == C::Relocation {
+                    if (empty || (mercury && executable && has_shared())) && out.class == C::Relocation {
                         out.keep = Keep::Always;
                     }
                 }
@@ -996,7 +1034,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
         // Rule 11: Mercury sections, carried in input order when what they
         // describe survived; their links are set in crate::mercury.
         for s in crate::mercury::placement_order(input) {
-            if SectionClass::of_input(s.name, s.sh_type) == Some(C::Mercury)
+            if b.class_of(i, s.index) == Some(C::Mercury)
                 && crate::mercury::carried(inputs, resolution, &b.layout, i, s)
             {
                 if let Some(id) = b.place(i, s.index) {
@@ -1073,7 +1111,7 @@ pub(crate) const MERC_SYMTAB_SHNDX: &str = ".nv.merc.symtab_shndx";
 /// followed by its `.rel.nv.constant0.<k>` (`linker_relocations`).
 fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_relocations: bool) {
     let Some(s) = b.inputs.get(i).and_then(|x| x.section(index)).copied() else { return };
-    let Some(class) = SectionClass::of_input(s.name, s.sh_type) else { return };
+    let Some(class) = b.class_of(i, index) else { return };
     if !matches!(
         class,
         C::GlobalInit | C::Global | C::OtherData | C::Shared | C::DebugShared | C::ConstantBank | C::Debug
