@@ -141,7 +141,10 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         }
         Ok(())
     };
-    let (checked, layout) = rayon::join(checks, || layout::build(options, &objects, &resolution, &liveness));
+    // So are the signature strings `.strtab` starts with, which need only the inputs.
+    let beside = || (checks(), symbols::prototype_strings(&objects, false));
+    let ((checked, signatures), layout) =
+        rayon::join(beside, || layout::build(options, &objects, &resolution, &liveness));
     checked?;
     checks::output_size(&objects, &layout)?;
     checks::constant_bank(&layout)?;
@@ -149,12 +152,13 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         checks::shared_memory(&objects, &layout)?;
     }
     clock.done("layout");
-    let symbols = symbols::build(&objects, &resolution, &layout);
+    let symbols = symbols::build(&objects, &resolution, &layout, signatures);
     clock.done("symbols");
-    // The section contents and the generated metadata only read what the
-    // phases before made: built side by side, so that the sequential start
-    // of the metadata (the merged `.nv.info`) overlaps the relocation of the
-    // code. Errors keep the sequential order: relocation's first.
+    // The relocation and the merged `.nv.info` (the metadata's mostly
+    // sequential start) only read what the phases before made: built side by
+    // side. The per-function metadata comes after, not beside, so that the
+    // two phases' allocations do not interleave (peak memory). Errors keep
+    // the sequential order: relocation's first.
     let relocated = || -> Result<_, LinkError> {
         let mut contents = relocate::build(&objects, &resolution, &layout, &symbols)?;
         if layout.mercury {
@@ -162,9 +166,10 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         }
         Ok(contents)
     };
-    let (contents, generated) =
-        rayon::join(relocated, || metadata::build(options, &objects, &resolution, &layout, &symbols));
-    let (contents, generated) = (contents?, generated?);
+    let (merged, contents) =
+        rayon::join(|| metadata::merge_nv_info(options, &objects, &resolution, &layout, &symbols), relocated);
+    let contents = contents?;
+    let generated = metadata::build(options, &objects, &resolution, &layout, &symbols, merged?)?;
     clock.done("reloc+meta");
     let mut image = write::write(&objects, &resolution, &layout, &symbols, contents, generated)?;
     clock.done("write");

@@ -1125,15 +1125,36 @@ struct InputFacts {
 }
 
 /// Per output section: the generated contents (`None` for merged sections).
+/// The merged `.nv.info` and the call facts the per-function sections need:
+/// the mostly sequential start of the metadata, which crate::link_objects
+/// runs beside the relocation.
+pub(crate) struct MergedInfo {
+    nv_info: Vec<u8>,
+    facts: CallFacts,
+}
+
+pub(crate) fn merge_nv_info(
+    options: &LinkOptions,
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    symbols: &SymbolTable,
+) -> Result<MergedInfo, LinkError> {
+    let cx = Context { options, inputs, resolution, layout, symbols };
+    let (nv_info, facts) = cx.nv_info()?;
+    Ok(MergedInfo { nv_info, facts })
+}
+
 pub(crate) fn build(
     options: &LinkOptions,
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     layout: &Layout,
     symbols: &SymbolTable,
+    merged: MergedInfo,
 ) -> Result<Vec<Option<Vec<u8>>>, LinkError> {
     let cx = Context { options, inputs, resolution, layout, symbols };
-    let (nv_info, facts) = cx.nv_info()?;
+    let MergedInfo { nv_info, facts } = merged;
     // Sections are independent; collected in section order, so the bytes do
     // not depend on the thread count.
     layout
