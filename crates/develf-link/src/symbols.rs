@@ -99,9 +99,9 @@ impl StringTable {
         self.intern(s, false).1
     }
 
-    /// (The offset of `s`: its first copy when `share` and there is one,
-    /// else a new copy at the end; the offset of its first copy.) The name
-    /// is hashed once (a big link adds some hundred thousand).
+    /// Returns where `s` now is (its first copy when `share` and there is
+    /// one, else a new copy appended) and where lookups find it (its first
+    /// copy). The name is hashed once: a big link adds some hundred thousand.
     fn intern(&mut self, s: &str, share: bool) -> (u32, u32) {
         let hash = self.hasher.hash_one(s.as_bytes());
         let bytes = &self.bytes;
