@@ -166,8 +166,8 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         }
         Ok(contents)
     };
-    let (merged, contents) =
-        rayon::join(|| metadata::merge_nv_info(options, &objects, &resolution, &layout, &symbols), relocated);
+    let (contents, merged) =
+        rayon::join(relocated, || metadata::merge_nv_info(options, &objects, &resolution, &layout, &symbols));
     let contents = contents?;
     let generated = metadata::build(options, &objects, &resolution, &layout, &symbols, merged?)?;
     clock.done("reloc+meta");
