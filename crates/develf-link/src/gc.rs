@@ -8,6 +8,7 @@
 use crate::input::InputObject;
 use crate::options::{LinkOptions, OutputKind};
 use crate::resolve::{Resolution, SHF_INFO_LINK, SymbolRef, is_kernel};
+use rayon::prelude::*;
 use std::collections::VecDeque;
 
 /// Which input sections survive.
@@ -59,10 +60,79 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
         base.push(total);
         total += input.sections().len();
     }
-    let node = |input: usize, section: usize| base.get(input).map(|b| b + section);
+    let node = |input: usize, section: usize| base.get(input).map(|b| b + section).filter(|&n| n < total);
     let is_text = |input: usize, section: usize| {
         inputs.get(input).and_then(|i| i.section(section)).is_some_and(|s| is_code_section(s.name))
     };
+    // Each input's edges and roots are found on their own (reading the
+    // relocations is most of the work); the walk below only needs the live
+    // set, which does not depend on the order they are merged in.
+    let found: Vec<InputEdges> = inputs
+        .par_iter()
+        .map(|input| {
+            let mut found = InputEdges::default();
+            for rs in input.cubin.relocation_sections() {
+                let target = rs.target as usize;
+                if resolution.is_discarded(input.index, rs.section) {
+                    continue;
+                }
+                let from_code = is_text(input.index, target);
+                let from_debug = input.section(target).is_none_or(|s| is_debug_section(s.name));
+                for r in rs.entries() {
+                    let Some(def) =
+                        resolution.definition_of(SymbolRef { input: input.index, symbol: r.symbol as usize })
+                    else {
+                        continue;
+                    };
+                    let Some(def_section) = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)) else { continue };
+                    let Some(section) = def_section.section_index() else { continue };
+                    if !is_text(def.input, section) {
+                        continue;
+                    }
+                    let Some(to) = node(def.input, section) else { continue };
+                    if from_code {
+                        if let Some(from) = node(input.index, target) {
+                            found.edge(from, to);
+                        }
+                    } else if !from_debug {
+                        // A function pointer in data (`.nv.global.init`, a constant bank).
+                        found.roots.push(to);
+                    }
+                }
+            }
+            // Rule 9.9: ptxas's call graph keeps a callee even where the call
+            // left no relocation. sm_75/sm_80 CUB objects list `warp_max ->
+            // __cuda_sm70_shflsync_down` though the shuffle was inlined (no
+            // `R_CUDA_ABS47_34` to it); nvlink keeps the function, its
+            // `.nv.info`, FDE and prototype (cub sm_75, sm_80, 10/10 links).
+            // Only the input's own `.nv.callgraph` (the merc copy repeats it
+            // with other indices).
+            crate::resolve::input_callgraph_calls(inputs, resolution, input, |(fi, fx), (ti, tx)| {
+                let text_of = |i: usize, x: usize| is_text(i, x).then(|| node(i, x)).flatten();
+                if let (Some(from), Some(to)) = (text_of(fi, fx), text_of(ti, tx)) {
+                    found.edge(from, to);
+                }
+            });
+            for s in input.symbols() {
+                if !is_kernel(s)
+                    || resolution.definition_of(SymbolRef { input: input.index, symbol: s.index })
+                        != Some(SymbolRef { input: input.index, symbol: s.index })
+                {
+                    continue;
+                }
+                // Rules 9 and 13.5: `-kernels-used` (substrings), else the host objects' patterns.
+                let wanted = crate::host_info::is_root_kernel(options, s.name);
+                let by_host = options.kernels_used.is_none() && options.variables_used.is_none();
+                if let (false, true, Some(section)) = (wanted, by_host, s.section_index()) {
+                    found.host_candidates.push((input.index, section));
+                }
+                if let (true, Some(section)) = (wanted, s.section_index()) {
+                    found.roots.extend(node(input.index, section));
+                }
+            }
+            found
+        })
+        .collect();
     let mut edges: Vec<Vec<usize>> = vec![Vec::new(); total];
     let mut live = vec![false; total];
     let mut queue = VecDeque::new();
@@ -74,84 +144,23 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             }
         }
     };
-
-    for input in inputs {
-        for rs in input.cubin.relocation_sections() {
-            let target = rs.target as usize;
-            if resolution.is_discarded(input.index, rs.section) {
-                continue;
-            }
-            let from_code = is_text(input.index, target);
-            let from_debug = input.section(target).is_none_or(|s| is_debug_section(s.name));
-            for r in rs.entries() {
-                let Some(def) = resolution.definition_of(SymbolRef { input: input.index, symbol: r.symbol as usize })
-                else {
-                    continue;
-                };
-                let Some(def_section) = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)) else { continue };
-                let Some(section) = def_section.section_index() else { continue };
-                if !is_text(def.input, section) {
-                    continue;
-                }
-                let Some(to) = node(def.input, section) else { continue };
-                if from_code {
-                    if let (Some(from), true) = (node(input.index, target), to < total) {
-                        if let Some(e) = edges.get_mut(from) {
-                            e.push(to);
-                        }
-                    }
-                } else if !from_debug {
-                    // A function pointer in data (`.nv.global.init`, a constant bank).
-                    root(to, &mut live, &mut queue);
-                }
-            }
-        }
-    }
-    // Rule 9.9: ptxas's call graph keeps a callee even where the call left
-    // no relocation. sm_75/sm_80 CUB objects list `warp_max ->
-    // __cuda_sm70_shflsync_down` though the shuffle was inlined (no
-    // `R_CUDA_ABS47_34` to it); nvlink keeps the function, its `.nv.info`,
-    // FDE and prototype (cub sm_75, sm_80, 10/10 links). Only the input's
-    // own `.nv.callgraph` (the merc copy repeats it with other indices).
-    crate::resolve::callgraph_calls(inputs, resolution, |(fi, fx), (ti, tx)| {
-        let text_of = |i: usize, x: usize| is_text(i, x).then(|| node(i, x)).flatten();
-        if let (Some(from), Some(to)) = (text_of(fi, fx), text_of(ti, tx)) {
+    for f in &found {
+        for &(from, to) in &f.edges {
             if let Some(e) = edges.get_mut(from) {
                 e.push(to);
             }
         }
-    });
-    let mut host_candidates: Vec<(usize, usize)> = Vec::new();
-    for input in inputs {
-        for s in input.symbols() {
-            if !is_kernel(s)
-                || resolution.definition_of(SymbolRef { input: input.index, symbol: s.index })
-                    != Some(SymbolRef { input: input.index, symbol: s.index })
-            {
-                continue;
-            }
-            // Rules 9 and 13.5: `-kernels-used` (substrings), else the host objects' patterns.
-            let wanted = crate::host_info::is_root_kernel(options, s.name);
-            let by_host = options.kernels_used.is_none() && options.variables_used.is_none();
-            if let (false, true, Some(section)) = (wanted, by_host, s.section_index()) {
-                host_candidates.push((input.index, section));
-            }
-            if let (true, Some(section)) = (wanted, s.section_index()) {
-                if let Some(n) = node(input.index, section) {
-                    root(n, &mut live, &mut queue);
-                }
-            }
+        for &n in &f.roots {
+            root(n, &mut live, &mut queue);
         }
     }
     while let Some(n) = queue.pop_front() {
-        let targets = edges.get(n).cloned().unwrap_or_default();
-        for t in targets {
+        for &t in edges.get(n).map(Vec::as_slice).unwrap_or_default() {
             root(t, &mut live, &mut queue);
         }
     }
 
-    for input in inputs {
-        let Some(marks) = dead.get_mut(input.index) else { continue };
+    dead.par_iter_mut().zip(inputs).for_each(|(marks, input)| {
         for s in input.sections() {
             if is_code_section(s.name) && !node(input.index, s.index).and_then(|n| live.get(n)).copied().unwrap_or(true)
             {
@@ -176,10 +185,35 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                 }
             }
         }
-    }
-    let host_pruned = host_candidates
+    });
+    let host_pruned = found
         .into_iter()
+        .flat_map(|f| f.host_candidates)
         .filter(|&(i, t)| !node(i, t).and_then(|n| live.get(n)).copied().unwrap_or(true))
         .collect();
     Liveness { dead, host_pruned }
+}
+
+/// What one input adds to the call graph (dense section numbers).
+#[derive(Default)]
+struct InputEdges {
+    /// (caller's `.text`, callee's `.text`).
+    edges: Vec<(usize, usize)>,
+    /// Functions kept whatever calls them: kernels the link is for, and
+    /// functions whose address data holds.
+    roots: Vec<usize>,
+    /// Rule 13.5: kernels kept only if a host object names them.
+    host_candidates: Vec<(usize, usize)>,
+}
+
+impl InputEdges {
+    /// Records a call. A function's references to itself (a relocation
+    /// pair per branch) and a repeat of the last edge change nothing live:
+    /// not kept, which keeps the list small (a big link has some hundred
+    /// thousand relocations).
+    fn edge(&mut self, from: usize, to: usize) {
+        if from != to && self.edges.last() != Some(&(from, to)) {
+            self.edges.push((from, to));
+        }
+    }
 }

@@ -24,6 +24,7 @@ use develf_format::symbol::{
     STT_OBJECT, STT_SECTION,
 };
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
+use rayon::prelude::*;
 use std::hash::BuildHasher as _;
 
 /// Index of an output section in creation order.
@@ -313,6 +314,22 @@ impl NameIndex {
         self.ids.find(self.hasher.hash_one(name), |&id| Self::name_of(sections, id) == name).copied()
     }
 
+    /// The hash [`NameIndex::get_hashed`] and [`NameIndex::insert_new`] take.
+    fn hash(&self, name: &str) -> u64 {
+        self.hasher.hash_one(name)
+    }
+
+    fn get_hashed(&self, sections: &[OutSection], hash: u64, name: &str) -> Option<OutId> {
+        self.ids.find(hash, |&id| Self::name_of(sections, id) == name).copied()
+    }
+
+    /// Indexes section `id` (already in `sections`), whose name, of hash
+    /// `hash`, no indexed section has.
+    fn insert_new(&mut self, sections: &[OutSection], hash: u64, id: OutId) {
+        let hasher = &self.hasher;
+        self.ids.insert_unique(hash, id, |&k| hasher.hash_one(Self::name_of(sections, k)));
+    }
+
     /// Makes section `id` (already in `sections`) the one its name finds.
     pub fn insert(&mut self, sections: &[OutSection], id: OutId) {
         let name = Self::name_of(sections, id);
@@ -379,6 +396,9 @@ struct Builder<'l, 'a> {
     /// U25: device functions' `.nv.constant2.<fn>` held back from an
     /// executable, to be copied into their kernels' banks.
     function_banks: Vec<(usize, usize)>,
+    /// Per input, per section: [`SectionClass::of_input`], which the walk
+    /// asks for several times a section.
+    classes: Vec<Vec<Option<SectionClass>>>,
 }
 
 /// Rule 1.4: the sections that belong to one function, by name prefix.
@@ -395,6 +415,10 @@ const FUNCTION_SECTION_PREFIXES: [&str; 9] = [
 ];
 
 impl Builder<'_, '_> {
+    fn class_of(&self, input: usize, section: usize) -> Option<SectionClass> {
+        self.classes.get(input).and_then(|c| c.get(section)).copied().flatten()
+    }
+
     fn create(&mut self, name: &str, class: SectionClass, sh_type: u32, flags: u64, align: u64) -> OutId {
         self.create_in(false, name, class, sh_type, flags, align)
     }
@@ -425,7 +449,11 @@ impl Builder<'_, '_> {
         flags: u64,
         align: u64,
     ) -> OutId {
-        if let (false, Some(id)) = (private, self.layout.find(name)) {
+        // One hash of the name for the lookup and the insertion (a big link
+        // creates tens of thousands of sections).
+        let hash = self.layout.by_name.hash(name);
+        let known = self.layout.by_name.get_hashed(&self.layout.sections, hash, name);
+        if let (false, Some(id)) = (private, known) {
             return id;
         }
         let entsize = match class {
@@ -460,7 +488,7 @@ impl Builder<'_, '_> {
             target: None,
         });
         if !private {
-            self.layout.by_name.insert(&self.layout.sections, id);
+            self.layout.by_name.insert_new(&self.layout.sections, hash, id);
         }
         self.layout.log.push(LogEntry::Section(id));
         id
@@ -521,7 +549,7 @@ impl Builder<'_, '_> {
             return None;
         }
         let s = *self.inputs.get(input)?.section(index)?;
-        let class = SectionClass::of_input(s.name, s.sh_type)?;
+        let class = self.class_of(input, index)?;
         if class == C::ConstantBank && self.is_function_bank(input, index) {
             if !self.function_banks.contains(&(input, index)) {
                 self.function_banks.push((input, index));
@@ -645,7 +673,7 @@ pub(crate) fn build(
     let layout = Layout {
         sections: Vec::with_capacity(capacity),
         log: Vec::with_capacity(capacity),
-        prototype_vetoed: prototype_vetoes(inputs, resolution),
+        prototype_vetoed: HashSet::new(),
         placement: inputs.iter().map(|i| vec![None; i.sections().len()]).collect(),
         by_name: NameIndex::with_capacity(capacity),
         executable,
@@ -670,7 +698,66 @@ pub(crate) fn build(
         private: HashSet::new(),
         local_texts: HashSet::new(),
         function_banks: Vec::new(),
+        classes: inputs
+            .par_iter()
+            .map(|i| i.sections().iter().map(|s| SectionClass::of_input(s.name, s.sh_type)).collect())
+            .collect(),
     };
+    // The shared-memory facts (rule 12) and the prototype vetoes (rule 7.8)
+    // need only the inputs and their resolution: found beside the walk over
+    // the inputs, which is one thread's (it replays nvlink's creation order).
+    let ((), (shared_facts, vetoes)) = rayon::join(
+        || place_inputs(&mut b, options),
+        || (crate::shared::facts(inputs, resolution), prototype_vetoes(inputs, resolution)),
+    );
+    b.layout.prototype_vetoed = vetoes;
+
+    // Rule 1.3.3: the fixed end.
+    b.create(".nv.callgraph", C::CallGraph, SHT_CUDA_CALLGRAPH, 0, 4);
+    // Always created (its name is in every `.shstrtab`), kept only when some
+    // entry survives (managed: no input has one; reloc exec: all entries dead).
+    let prototype = b.create(".nv.prototype", C::Prototype, SHT_CUDA_PROTOTYPE, 0, 4);
+    let keep_prototype = any_prototype_survives(inputs, resolution, &b.layout);
+    if let Some(out) = b.layout.sections.get_mut(prototype) {
+        out.keep = if keep_prototype { Keep::Always } else { Keep::Never };
+    }
+    // U25: the kernels' new banks are named after `.nv.prototype`, before
+    // `.nv.rel.action` (cd sm_75: `.nv.constant2._Z3kd1Pd` in `.shstrtab`).
+    merge_function_banks(&mut b);
+    if inputs.is_empty() && mercury {
+        // Rule 13.6: with no input to carry them, nvlink still writes the
+        // merc symbol table and call graph (both generated from the output's).
+        let symtab = b.create(".nv.merc.symtab", C::Mercury, SHT_CUDA_MERCURY_SYMTAB, SHF_CUDA_MERCURY, 8);
+        let callgraph = b.create(".nv.merc.nv.callgraph", C::Mercury, SHT_CUDA_MERCURY_CALLGRAPH, SHF_CUDA_MERCURY, 4);
+        for (id, entsize) in [(symtab, 24), (callgraph, 8)] {
+            if let Some(out) = b.layout.sections.get_mut(id) {
+                out.entsize = entsize;
+            }
+        }
+    }
+    if executable && !mercury {
+        b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
+    }
+    if executable {
+        assign_texture_slots(&mut b);
+        // Rule 11.5: the merc header-index tables of the slotted banks.
+        crate::mercury::header_index_tables(&mut b.layout);
+    }
+    finish_classes(&mut b.layout);
+    // Rule 12: sizes, alignment and survival of every `.nv.shared.<k>`.
+    crate::shared::plan(inputs, resolution, shared_facts, &mut b.layout);
+    if executable {
+        reserved_shared_windows(&mut b);
+    }
+    keep_symtab_shndx(&mut b.layout);
+    b.layout
+}
+
+/// Rules 1.3.1 and 1.3.2: the fixed start, then every input's sections in
+/// the order nvlink creates them, then the `.common` globals.
+fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
+    let (inputs, resolution) = (b.inputs, b.resolution);
+    let (executable, mercury) = (b.layout.executable, b.layout.mercury);
     // Rule 8.2: Mercury outputs list only the shared-memory relocations
     // (crate::relocate::Context::resolved_entry); the sections of every other
     // target stay empty and are dropped.
@@ -831,11 +918,11 @@ pub(crate) fn build(
             let Some(index) = step else {
                 match local {
                     Some(symbol) => b.layout.log.push(LogEntry::Local(SymbolRef { input: i, symbol })),
-                    None => create_debug_shared(&mut b),
+                    None => create_debug_shared(b),
                 }
                 continue;
             };
-            create_for_symbol(&mut b, i, index, executable && !mercury);
+            create_for_symbol(b, i, index, executable && !mercury);
             if let Some(symbol) = local {
                 // Rule 5.6: the local of a weak duplicate's discarded bank
                 // (sm_75..sm_89 `_param` of a template kernel instantiated in
@@ -853,7 +940,7 @@ pub(crate) fn build(
         }
         // 1.3.2.5: the remaining .nv.info.<fn> (device functions).
         for s in input.sections() {
-            if SectionClass::of_input(s.name, s.sh_type) != Some(C::FunctionInfo) {
+            if b.class_of(i, s.index) != Some(C::FunctionInfo) {
                 continue;
             }
             // U9: a losing copy met before its winner has its `.nv.info.<fn>`
@@ -909,7 +996,7 @@ pub(crate) fn build(
                 && !empty
                 && !s.name.starts_with(".nv.merc.")
                 && b.resolution.is_discarded(i, s.info as usize)
-                && lost_to_later(&b, i, s.info as usize)
+                && lost_to_later(b, i, s.info as usize)
             {
                 b.create(s.name, C::Relocation, s.sh_type, 0x40, 8);
                 continue;
@@ -926,11 +1013,17 @@ pub(crate) fn build(
             // drops emptied relocation sections, so on merc a section that
             // had some stays (shm, clus), while one emptied by constant or
             // global references goes (cm: `.rela.text._Z3kcmPf`).
-            let has_shared = input.cubin.relocation_section(s.index).is_some_and(|r| {
-                r.entries().any(|e| {
-                    input.symbol(e.symbol as usize).is_some_and(|y| y.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED)
+            // Read only where it counts: every entry of every relocation
+            // section otherwise.
+            let has_shared = || {
+                input.cubin.relocation_section(s.index).is_some_and(|r| {
+                    r.entries().any(|e| {
+                        input
+                            .symbol(e.symbol as usize)
+                            .is_some_and(|y| y.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED)
+                    })
                 })
-            });
+            };
             if let Some(id) = b.place(i, s.index) {
                 if let Some(out) = b.layout.sections.get_mut(id) {
                     out.target = Some(target);
@@ -944,25 +1037,25 @@ pub(crate) fn build(
                     // its `.rela.debug_frame` emptied by dead functions
                     // (`-variables-used`, vars sm_100) and the `.rela.text.<k>`
                     // of constant references (cm, sm_100/sm_120).
-                    if (empty || (mercury && executable && has_shared)) && out.class == C::Relocation {
+                    if (empty || (mercury && executable && has_shared())) && out.class == C::Relocation {
                         out.keep = Keep::Always;
                     }
                 }
                 if preserve_relocs {
-                    create_resolved_relocations(&mut b, target);
+                    create_resolved_relocations(b, target);
                 }
             }
         }
         // Rule 11: Mercury sections, carried in input order when what they
         // describe survived; their links are set in crate::mercury.
         for s in crate::mercury::placement_order(input) {
-            if SectionClass::of_input(s.name, s.sh_type) == Some(C::Mercury)
+            if b.class_of(i, s.index) == Some(C::Mercury)
                 && crate::mercury::carried(inputs, resolution, &b.layout, i, s)
             {
                 if let Some(id) = b.place(i, s.index) {
                     crate::mercury::attach(&mut b.layout, i, s, id);
                     if preserve_relocs && s.sh_type == SHT_CUDA_MERCURY_RELA {
-                        create_merc_resolved_relocations(&mut b, id);
+                        create_merc_resolved_relocations(b, id);
                     }
                 }
             }
@@ -983,46 +1076,6 @@ pub(crate) fn build(
             }
         }
     }
-
-    // Rule 1.3.3: the fixed end.
-    b.create(".nv.callgraph", C::CallGraph, SHT_CUDA_CALLGRAPH, 0, 4);
-    // Always created (its name is in every `.shstrtab`), kept only when some
-    // entry survives (managed: no input has one; reloc exec: all entries dead).
-    let prototype = b.create(".nv.prototype", C::Prototype, SHT_CUDA_PROTOTYPE, 0, 4);
-    let keep_prototype = any_prototype_survives(inputs, resolution, &b.layout);
-    if let Some(out) = b.layout.sections.get_mut(prototype) {
-        out.keep = if keep_prototype { Keep::Always } else { Keep::Never };
-    }
-    // U25: the kernels' new banks are named after `.nv.prototype`, before
-    // `.nv.rel.action` (cd sm_75: `.nv.constant2._Z3kd1Pd` in `.shstrtab`).
-    merge_function_banks(&mut b);
-    if inputs.is_empty() && mercury {
-        // Rule 13.6: with no input to carry them, nvlink still writes the
-        // merc symbol table and call graph (both generated from the output's).
-        let symtab = b.create(".nv.merc.symtab", C::Mercury, SHT_CUDA_MERCURY_SYMTAB, SHF_CUDA_MERCURY, 8);
-        let callgraph = b.create(".nv.merc.nv.callgraph", C::Mercury, SHT_CUDA_MERCURY_CALLGRAPH, SHF_CUDA_MERCURY, 4);
-        for (id, entsize) in [(symtab, 24), (callgraph, 8)] {
-            if let Some(out) = b.layout.sections.get_mut(id) {
-                out.entsize = entsize;
-            }
-        }
-    }
-    if executable && !mercury {
-        b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
-    }
-    if executable {
-        assign_texture_slots(&mut b);
-        // Rule 11.5: the merc header-index tables of the slotted banks.
-        crate::mercury::header_index_tables(&mut b.layout);
-    }
-    finish_classes(&mut b.layout);
-    // Rule 12: sizes, alignment and survival of every `.nv.shared.<k>`.
-    crate::shared::plan(inputs, resolution, &mut b.layout);
-    if executable {
-        reserved_shared_windows(&mut b);
-    }
-    keep_symtab_shndx(&mut b.layout);
-    b.layout
 }
 
 /// Rule 3.6: the section count from which nvlink keeps `.symtab_shndx`
@@ -1073,7 +1126,7 @@ pub(crate) const MERC_SYMTAB_SHNDX: &str = ".nv.merc.symtab_shndx";
 /// followed by its `.rel.nv.constant0.<k>` (`linker_relocations`).
 fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_relocations: bool) {
     let Some(s) = b.inputs.get(i).and_then(|x| x.section(index)).copied() else { return };
-    let Some(class) = SectionClass::of_input(s.name, s.sh_type) else { return };
+    let Some(class) = b.class_of(i, index) else { return };
     if !matches!(
         class,
         C::GlobalInit | C::Global | C::OtherData | C::Shared | C::DebugShared | C::ConstantBank | C::Debug

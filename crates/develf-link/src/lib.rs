@@ -148,7 +148,10 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         }
         Ok(())
     };
-    let (checked, layout) = rayon::join(checks, || layout::build(options, &objects, &resolution, &liveness));
+    // So are the signature strings `.strtab` starts with, which need only the inputs.
+    let beside = || (checks(), symbols::prototype_strings(&objects, false));
+    let ((checked, signatures), layout) =
+        rayon::join(beside, || layout::build(options, &objects, &resolution, &liveness));
     checked?;
     checks::output_size(&objects, &layout)?;
     checks::constant_bank(&layout)?;
@@ -156,15 +159,25 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         checks::shared_memory(&objects, &layout)?;
     }
     clock.done("layout");
-    let mut symbols = symbols::build(&objects, &resolution, &layout);
+    let mut symbols = symbols::build(&objects, &resolution, &layout, signatures);
     clock.done("symbols");
-    let mut contents = relocate::build(&objects, &resolution, &layout, &symbols)?;
-    if layout.mercury {
-        mercury::relocate(&objects, &resolution, &layout, &symbols, &mut contents)?;
-    }
-    clock.done("relocate");
-    let (generated, warnings) = metadata::build(options, &objects, &resolution, &layout, &symbols)?;
-    clock.done("metadata");
+    // The relocation and the merged `.nv.info` (the metadata's mostly
+    // sequential start) only read what the phases before made: built side by
+    // side. The per-function metadata comes after, not beside, so that the
+    // two phases' allocations do not interleave (peak memory). Errors keep
+    // the sequential order: relocation's first.
+    let relocated = || -> Result<_, LinkError> {
+        let mut contents = relocate::build(&objects, &resolution, &layout, &symbols)?;
+        if layout.mercury {
+            mercury::relocate(&objects, &resolution, &layout, &symbols, &mut contents)?;
+        }
+        Ok(contents)
+    };
+    let (contents, merged) =
+        rayon::join(relocated, || metadata::merge_nv_info(options, &objects, &resolution, &layout, &symbols));
+    let contents = contents?;
+    let (generated, warnings) = metadata::build(options, &objects, &resolution, &layout, &symbols, merged?)?;
+    clock.done("reloc+meta");
     let mut image = write::write(&objects, &resolution, &layout, &mut symbols, contents, generated)?;
     image.warn(warnings);
     clock.done("write");

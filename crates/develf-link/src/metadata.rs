@@ -1174,15 +1174,36 @@ struct InputFacts {
 /// ones, so there is no slot per section).
 pub(crate) type GeneratedSections = Vec<(OutId, Vec<u8>)>;
 
+/// The merged `.nv.info` and the call facts the per-function sections need:
+/// the mostly sequential start of the metadata, which crate::link_objects
+/// runs beside the relocation.
+pub(crate) struct MergedInfo {
+    nv_info: Vec<u8>,
+    facts: CallFacts,
+}
+
+pub(crate) fn merge_nv_info(
+    options: &LinkOptions,
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    symbols: &SymbolTable,
+) -> Result<MergedInfo, LinkError> {
+    let cx = Context { options, inputs, resolution, layout, symbols };
+    let (nv_info, facts) = cx.nv_info()?;
+    Ok(MergedInfo { nv_info, facts })
+}
+
 pub(crate) fn build(
     options: &LinkOptions,
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     layout: &Layout,
     symbols: &SymbolTable,
+    merged: MergedInfo,
 ) -> Result<(GeneratedSections, Vec<LinkWarning>), LinkError> {
     let cx = Context { options, inputs, resolution, layout, symbols };
-    let (nv_info, facts) = cx.nv_info()?;
+    let MergedInfo { nv_info, facts } = merged;
     let warnings = cx.stack_warnings(&facts);
     let generate = |s: &OutSection| -> Result<Option<Vec<u8>>, LinkError> {
         let mut bytes = match s.class {

@@ -155,22 +155,30 @@ pub(crate) fn callgraph_calls(
     mut call: impl FnMut((usize, usize), (usize, usize)),
 ) {
     for input in inputs {
-        for s in input.sections() {
-            if s.sh_type != SHT_CUDA_CALLGRAPH
-                || s.name != ".nv.callgraph"
-                || resolution.is_discarded(input.index, s.index)
-            {
-                continue;
-            }
-            let Ok(graph) = develf_eiattr::CallGraph::decode(s.bytes()) else { continue };
-            let home = |symbol: u32| {
-                let def = resolution.definition_of(SymbolRef { input: input.index, symbol: symbol as usize })?;
-                Some((def.input, inputs.get(def.input)?.symbol(def.symbol)?.section_index()?))
-            };
-            for pair in &graph.calls {
-                if let (Some(from), Some(to)) = (home(pair.0), home(pair.1)) {
-                    call(from, to);
-                }
+        input_callgraph_calls(inputs, resolution, input, &mut call);
+    }
+}
+
+/// [`callgraph_calls`] of one input's `.nv.callgraph`.
+pub(crate) fn input_callgraph_calls(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    input: &InputObject<'_>,
+    mut call: impl FnMut((usize, usize), (usize, usize)),
+) {
+    for s in input.sections() {
+        if s.sh_type != SHT_CUDA_CALLGRAPH || s.name != ".nv.callgraph" || resolution.is_discarded(input.index, s.index)
+        {
+            continue;
+        }
+        let Ok(graph) = develf_eiattr::CallGraph::decode(s.bytes()) else { continue };
+        let home = |symbol: u32| {
+            let def = resolution.definition_of(SymbolRef { input: input.index, symbol: symbol as usize })?;
+            Some((def.input, inputs.get(def.input)?.symbol(def.symbol)?.section_index()?))
+        };
+        for pair in &graph.calls {
+            if let (Some(from), Some(to)) = (home(pair.0), home(pair.1)) {
+                call(from, to);
             }
         }
     }

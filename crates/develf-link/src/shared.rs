@@ -14,6 +14,7 @@ use crate::layout::{InfoField, Keep, Layout, OutId, SectionClass};
 use crate::resolve::{Resolution, SymbolRef};
 use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_SECTION};
 use hashbrown::{HashMap, HashSet};
+use rayon::prelude::*;
 use std::collections::VecDeque;
 
 /// Alignment of `extern __shared__` memory and of the `-r` instance (rule 12).
@@ -111,7 +112,7 @@ fn is_shared(s: &develf_parse::elf::Symbol<'_>) -> bool {
 /// Input `.text` sections are nodes: (input, section).
 type Node = (usize, usize);
 
-struct Facts {
+pub(crate) struct Facts {
     /// Functions called (or referenced) by each function.
     edges: HashMap<Node, Vec<Node>>,
     /// Shared variables each function's code refers to.
@@ -134,7 +135,8 @@ struct Facts {
     node_externs: HashMap<Node, Vec<String>>,
 }
 
-fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
+/// What the inputs' code says about shared memory; needs no layout.
+pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
     let mut f = Facts {
         edges: HashMap::new(),
         uses: HashMap::new(),
@@ -244,63 +246,67 @@ struct Kernel {
 }
 
 fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Kernel> {
-    let mut out = Vec::new();
-    for (id, s) in layout.sections.iter().enumerate() {
-        if s.class != SectionClass::Shared {
-            continue;
-        }
-        let InfoField::Section(text) = s.info else { continue };
-        let Some(piece) = layout.section(text).and_then(|t| t.pieces.first()).copied() else { continue };
-        let node = (piece.input, piece.section);
-        let mut own = Vec::new();
-        let mut own_size = 0;
-        let mut own_align = 1;
-        let mut room = None;
-        for p in &s.pieces {
-            let Some(input) = inputs.get(p.input) else { continue };
-            if let Some(sec) = input.section(p.section) {
-                own_size = own_size.max(p.offset.saturating_add(sec.size));
-                own_align = own_align.max(sec.addralign);
-                room = room.or(Some(((p.input, p.section), sec.addralign)));
+    // Each kernel's facts (its reach above all) are its own: found in
+    // parallel, collected in section order.
+    layout
+        .sections
+        .par_iter()
+        .enumerate()
+        .filter_map(|(id, s)| {
+            if s.class != SectionClass::Shared {
+                return None;
             }
-            for sym in input.symbols().iter().filter(|y| is_shared(y) && y.section_index() == Some(p.section)) {
-                own.push(Variable {
-                    symbol: SymbolRef { input: p.input, symbol: sym.index },
-                    align: sym.value.max(1),
-                    size: sym.size,
-                });
+            let InfoField::Section(text) = s.info else { return None };
+            let piece = layout.section(text).and_then(|t| t.pieces.first()).copied()?;
+            let node = (piece.input, piece.section);
+            let mut own = Vec::new();
+            let mut own_size = 0;
+            let mut own_align = 1;
+            let mut room = None;
+            for p in &s.pieces {
+                let Some(input) = inputs.get(p.input) else { continue };
+                if let Some(sec) = input.section(p.section) {
+                    own_size = own_size.max(p.offset.saturating_add(sec.size));
+                    own_align = own_align.max(sec.addralign);
+                    room = room.or(Some(((p.input, p.section), sec.addralign)));
+                }
+                for sym in input.symbols().iter().filter(|y| is_shared(y) && y.section_index() == Some(p.section)) {
+                    own.push(Variable {
+                        symbol: SymbolRef { input: p.input, symbol: sym.index },
+                        align: sym.value.max(1),
+                        size: sym.size,
+                    });
+                }
             }
-        }
-        if !own.is_empty() {
-            room = None;
-        }
-        if let Some(max) = own.iter().map(|v| v.align).max() {
-            // Rule 12.8: with variables, theirs is the alignment; a `-r`
-            // output's section align 16 does not count (relinked shared:
-            // `shared_static_kernel` 4).
-            own_align = max;
-        }
-        let mut sorted: Vec<&Variable> = own.iter().collect();
-        sorted.sort_by_key(|v| std::cmp::Reverse(v.align));
-        // Rule 12.8: a section without variables (a `-r` output's extern
-        // room) keeps its size as a block; with variables only they count
-        // (sync: input 8, one 4-byte variable, output 4).
-        let own_extent = if own.is_empty() {
-            own_size
-        } else {
-            sorted.iter().fold(0, |cur, v| align_up(cur, v.align).saturating_add(v.size))
-        };
-        let reach = reach(facts, node);
-        let uses_extern = reach.iter().any(|n| facts.extern_users.contains(n));
-        out.push(Kernel { shared: id, text, own, own_size, own_extent, own_align, room, reach, uses_extern });
-    }
-    out
+            if !own.is_empty() {
+                room = None;
+            }
+            if let Some(max) = own.iter().map(|v| v.align).max() {
+                // Rule 12.8: with variables, theirs is the alignment; a `-r`
+                // output's section align 16 does not count (relinked shared:
+                // `shared_static_kernel` 4).
+                own_align = max;
+            }
+            let mut sorted: Vec<&Variable> = own.iter().collect();
+            sorted.sort_by_key(|v| std::cmp::Reverse(v.align));
+            // Rule 12.8: a section without variables (a `-r` output's extern
+            // room) keeps its size as a block; with variables only they count
+            // (sync: input 8, one 4-byte variable, output 4).
+            let own_extent = if own.is_empty() {
+                own_size
+            } else {
+                sorted.iter().fold(0, |cur, v| align_up(cur, v.align).saturating_add(v.size))
+            };
+            let reach = reach(facts, node);
+            let uses_extern = reach.iter().any(|n| facts.extern_users.contains(n));
+            Some(Kernel { shared: id, text, own, own_size, own_extent, own_align, room, reach, uses_extern })
+        })
+        .collect()
 }
 
 /// Rule 12: decides every `.nv.shared.<k>`'s size, alignment and survival,
 /// and the offsets relocations against shared variables get.
-pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &mut Layout) {
-    let facts = facts(inputs, resolution);
+pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, facts: Facts, layout: &mut Layout) {
     let kernels = kernels(inputs, layout, &facts);
     let debug_shared = layout.find(".nv_debug.shared");
     let reserved = inputs

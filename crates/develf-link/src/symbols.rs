@@ -17,7 +17,8 @@ use develf_format::symbol::{
     STT_FUNC, STT_OBJECT, STT_SECTION, STV_INTERNAL,
 };
 use develf_parse::elf::string_at;
-use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
+use rayon::prelude::*;
 use std::hash::BuildHasher as _;
 
 /// `STT_CUDA_OBJECT`: executables turn it into `STT_OBJECT` (rule 5.3).
@@ -80,10 +81,7 @@ impl StringTable {
         if s.is_empty() {
             return 0;
         }
-        if let Some(o) = self.offset(s) {
-            return o;
-        }
-        self.push(s)
+        self.intern(s, true).0
     }
 
     /// A `.nv.prototype`/`.nv.callgraph` signature string. Unlike a symbol
@@ -91,24 +89,34 @@ impl StringTable {
     /// address-taken kernel in `.nv.callgraph`) gets an entry of its own
     /// (rule 4.2: dynpar's `.strtab` starts `\0\0#i\0`).
     pub(crate) fn add_signature(&mut self, s: &str) -> u32 {
-        if let Some(o) = self.offset(s) {
-            return o;
-        }
-        self.push(s)
+        self.intern(s, true).0
     }
 
     /// Appends without sharing (the creation log may never repeat a name,
-    /// rule 4.1); lookups keep finding the first copy.
+    /// rule 4.1); lookups keep finding the first copy, whose offset this
+    /// returns (what [`StringTable::offset`] will say).
     fn push(&mut self, s: &str) -> u32 {
+        self.intern(s, false).1
+    }
+
+    /// Returns where `s` now is (its first copy when `share` and there is
+    /// one, else a new copy appended) and where lookups find it (its first
+    /// copy). The name is hashed once: a big link adds some hundred thousand.
+    fn intern(&mut self, s: &str, share: bool) -> (u32, u32) {
+        let hash = self.hasher.hash_one(s.as_bytes());
+        let bytes = &self.bytes;
+        let first = self.offsets.find(hash, |&k| string_in(bytes, k) == s.as_bytes()).copied();
+        if let (true, Some(o)) = (share, first) {
+            return (o, o);
+        }
         let o = u32::try_from(self.bytes.len()).unwrap_or(u32::MAX);
-        let known = self.offset(s).is_some();
         self.bytes.extend_from_slice(s.as_bytes());
         self.bytes.push(0);
-        if !known {
+        if first.is_none() {
             let (bytes, hasher) = (&self.bytes, &self.hasher);
-            self.offsets.insert_unique(hasher.hash_one(s.as_bytes()), o, |&k| hasher.hash_one(string_in(bytes, k)));
+            self.offsets.insert_unique(hash, o, |&k| hasher.hash_one(string_in(bytes, k)));
         }
-        o
+        (o, first.unwrap_or(o))
     }
 
     pub fn offset(&self, s: &str) -> Option<u32> {
@@ -226,54 +234,67 @@ fn signature_strings<'a>(input: &InputObject<'a>, graphs: bool, prototypes: bool
 }
 
 /// Per global: `None` when no relocation names it, else whether a relocation
-/// in a surviving (placed) section does.
+/// in a surviving (placed) section does. The inputs are read in parallel,
+/// one run of inputs per thread, each run filling a table of its own (one
+/// per input would make hundreds of tables of tens of thousands of
+/// entries); the tables are merged with "or", which gives the same table
+/// whatever the split.
 pub(crate) fn live_references(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     layout: &Layout,
 ) -> Vec<Option<bool>> {
-    let mut refs: Vec<Option<bool>> = vec![None; resolution.globals.len()];
-    for input in inputs {
-        for rs in input.cubin.relocation_sections() {
-            let live = layout.placed(input.index, rs.target as usize).is_some();
-            for r in rs.entries() {
-                let Some(g) = resolution.global(SymbolRef { input: input.index, symbol: r.symbol as usize }) else {
-                    continue;
-                };
-                if let Some(slot) = refs.get_mut(g) {
-                    *slot = Some(slot.unwrap_or(false) || live);
+    let globals = resolution.globals.len();
+    let merge = |seen: Option<bool>, live: bool| Some(seen.unwrap_or(false) || live);
+    let run = inputs.len().div_ceil(rayon::current_num_threads().max(1)).max(1);
+    inputs
+        .par_chunks(run)
+        .map(|chunk| {
+            let mut refs: Vec<Option<bool>> = vec![None; globals];
+            for input in chunk {
+                for rs in input.cubin.relocation_sections() {
+                    let live = layout.placed(input.index, rs.target as usize).is_some();
+                    for r in rs.entries() {
+                        let Some(g) = resolution.global(SymbolRef { input: input.index, symbol: r.symbol as usize })
+                        else {
+                            continue;
+                        };
+                        if let Some(slot) = refs.get_mut(g) {
+                            *slot = merge(*slot, live);
+                        }
+                    }
                 }
             }
-        }
-    }
-    refs
+            refs
+        })
+        .reduce(
+            || vec![None; globals],
+            |mut all, part| {
+                for (slot, seen) in all.iter_mut().zip(part) {
+                    if let Some(live) = seen {
+                        *slot = merge(*slot, live);
+                    }
+                }
+                all
+            },
+        )
 }
 
-pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, layout: &Layout) -> SymbolTable {
+/// `signatures`: [`prototype_strings`] without `callgraph_first`.
+pub(crate) fn build(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    signatures: Vec<&str>,
+) -> SymbolTable {
     let executable = layout.executable;
     // Locals in the order nvlink met them (layout's log, rules 4.2 and 5.1);
     // a local the log does not name follows its section's symbol.
-    let logged: HashSet<SymbolRef> = layout
-        .log
-        .iter()
-        .filter_map(|e| match e {
-            LogEntry::Local(r) => Some(*r),
-            LogEntry::Section(_) => None,
-        })
-        .collect();
-    let mut locals_of: Vec<Vec<SymbolRef>> = vec![Vec::new(); layout.sections.len()];
-    for input in inputs {
-        for s in input.symbols() {
-            if s.index == 0 || s.bind != STB_LOCAL || s.st_type == STT_SECTION {
-                continue;
-            }
-            let r = SymbolRef { input: input.index, symbol: s.index };
-            let Some((id, _)) = s.section_index().and_then(|x| layout.local_home(input.index, x)) else { continue };
-            if logged.contains(&r) {
-                continue;
-            }
-            if let Some(list) = locals_of.get_mut(id) {
-                list.push(r);
+    let mut logged: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.symbols().len()]).collect();
+    for e in &layout.log {
+        if let LogEntry::Local(r) = e {
+            if let Some(flag) = logged.get_mut(r.input).and_then(|l| l.get_mut(r.symbol)) {
+                *flag = true;
             }
         }
     }
@@ -311,50 +332,73 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
                         && !(keeps_shared_locals(layout) && layout.shared.homes.contains_key(r))))
         })
     };
+    // Per input, found in parallel: which locals are kept, and the kept
+    // locals the log does not name with the section they follow. Beside it,
+    // `.shstrtab`, which needs neither.
+    let locals = || -> Vec<InputLocals> {
+        inputs
+            .par_iter()
+            .zip(&logged)
+            .map(|(input, logged)| {
+                let mut found = InputLocals { keep: vec![false; input.symbols().len()], unlogged: Vec::new() };
+                for s in input.symbols() {
+                    if s.index == 0 || s.bind != STB_LOCAL || s.st_type == STT_SECTION {
+                        continue;
+                    }
+                    let r = SymbolRef { input: input.index, symbol: s.index };
+                    if !keep_local(&r) {
+                        continue;
+                    }
+                    if let Some(k) = found.keep.get_mut(s.index) {
+                        *k = true;
+                    }
+                    let Some((id, _)) = s.section_index().and_then(|x| layout.local_home(input.index, x)) else {
+                        continue;
+                    };
+                    if !logged.get(s.index).copied().unwrap_or(false) {
+                        found.unlogged.push((id, r));
+                    }
+                }
+                found
+            })
+            .collect()
+    };
+    let (locals, (shstrtab, section_name, first_named)) = rayon::join(locals, || section_names(layout));
+    // The log names only STB_LOCAL symbols other than section symbols
+    // (crate::layout), all of which `keep` covers.
+    let kept = |r: &SymbolRef| locals.get(r.input).and_then(|l| l.keep.get(r.symbol)).copied().unwrap_or(false);
+    let mut locals_of: Vec<Vec<SymbolRef>> = vec![Vec::new(); layout.sections.len()];
+    for (id, r) in locals.iter().flat_map(|l| &l.unlogged) {
+        if let Some(list) = locals_of.get_mut(*id) {
+            list.push(*r);
+        }
+    }
     let mut sequence: Vec<LogEntry> = Vec::with_capacity(layout.log.len());
     for e in &layout.log {
         match *e {
             LogEntry::Section(id) => {
                 sequence.push(*e);
                 let extra = locals_of.get(id).map(Vec::as_slice).unwrap_or_default();
-                sequence.extend(extra.iter().filter(|r| keep_local(r)).map(|r| LogEntry::Local(*r)));
+                sequence.extend(extra.iter().map(|r| LogEntry::Local(*r)));
             }
-            LogEntry::Local(r) if keep_local(&r) => sequence.push(*e),
+            LogEntry::Local(r) if kept(&r) => sequence.push(*e),
             LogEntry::Local(_) => {}
         }
     }
-
-    // .shstrtab: the creation log.
-    // Rule 1.4: two sections of one name (static functions of one name in
-    // two inputs) share the string, in `.shstrtab` and `.strtab` (math:
-    // `__internal_trig_reduction_slowpathd`'s three sections, 0x86 bytes).
-    let mut shstrtab = vec![0u8];
-    let mut section_name = Vec::with_capacity(layout.sections.len());
-    let mut named: HashMap<&str, u32> = HashMap::with_capacity(layout.sections.len());
-    for s in &layout.sections {
-        if let Some(&o) = named.get(s.name.as_str()) {
-            section_name.push(o);
-            continue;
-        }
-        let o = u32::try_from(shstrtab.len()).unwrap_or(u32::MAX);
-        named.insert(&s.name, o);
-        section_name.push(o);
-        shstrtab.extend_from_slice(s.name.as_bytes());
-        shstrtab.push(0);
-    }
-    let mut logged_names: HashSet<&str> = HashSet::with_capacity(layout.sections.len());
+    // Per first section of a name: its name is in `.strtab`, at this offset.
+    let mut strtab_name: Vec<Option<u32>> = vec![None; layout.sections.len()];
 
     // .strtab: prototypes, the log (relocations of constant banks first), locals, globals.
     let names = layout.log.len() + inputs.iter().map(|i| i.symbols().len()).sum::<usize>();
     let mut strtab = StringTable::with_capacity(names);
-    for p in prototype_strings(inputs, false) {
+    for p in signatures {
         strtab.add_signature(p);
     }
     let local_name = |r: &SymbolRef| inputs.get(r.input).and_then(|i| i.symbol(r.symbol)).map_or("", |s| s.name);
     for e in &sequence {
-        let s = match *e {
+        let (id, s) = match *e {
             LogEntry::Section(id) => match layout.section(id) {
-                Some(s) => s,
+                Some(s) => (id, s),
                 None => continue,
             },
             LogEntry::Local(r) => {
@@ -375,7 +419,8 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         {
             continue;
         }
-        if !logged_names.insert(s.name.as_str()) {
+        let Some(slot) = first_named.get(id).and_then(|&first| strtab_name.get_mut(first)) else { continue };
+        if slot.is_some() {
             continue;
         }
         if s.name.starts_with(".nv.constant") {
@@ -386,7 +431,7 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
                 }
             }
         }
-        strtab.push(&s.name);
+        *slot = Some(strtab.push(&s.name));
     }
 
     let mut symbols = vec![OutSymbol {
@@ -508,7 +553,11 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
             *slot = Some(index_of(&symbols));
         }
         symbols.push(OutSymbol {
-            name: strtab.offset(&s.name).unwrap_or(0),
+            name: first_named
+                .get(id)
+                .and_then(|&first| strtab_name.get(first).copied().flatten())
+                .or_else(|| strtab.offset(&s.name))
+                .unwrap_or(0),
             bind: STB_LOCAL,
             st_type: STT_SECTION,
             other: 0,
@@ -700,6 +749,40 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
         crate::mercury::finish_symbols(inputs, resolution, layout, &mut table);
     }
     table
+}
+
+/// One input's locals for [`build`].
+struct InputLocals {
+    /// Per symbol: a local that goes into `.symtab`.
+    keep: Vec<bool>,
+    /// Kept locals the log does not name, with the section they follow.
+    unlogged: Vec<(OutId, SymbolRef)>,
+}
+
+/// `.shstrtab` (the creation log, rule 4.1) and each section's name offset.
+/// Rule 1.4: two sections of one name (static functions of one name in two
+/// inputs) share the string, in `.shstrtab` and `.strtab` (math:
+/// `__internal_trig_reduction_slowpathd`'s three sections, 0x86 bytes).
+/// Also, per section, the first section of its name: names compared once.
+fn section_names(layout: &Layout) -> (Vec<u8>, Vec<u32>, Vec<OutId>) {
+    let mut shstrtab = vec![0u8];
+    let mut section_name = Vec::with_capacity(layout.sections.len());
+    let mut first_named = Vec::with_capacity(layout.sections.len());
+    let mut named: HashMap<&str, (u32, OutId)> = HashMap::with_capacity(layout.sections.len());
+    for (id, s) in layout.sections.iter().enumerate() {
+        if let Some(&(o, first)) = named.get(s.name.as_str()) {
+            section_name.push(o);
+            first_named.push(first);
+            continue;
+        }
+        let o = u32::try_from(shstrtab.len()).unwrap_or(u32::MAX);
+        named.insert(&s.name, (o, id));
+        section_name.push(o);
+        first_named.push(id);
+        shstrtab.extend_from_slice(s.name.as_bytes());
+        shstrtab.push(0);
+    }
+    (shstrtab, section_name, first_named)
 }
 
 /// Whether a section is a constant bank of one function, `.nv.constant<N>.<fn>`
