@@ -1174,7 +1174,8 @@ pub(crate) fn build(
     // not depend on the thread count. Collected as results (errors boxed)
     // and unwrapped in place: collecting into a `Result` would gather the
     // sections in pieces and copy them over.
-    let results: Vec<Result<(OutId, Vec<u8>), Box<LinkError>>> = layout
+    type Generated = Result<(OutId, Vec<u8>), Box<LinkError>>;
+    let results: Vec<Generated> = layout
         .sections
         .par_iter()
         .enumerate()
