@@ -146,7 +146,12 @@ fn options_parse_as_nvlink_spells_them() {
         (&["-V"], NvlinkArgs { version: true, ..NvlinkArgs::default() }),
         (&["-arch=sm_90", "-o", "out.cubin", "--threads", "3"], NvlinkArgs { threads: Some(3), ..base() }),
         // Accepted, no effect on the output.
-        (&["-arch=sm_90", "-o", "out.cubin", "-disable-infos", "-suppress-arch-warning", "-time", "-"], base()),
+        (&["-arch=sm_90", "-o", "out.cubin", "-disable-infos", "-time", "-"], base()),
+        // Messages only.
+        (
+            &["-arch=sm_90", "-o", "out.cubin", "-suppress-arch-warning"],
+            NvlinkArgs { suppress_arch_warning: true, ..base() },
+        ),
         // Accepted but refused when linking.
         (&["-arch=sm_90", "-o", "out.cubin", "-dlto"], NvlinkArgs { not_supported: strings(&["-dlto"]), ..base() }),
         // A later different value wins, with nvlink's warning.
@@ -301,7 +306,12 @@ fn missing_target_output_and_inputs_are_reported_in_nvlinks_order() {
     check(&["-arch=sm_90"], "Must specify output file with -o option");
     check(&["-arch=sm_90", "-o", "x"], "No input files specified; use option --help for more information");
     check(&["-arch=lto_90", "-o", "x", "a"], "Link target of 'lto_90' is virtual target that is not JIT-able");
-    check(&["-arch=sm_100f", "-o", "x", "a"], "-arch=sm_100f: family-specific targets");
+    // A virtual target needs no output (nvcc gives it none): only inputs.
+    check(&["-arch=compute_90"], "No input files specified");
+    // Family targets are taken (rule 13.9).
+    let parsed = parse_nvlink_args(&strings(&["-arch=sm_100f", "-o", "x", "a"])).expect("parses");
+    let request = nvlink_cmd::request_from_args(&parsed).expect("sm_100f is a target");
+    assert_eq!(request.arch.to_string(), "sm_100");
 }
 
 #[test]
@@ -411,8 +421,11 @@ fn a_failed_link_leaves_no_output_and_keeps_an_existing_one() {
     let bytes = std::fs::read(&main).expect("fixture");
     std::fs::write(&cut, &bytes[..100]).expect("write");
     let missing = dir.join("missing.cubin");
+    // Code for another target (a damaged cubin alone is skipped, as nvlink
+    // skips it, and gives nvlink's empty output: rule 13.6).
+    let other_arch = fixtures.join("obj/sm_100/calls_main.cubin");
     let out = dir.join("out.cubin");
-    for inputs in [vec![&missing], vec![&cut], vec![&main, &cut]] {
+    for inputs in [vec![&missing], vec![&other_arch], vec![&main, &cut]] {
         // No output before: none after.
         let _ = std::fs::remove_file(&out);
         let mut line = os(&["-arch=sm_90", "-o"]);

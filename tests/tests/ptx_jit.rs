@@ -14,15 +14,13 @@ fn jit_dir() -> PathBuf {
 }
 
 fn request(ptxas: PathBuf, relocatable: bool) -> nvlink_cmd::LinkRequest {
-    request_for(ptxas, relocatable, &["jit_kernel.o", "jit_lib.o"])
+    request_for(ptxas, if relocatable { &["-r"] } else { &[] }, &["jit_kernel.o", "jit_lib.o"])
 }
 
-fn request_for(ptxas: PathBuf, relocatable: bool, inputs: &[&str]) -> nvlink_cmd::LinkRequest {
+fn request_for(ptxas: PathBuf, options: &[&str], inputs: &[&str]) -> nvlink_cmd::LinkRequest {
     let dir = jit_dir();
     let mut args = vec!["-arch=sm_90".to_string(), "-o".to_string(), "out.cubin".to_string()];
-    if relocatable {
-        args.push("-r".to_string());
-    }
+    args.extend(options.iter().map(|o| o.to_string()));
     args.extend(inputs.iter().map(|f| dir.join(f).to_string_lossy().into_owned()));
     let parsed = nvlink_cmd::parse_nvlink_args(&args).expect("nvlink arguments");
     let mut request = nvlink_cmd::request_from_args(&parsed).expect("a link request");
@@ -46,10 +44,35 @@ fn ptx_only_inputs_link_as_nvlink_compiles_them() {
     }
 }
 
+/// `nvlink -g` compiles the PTX with `-g`: ptxas's objects then record its
+/// command line in their tkinfo notes, which develf makes nvlink's (no PTX
+/// file name, object `elf.o`).
+#[test]
+fn a_debug_link_compiles_ptx_as_nvlink_does() {
+    let dir = jit_dir();
+    let request = request_for(dir.join("fake-ptxas.sh"), &["-g"], &["jit_kernel.o", "jit_lib.o"]);
+    let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
+    let theirs = std::fs::read(dir.join("jit_g.sm_90.cubin")).expect("nvlink's output");
+    let comparison = develf_link::compare(&ours, &theirs);
+    assert!(comparison.byte_identical, "jit_g.sm_90.cubin: {comparison:?}");
+}
+
+/// `-Xptxas` options go to the ptxas that compiles the PTX, after each
+/// entry's own (nvlink `-Xptxas -O0`: other code than without).
+#[test]
+fn ptxas_options_reach_the_ptx_compiler() {
+    let dir = jit_dir();
+    let request = request_for(dir.join("fake-ptxas.sh"), &["-Xptxas", "-O0"], &["jit_kernel.o", "jit_lib.o"]);
+    let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
+    let theirs = std::fs::read(dir.join("jit_O0.sm_90.cubin")).expect("nvlink's output");
+    let comparison = develf_link::compare(&ours, &theirs);
+    assert!(comparison.byte_identical, "jit_O0.sm_90.cubin: {comparison:?}");
+}
+
 #[test]
 fn a_ptx_file_is_compiled_as_nvlink_compiles_it() {
     let dir = jit_dir();
-    let request = request_for(dir.join("fake-ptxas.sh"), false, &["jit_kernel.ptx", "jit_lib.o"]);
+    let request = request_for(dir.join("fake-ptxas.sh"), &[], &["jit_kernel.ptx", "jit_lib.o"]);
     let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
     let theirs = std::fs::read(dir.join("jit_ptx.sm_90.cubin")).expect("nvlink's output");
     let comparison = develf_link::compare(&ours, &theirs);
@@ -62,4 +85,28 @@ fn a_missing_ptxas_is_an_error_naming_the_input() {
     let failure = nvlink_cmd::link_bytes(&request(missing, false), &mut reporter()).expect_err("no ptxas to run");
     assert!(failure.message.contains("jit_kernel.o"), "{}", failure.message);
     assert!(failure.message.contains("no-such-ptxas"), "{}", failure.message);
+}
+
+/// `-arch=compute_XX` (what `nvcc -rdc=true -arch=compute_XX` runs): nvlink
+/// links nothing, writes no output, and writes the register file, here
+/// equal to nvlink's (`jit.compute_80.reg.c`); no ptxas is run. A cubin for
+/// another SM is still refused.
+#[test]
+fn a_virtual_target_writes_only_the_register_file() {
+    let dir = jit_dir();
+    let scratch = std::env::temp_dir().join(format!("develf-ptx-jit-virtual-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("scratch directory");
+    let (out, register) = (scratch.join("out.cubin"), scratch.join("r.reg.c"));
+    let arg = |p: &std::path::Path| std::ffi::OsString::from(p.as_os_str());
+    let mut args = vec!["--arch=compute_80".into(), format!("--register-link-binaries={}", register.display()).into()];
+    args.extend([arg(&dir.join("jit_kernel.o")), arg(&dir.join("jit_lib.o")), "-o".into(), arg(&out)]);
+    let status = nvlink_cmd::run_nvlink(args);
+    assert_eq!(status, 0);
+    assert!(!out.exists(), "an output for a virtual target");
+    let theirs = std::fs::read_to_string(dir.join("jit.compute_80.reg.c")).expect("nvlink's register file");
+    assert_eq!(std::fs::read_to_string(&register).expect("our register file"), theirs);
+    let cubin = develf_tests::fixtures_dir().join("obj/sm_90/calls_main.cubin");
+    let status = nvlink_cmd::run_nvlink(vec!["--arch=compute_89".into(), arg(&cubin), "-o".into(), arg(&out)]);
+    assert_eq!(status, 1, "nvlink: arch does not match target 'compute_89'");
+    let _ = std::fs::remove_dir_all(&scratch);
 }

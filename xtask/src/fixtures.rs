@@ -237,6 +237,9 @@ const OBJECTS: &[ObjectSpec] = &[
     // indirect call): one architecture per family keeps the bytes small.
     cu("twin_a", "twin_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
     cu("twin_b", "twin_b.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
+    // Rule 7.1's stack-size warnings (nvlink's stderr: options/stack-warnings.txt).
+    cu("stackw_main", "stackw_main.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
+    cu("stackw_lib", "stackw_lib.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     cu("xshm_a", "xshm_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xconst_a", "xconst_a.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
@@ -484,6 +487,12 @@ const GROUPS: &[GroupSpec] = &[
     group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),
     group("twin", &[Abi8("twin_a"), Abi8("twin_b")]),
+    GroupSpec {
+        name: "stackw",
+        inputs: &[Abi8("stackw_main"), Abi8("stackw_lib")],
+        flags: &[],
+        archs: Archs::Only(&["sm_90", "sm_100"]),
+    },
     GroupSpec {
         name: "cbank",
         inputs: &[Abi8("cbank_a"), Abi8("cbank_b")],

@@ -57,6 +57,10 @@ pub enum OptionId {
     RegisterLinkBinaries,
     Help,
     Version,
+    /// `-Xptxas`: options for the ptxas that compiles PTX at link time (rule 13.7).
+    PtxasOptions,
+    SuppressArchWarning,
+    SuppressStackSizeWarning,
     /// develf's own: worker threads (also `DEVELF_THREADS`).
     Threads,
     /// Accepted and without effect on develf's output (messages, timing, LTO-only tuning).
@@ -206,9 +210,9 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "Xptxas",
         Some("Xptxas"),
         List,
-        O::NotSupported,
+        O::PtxasOptions,
         "<options>,...",
-        "Ptxas options (LTO; not supported by develf).",
+        "Ptxas options, for PTX compiled at link time (as nvlink's built-in ptxas takes them).",
     ),
     NvlinkOption {
         long: "arch",
@@ -379,7 +383,7 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "suppress-arch-warning",
         Some("suppress-arch-warning"),
         Nothing,
-        O::NoEffect,
+        O::SuppressArchWarning,
         "",
         "No warning when an object lacks code for the target.",
     ),
@@ -395,7 +399,7 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "suppress-stack-size-warning",
         Some("suppress-stack-size-warning"),
         Nothing,
-        O::NoEffect,
+        O::SuppressStackSizeWarning,
         "",
         "No stack size warning.",
     ),
@@ -473,6 +477,10 @@ pub struct NvlinkArgs {
     pub help: bool,
     pub version: bool,
     pub threads: Option<usize>,
+    /// `-Xptxas` values, in order.
+    pub ptxas_options: Vec<String>,
+    pub suppress_arch_warning: bool,
+    pub suppress_stack_size_warning: bool,
     /// Options given that develf refuses, as spelled.
     pub not_supported: Vec<String>,
     /// Warnings about the command line (redefinitions).
@@ -645,6 +653,9 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             O::Help => parsed.help = true,
             O::Version => parsed.version = true,
             O::Threads => set_single(&mut threads, single, option.long, warnings),
+            O::PtxasOptions => parsed.ptxas_options.extend(values),
+            O::SuppressArchWarning => parsed.suppress_arch_warning = true,
+            O::SuppressStackSizeWarning => parsed.suppress_stack_size_warning = true,
             O::NoEffect => {}
             O::NotSupported => parsed.not_supported.push(spelling.to_string()),
         }
@@ -835,6 +846,18 @@ pub struct LinkRequest {
     /// The ptxas that compiles inputs' PTX (rule 13.7); `None`: found by
     /// [`crate::ptx_jit::find_ptxas`] when one is needed.
     pub ptxas: Option<PathBuf>,
+    /// `-Xptxas`: more options for that ptxas, after each entry's own.
+    pub ptxas_options: Vec<String>,
+    /// `-suppress-arch-warning`: no "SM Arch not found" warning.
+    pub suppress_arch_warning: bool,
+    /// `-suppress-stack-size-warning`: no "Stack size ... cannot be
+    /// statically determined" warning (nor error under `-Werror`).
+    pub suppress_stack_size_warning: bool,
+    /// `-arch=compute_XX`: nvlink reads and checks the inputs and writes the
+    /// register file, but links nothing and writes no output (what `nvcc
+    /// -rdc=true -arch=compute_XX` asks of it: the PTX is compiled when the
+    /// program runs).
+    pub virtual_target: bool,
 }
 
 /// The worker count from `DEVELF_THREADS`, if set to a number.
@@ -850,10 +873,12 @@ pub fn target_arch(value: &str) -> Result<Arch, String> {
         ));
     }
     let sm_name = value.strip_prefix("compute_").map_or_else(|| value.to_string(), |d| format!("sm_{d}"));
-    if sm_name.ends_with('f') {
-        return Err(format!("-arch={value}: family-specific targets ('f') are not supported by develf yet"));
-    }
-    Arch::parse(&sm_name).ok_or_else(|| format!("Unknown arch name '{value}'"))
+    // A family target (`sm_100f`, `sm_103f`, `sm_120f`): nvlink 13.5 links it
+    // as the plain SM (same objects accepted, same output but for the
+    // command line its tkinfo note records; sm_100f objects for sm_100f,
+    // sm_103f, sm_103 and sm_100).
+    let base = sm_name.strip_suffix('f').filter(|b| b.len() > 3 && !b.ends_with('a')).unwrap_or(&sm_name);
+    Arch::parse(base).ok_or_else(|| format!("Unknown arch name '{value}'"))
 }
 
 /// Entry point of `develf nvlink ARGS` and of `develf` invoked as `nvlink`
@@ -899,6 +924,20 @@ pub fn run_nvlink(args: Vec<OsString>) -> u8 {
         Ok(r) => r,
         Err(message) => return reporter.fatal(&message),
     };
+    // nvlink 13.5 warns that `-preserve-relocs` is partial from sm_90 on
+    // (its wording, typo included), even under `-w`; under `-Werror` it
+    // stops there with status 1 and writes nothing.
+    if request.preserve_relocs && request.arch.sm >= 90 {
+        let text = format!(
+            "Option '--preserve-relocs' is not fully implemented for gpu archtecture '{}' and may not work as expected",
+            request.arch
+        );
+        if reporter.warning_as_error {
+            reporter.error(&text);
+            return reporter.fatal("warning treated as an error (--warning-as-error); nothing was linked");
+        }
+        reporter.line("warning", &text);
+    }
     run_link(&request, &mut reporter)
 }
 
@@ -909,8 +948,12 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         Some(value) => target_arch(value)?,
         None => return Err("Unknown arch name '(null)': no target given; use -arch=sm_XX".to_string()),
     };
-    let Some(output) = &parsed.output else {
-        return Err("Must specify output file with -o option".to_string());
+    let virtual_target = parsed.arch.as_deref().is_some_and(|a| a.starts_with("compute_"));
+    // A virtual target writes no output, and nvcc gives it no `-o`.
+    let output = match &parsed.output {
+        Some(output) => output.as_str(),
+        None if virtual_target => "",
+        None => return Err("Must specify output file with -o option".to_string()),
     };
     if parsed.inputs.is_empty() {
         return Err("No input files specified; use option --help for more information".to_string());
@@ -932,6 +975,10 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         threads: parsed.threads.or_else(threads_from_env).unwrap_or(0),
         command_line: Some(recorded_command_line(parsed)),
         ptxas: None,
+        ptxas_options: parsed.ptxas_options.clone(),
+        suppress_arch_warning: parsed.suppress_arch_warning,
+        suppress_stack_size_warning: parsed.suppress_stack_size_warning,
+        virtual_target,
     })
 }
 
@@ -1069,6 +1116,10 @@ fn device_objects<'a>(
     let arch = request.arch;
     let name = &unit.name;
     let data = unit.data;
+    if request.virtual_target && develf_fatbin::sniff(data).is_some() {
+        // Nothing is linked for a virtual target: no SASS taken, no PTX compiled.
+        return Ok(Vec::new());
+    }
     if develf_fatbin::sniff(data).is_some() {
         let entries = develf_fatbin::relocatable_elfs_compatible(data, arch.sm).map_err(|d| format!("{name}: {d}"))?;
         let mut out = Vec::with_capacity(entries.len());
@@ -1091,6 +1142,7 @@ fn device_objects<'a>(
         // (rule 13.3: an sm_75-only member of an sm_90 link goes by silently).
         let any_for_target = develf_fatbin::device_elfs(data).is_ok_and(|all| all.iter().any(|e| e.sm == arch.sm));
         if unit.direct
+            && !request.suppress_arch_warning
             && out.is_empty()
             && !any_for_target
             && develf_fatbin::device_elfs(data).is_ok_and(|all| !all.is_empty())
@@ -1105,6 +1157,15 @@ fn device_objects<'a>(
         // linked as without it; merc2 sweep); say it, and do the same.
         if let Err(d) = develf_parse::ElfFile::parse(data) {
             reporter.warning(&format!("Input file '{name}' is a damaged cubin ({d}); skipped, as nvlink skips it"));
+            return Ok(Vec::new());
+        }
+        if request.virtual_target {
+            // nvlink's check, and its words (compute_89 with an sm_90 cubin).
+            let target = develf_parse::Cubin::parse(data).ok().and_then(|c| c.target());
+            if !target.is_some_and(|t| develf_link::arch_compatible(t, arch)) {
+                let virtual_name = arch.to_string().replacen("sm_", "compute_", 1);
+                return Err(format!("Input file '{name}' arch does not match target '{virtual_name}'"));
+            }
             return Ok(Vec::new());
         }
         return Ok(vec![(name.clone(), Cow::Borrowed(data), unit.code)]);
@@ -1160,7 +1221,10 @@ fn compile_with(
     reporter: &Reporter,
     what: &str,
 ) -> Result<Vec<u8>, String> {
-    let (cubin, said) = crate::ptx_jit::compile(ptxas, ptx, options, &request.arch.to_string(), request.debug, what)?;
+    // nvlink hands `-Xptxas` to its built-in ptxas (`-Xptxas -O0` changes the code).
+    let options = [options].into_iter().chain(request.ptxas_options.iter().map(String::as_str)).collect::<Vec<_>>();
+    let (cubin, said) =
+        crate::ptx_jit::compile(ptxas, ptx, &options.join(" "), &request.arch.to_string(), request.debug, what)?;
     if !said.is_empty() && !reporter.disable_warnings {
         eprint!("{said}");
     }
@@ -1388,7 +1452,10 @@ fn gather_objects<'a>(
         for unit in &units {
             per_unit.push(device_objects(unit, request, reporter).map_err(LinkFailure::fatal)?);
         }
-        if !file.system {
+        // A virtual target links nothing, so nothing is needed: nvlink then
+        // registers every member of the system library (compute_90 with
+        // `-lcudadevrt`: its `cuda_device_runtime.cu`).
+        if !file.system || request.virtual_target {
             for (unit, objects) in units.iter().zip(per_unit) {
                 if track {
                     let (d, u) = symbols_of(&objects);
@@ -1417,9 +1484,6 @@ fn gather_objects<'a>(
             gathered.host_kernels.extend(host_kernel_patterns(units[i].data));
             gathered.objects.extend(per_unit[i].take().unwrap_or_default());
         }
-    }
-    if gathered.objects.is_empty() {
-        return Err(LinkFailure::fatal(format!("No device code for {} in the input files", request.arch)));
     }
     Ok(gathered)
 }
@@ -1459,22 +1523,41 @@ fn link_options(request: &LinkRequest, gathered: &Gathered<'_>) -> LinkOptions {
 fn link_failure(error: &LinkError) -> LinkFailure {
     let message = error.to_string();
     match error {
-        LinkError::BadInput { .. } | LinkError::ArchMismatch { .. } | LinkError::NoInputs => {
-            LinkFailure::fatal(message)
-        }
+        LinkError::BadInput { .. } | LinkError::ArchMismatch { .. } => LinkFailure::fatal(message),
         LinkError::DuplicateDefinitions(_) => LinkFailure { status: FATAL_STATUS, fatal: false, message },
         _ => LinkFailure { status: LINK_ERROR_STATUS, fatal: false, message },
+    }
+}
+
+/// Whether the request leaves `warning` to be printed
+/// (`-suppress-stack-size-warning`).
+fn shown(request: &LinkRequest, warning: &develf_link::LinkWarning) -> bool {
+    match warning {
+        develf_link::LinkWarning::UnknownStackSize { .. } => !request.suppress_stack_size_warning,
     }
 }
 
 /// Reads the request's files and links them in memory; writes nothing. For
 /// tools (`cargo xtask diff`) that compare the bytes.
 pub fn link_bytes(request: &LinkRequest, reporter: &mut Reporter) -> Result<Vec<u8>, LinkFailure> {
+    link_bytes_and_warnings(request, reporter).map(|(bytes, _)| bytes)
+}
+
+/// [`link_bytes`] with the link's warnings (which `run_link` prints).
+pub fn link_bytes_and_warnings(
+    request: &LinkRequest,
+    reporter: &mut Reporter,
+) -> Result<(Vec<u8>, Vec<develf_link::LinkWarning>), LinkFailure> {
     let loaded = load_files(request, reporter).map_err(LinkFailure::fatal)?;
     let gathered = gather_objects(&loaded, request, reporter)?;
     let sources = loaded.code.sources();
     let inputs = object_inputs(&gathered, &sources);
-    develf_link::link(&link_options(request, &gathered), &inputs).map_err(|e| link_failure(&e))
+    let image = develf_link::link_image(&link_options(request, &gathered), &inputs).map_err(|e| link_failure(&e))?;
+    let warnings = image.warnings().iter().filter(|w| shown(request, w)).cloned().collect();
+    let bytes = image
+        .into_bytes()
+        .map_err(|e| link_failure(&LinkError::ReadCode { what: "the inputs".to_string(), message: e.to_string() }))?;
+    Ok((bytes, warnings))
 }
 
 /// Reads the inputs, links, writes the output. The output appears only when
@@ -1502,12 +1585,40 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
         Ok(g) => g,
         Err(failure) => return report(failure, reporter),
     };
+    if request.virtual_target {
+        // nvlink 13.5 for `-arch=compute_XX`: no device link, no output file;
+        // only the register file nvcc asked for.
+        return match &request.register_link_binaries {
+            Some(path) => {
+                let text = register_file_text(&gathered.registered, reporter);
+                match write_atomically(path, text.as_bytes()) {
+                    Ok(()) => 0,
+                    Err(e) => reporter.fatal(&format!("Could not write file '{}': {e}", path.display())),
+                }
+            }
+            None => 0,
+        };
+    }
     let sources = loaded.code.sources();
     let inputs = object_inputs(&gathered, &sources);
     let image = match develf_link::link_image(&link_options(request, &gathered), &inputs) {
         Ok(b) => b,
         Err(error) => return report(link_failure(&error), reporter),
     };
+    // nvlink prints these even under `-w`; `-Werror` makes them errors that
+    // fail the link (status 255, no output).
+    for warning in image.warnings().iter().filter(|w| shown(request, w)) {
+        let text = match reporter.style {
+            Style::Nvlink => warning.to_string(),
+            Style::Develf => format!("{warning} ({})", warning.explanation()),
+        };
+        if reporter.warning_as_error {
+            reporter.error(&text);
+            reporter.failed = true;
+        } else {
+            reporter.line("warning", &text);
+        }
+    }
     if reporter.failed {
         return LINK_ERROR_STATUS;
     }
@@ -1528,7 +1639,12 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     if let Some(demangle) = request.dump_callgraph {
         // nvlink prints no call graph for a relocatable link.
         if !request.relocatable {
-            eprint!("{}", callgraph_dump(&inputs, request.arch, demangle));
+            if inputs.is_empty() {
+                // Rule 13.6: nvlink's words when no input had code for the target.
+                eprintln!("No relocatable objects found. Did not generate callgraph.");
+            } else {
+                eprint!("{}", callgraph_dump(&inputs, request.arch, demangle));
+            }
         }
     }
     if request.verbose {
@@ -1826,6 +1942,10 @@ pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
         threads: args.threads.or_else(threads_from_env).unwrap_or(0),
         command_line: None,
         ptxas: None,
+        ptxas_options: Vec::new(),
+        suppress_arch_warning: false,
+        suppress_stack_size_warning: false,
+        virtual_target: args.arch.starts_with("compute_"),
     };
     run_link(&request, &mut reporter)
 }

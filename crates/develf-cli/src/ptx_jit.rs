@@ -7,8 +7,9 @@
 //! `ptxas` of the toolkit, as nvlink would: `ptxas -arch=sm_XX -m64 -c` plus
 //! the ptxas options nvcc recorded in the entry (`-g --dont-merge-basicblocks
 //! --return-at-end` for `-G`). With CUDA 13.5's ptxas the link is byte for
-//! byte nvlink's (fixture `programs/jit`); a `-G` entry's object differs from
-//! nvlink's in its `.note.nv.tkinfo` only, which names the PTX file and `-o`.
+//! byte nvlink's (fixture `jit`), `-G` entries and `nvlink -g` included: the
+//! object is ptxas's default `elf.o`, and the PTX file's name is taken off
+//! the command line a debug object records in its tkinfo note.
 //!
 //! Which `ptxas`: `$DEVELF_PTXAS`, else the one next to the running program
 //! (develf installed as `nvlink` in a toolkit's `bin/`), else the first on
@@ -92,8 +93,10 @@ pub fn compile(
     let scratch = ScratchDir::new()?;
     let dir = scratch.0.as_path();
     // Relative names, run in `dir`: a `-g` object records them in its
-    // `.note.nv.tkinfo`, which must not name a temporary directory.
-    let (source_name, object_name) = ("input.ptx", "input.cubin");
+    // `.note.nv.tkinfo`, which must not name a temporary directory. No `-o`:
+    // ptxas's own default, `elf.o`, is the object name nvlink's built-in
+    // ptxas records.
+    let (source_name, object_name) = ("input.ptx", "elf.o");
     let (source, object) = (dir.join(source_name), dir.join(object_name));
     // The text as ptxas reads it: without the NULs that pad fatbin entries.
     let end = ptx.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
@@ -102,8 +105,6 @@ pub fn compile(
     let output = Command::new(ptxas)
         .args(&args)
         .arg(source_name)
-        .arg("-o")
-        .arg(object_name)
         .current_dir(dir)
         .stdin(std::process::Stdio::null())
         .output()
@@ -118,9 +119,63 @@ pub fn compile(
             said.trim()
         ));
     }
-    let bytes =
+    let mut bytes =
         std::fs::read(&object).map_err(|e| format!("{what}: reading what ptxas wrote ({}): {e}", object.display()))?;
+    drop_source_name(&mut bytes, source_name);
     Ok((bytes, String::from_utf8_lossy(&output.stderr).into_owned()))
+}
+
+/// A `-g` object's tkinfo note records ptxas's command line, which starts
+/// with the PTX file's name; nvlink's built-in ptxas reads no file, so its
+/// line starts with the first option (`-no-bb-merge  -ret-end  -g  -arch
+/// sm_90 -m 64 -c  `). Takes `source_name` and its space off the line,
+/// shrinking the note in place (`sh_size` follows; the link copies only
+/// that much). Anything unexpected leaves the object as it is.
+fn drop_source_name(object: &mut [u8], source_name: &str) {
+    let Some((offset, size_at, note)) = tkinfo_note(object) else { return };
+    let Some(shorter) = without_source_name(&note, source_name) else { return };
+    let Some(slot) = offset.checked_add(shorter.len()).and_then(|end| object.get_mut(offset..end)) else { return };
+    slot.copy_from_slice(&shorter);
+    if let Some(size) = object.get_mut(size_at..size_at + 8) {
+        size.copy_from_slice(&(shorter.len() as u64).to_le_bytes());
+    }
+}
+
+/// The tkinfo note of `object`: its file offset, where its `sh_size` is, and
+/// a copy of its bytes.
+fn tkinfo_note(object: &[u8]) -> Option<(usize, usize, Vec<u8>)> {
+    let elf = develf_parse::elf::ElfFile::parse(object).ok()?;
+    let section = elf.sections.iter().find(|s| s.name == ".note.nv.tkinfo")?;
+    let offset = usize::try_from(section.offset).ok()?;
+    let size_at = usize::try_from(section.header_offset).ok()?.checked_add(32)?;
+    Some((offset, size_at, section.data?.to_vec()))
+}
+
+/// `note` (one NVIDIA tkinfo note: namesz 12, descsz, type, name, then 24
+/// bytes of version and string offsets and the strings, the command line
+/// last) with `source_name ` taken off the command line; `None` when it is
+/// not there.
+fn without_source_name(note: &[u8], source_name: &str) -> Option<Vec<u8>> {
+    const HEAD: usize = 24;
+    let word = |at: usize| Some(u32::from_le_bytes(note.get(at..at + 4)?.try_into().ok()?) as usize);
+    let (namesz, descsz) = (word(0)?, word(4)?);
+    let desc = 12 + namesz.div_ceil(4) * 4;
+    let strings = note.get(desc + HEAD..desc.checked_add(descsz)?)?;
+    let command_line = word(desc + 20)?;
+    let prefix = format!("{source_name} ");
+    if !strings.get(command_line..)?.starts_with(prefix.as_bytes()) {
+        return None;
+    }
+    let end = command_line + strings.get(command_line..)?.iter().position(|&b| b == 0)?;
+    let mut new_strings = strings.get(..command_line)?.to_vec();
+    new_strings.extend_from_slice(strings.get(command_line + prefix.len()..end)?);
+    new_strings.push(0);
+    let new_descsz = (HEAD + new_strings.len()).div_ceil(4) * 4;
+    let mut out = note.get(..desc + HEAD)?.to_vec();
+    out.get_mut(4..8)?.copy_from_slice(&u32::try_from(new_descsz).ok()?.to_le_bytes());
+    out.extend_from_slice(&new_strings);
+    out.resize(desc + new_descsz, 0);
+    Some(out)
 }
 
 /// A new directory for one compilation, removed with what is in it when

@@ -178,9 +178,6 @@ pub enum LinkError {
     /// An input is not a readable cubin.
     #[error("{file}: {message}")]
     BadInput { file: String, message: String },
-    /// No inputs.
-    #[error("no input files")]
-    NoInputs,
     /// An input was compiled for an architecture the target cannot run.
     /// nvlink's rule: the same SM; or code for an earlier SM of the same major
     /// version without the 'a' suffix (sm_80 code links into sm_86, sm_90 into
@@ -232,4 +229,38 @@ pub enum LinkError {
     /// Something the linker does not support yet; never a silent wrong output.
     #[error("unsupported: {0}")]
     Unsupported(String),
+}
+
+/// Something a successful link reports (nvlink's warnings that are not
+/// about the command line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkWarning {
+    /// An executable's kernel calls `callee`, whose stack size is unknown: it
+    /// is recursive or reaches recursion (an indirect call's possible targets
+    /// count as callees). nvlink says this once per such callee, in nvlink's
+    /// words, and `-Werror` fails the link (docs/nvlink-layout.md rule 7.1).
+    UnknownStackSize { kernel: String, callee: String },
+}
+
+impl std::fmt::Display for LinkWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LinkWarning::UnknownStackSize { kernel, .. } => {
+                write!(f, "Stack size for entry function '{kernel}' cannot be statically determined")
+            }
+        }
+    }
+}
+
+impl LinkWarning {
+    /// Why, for a reader of develf's own messages.
+    pub fn explanation(&self) -> String {
+        match self {
+            LinkWarning::UnknownStackSize { kernel, callee } => format!(
+                "`{}`: its callee `{}` is recursive or reaches recursion",
+                demangle(kernel).unwrap_or_else(|| kernel.clone()),
+                demangle(callee).unwrap_or_else(|| callee.clone())
+            ),
+        }
+    }
 }

@@ -118,7 +118,7 @@ impl<K: Ord + Copy> FirstOf<K> {
 /// The same SM always; an earlier SM of the same major version when the object
 /// is not architecture-specific (sm_80 into sm_86, sm_90 into sm_90a);
 /// architecture-specific ('a') code only into exactly its own target.
-pub(crate) fn arch_compatible(object: Arch, target: Arch) -> bool {
+pub fn arch_compatible(object: Arch, target: Arch) -> bool {
     if object == target {
         return true;
     }
@@ -244,9 +244,6 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
 /// Parses all inputs in parallel; the first failure in command-line order wins,
 /// so the message does not depend on the thread count.
 pub(crate) fn read_inputs<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Vec<InputObject<'a>>, LinkError> {
-    if inputs.is_empty() {
-        return Err(LinkError::NoInputs);
-    }
     let results: Vec<Result<InputObject<'a>, LinkError>> =
         inputs.par_iter().enumerate().map(|(i, input)| read_one(i, input, options.arch)).collect();
     results.into_iter().collect()

@@ -11,7 +11,8 @@ use crate::options::{LinkOptions, OutputKind};
 use crate::resolve::{GlobalId, Resolution, SymbolRef, is_kernel};
 use develf_format::reloc::{R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX};
 use develf_format::section::{
-    SHF_CUDA_MERCURY, SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_RELA, SHT_CUDA_MERCURY_RESOLVED_RELA, SHT_RELA,
+    SHF_CUDA_MERCURY, SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_CALLGRAPH, SHT_CUDA_MERCURY_RELA,
+    SHT_CUDA_MERCURY_RESOLVED_RELA, SHT_CUDA_MERCURY_SYMTAB, SHT_RELA,
 };
 use develf_format::section::{
     SHT_CUDA_CALLGRAPH, SHT_CUDA_COMPAT_INFO, SHT_CUDA_GLOBAL, SHT_CUDA_INFO, SHT_CUDA_PROTOTYPE, SHT_CUDA_RELOCINFO,
@@ -676,7 +677,10 @@ pub(crate) fn build(
     // (crate::relocate::Context::resolved_entry); the sections of every other
     // target stay empty and are dropped.
     let preserve_relocs = options.preserve_relocs;
-    let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
+    // Rule 13.6: a link without inputs for sm_90 or later still gets
+    // nvlink's `.nv.compat`.
+    let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO))
+        || (inputs.is_empty() && options.arch.sm >= 90);
 
     // Rule 1.3.1: the fixed start.
     b.create(".shstrtab", C::ShStrTab, SHT_STRTAB, 0, 1);
@@ -994,6 +998,17 @@ pub(crate) fn build(
     // U25: the kernels' new banks are named after `.nv.prototype`, before
     // `.nv.rel.action` (cd sm_75: `.nv.constant2._Z3kd1Pd` in `.shstrtab`).
     merge_function_banks(&mut b);
+    if inputs.is_empty() && mercury {
+        // Rule 13.6: with no input to carry them, nvlink still writes the
+        // merc symbol table and call graph (both generated from the output's).
+        let symtab = b.create(".nv.merc.symtab", C::Mercury, SHT_CUDA_MERCURY_SYMTAB, SHF_CUDA_MERCURY, 8);
+        let callgraph = b.create(".nv.merc.nv.callgraph", C::Mercury, SHT_CUDA_MERCURY_CALLGRAPH, SHF_CUDA_MERCURY, 4);
+        for (id, entsize) in [(symtab, 24), (callgraph, 8)] {
+            if let Some(out) = b.layout.sections.get_mut(id) {
+                out.entsize = entsize;
+            }
+        }
+    }
     if executable && !mercury {
         b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
     }

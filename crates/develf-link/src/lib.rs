@@ -37,13 +37,16 @@ mod write;
 
 pub use compare::{Comparison, compare};
 pub use error::{
-    Duplicate, LinkError, Location, RegisterOverLimit, SharedContribution, SharedOverLimit, SymbolName, Undefined,
-    demangle,
+    Duplicate, LinkError, LinkWarning, Location, RegisterOverLimit, SharedContribution, SharedOverLimit, SymbolName,
+    Undefined, demangle,
 };
+pub use input::arch_compatible;
 pub use options::{CodeSource, Input, LinkOptions, OutputKind, is_code_section};
 pub use write::Image;
 
-/// Links `inputs` (in command-line order) into one cubin.
+/// Links `inputs` (in command-line order) into one cubin. No inputs give
+/// the empty output nvlink writes when nothing has code for the target
+/// (docs/nvlink-layout.md rule 13.6).
 pub fn link(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<u8>, LinkError> {
     link_image(options, inputs)?
         .into_bytes()
@@ -113,10 +116,14 @@ fn link_in_pool<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
                     None => *i,
                 })
                 .collect();
-            let bytes = link_objects(options, &moved)?
+            let image = link_objects(options, &moved)?;
+            let warnings = image.warnings().to_vec();
+            let bytes = image
                 .into_bytes()
                 .map_err(|e| LinkError::ReadCode { what: "the inputs".to_string(), message: e.to_string() })?;
-            return Ok(Image::owned(bytes));
+            let mut owned = Image::owned(bytes);
+            owned.warn(warnings);
+            return Ok(owned);
         }
     }
     link_objects(options, inputs)
@@ -156,9 +163,10 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         mercury::relocate(&objects, &resolution, &layout, &symbols, &mut contents)?;
     }
     clock.done("relocate");
-    let generated = metadata::build(options, &objects, &resolution, &layout, &symbols)?;
+    let (generated, warnings) = metadata::build(options, &objects, &resolution, &layout, &symbols)?;
     clock.done("metadata");
     let mut image = write::write(&objects, &resolution, &layout, &mut symbols, contents, generated)?;
+    image.warn(warnings);
     clock.done("write");
     image.keep((objects, resolution, liveness, layout, symbols));
     Ok(image)

@@ -3,7 +3,7 @@
 //! `.nv.prototype` and `.nv.rel.action`. Decoding, remapping and encoding go
 //! through develf-eiattr; symbol indices are rewritten to the output symtab.
 
-use crate::error::LinkError;
+use crate::error::{LinkError, LinkWarning};
 use crate::input::InputObject;
 use crate::layout::{InfoField, Layout, OutId, OutSection, SectionClass};
 use crate::mercury::Generated as MercGenerated;
@@ -490,6 +490,48 @@ impl Context<'_, '_> {
             .collect()
     }
 
+    /// Rule 7.1, nvlink's "Stack size for entry function '<k>' cannot be
+    /// statically determined": in an executable, once for each callee of a
+    /// kernel whose stack size is unknown (recursive, or reaching recursion;
+    /// an indirect call's possible targets are callees too), kernels in
+    /// output `.text` order. Calls: `calls_fib_kernel` once (`lib_fib`);
+    /// a kernel calling three recursive functions three times, one calling
+    /// a function that reaches two recursive ones once; fptr `kfp` twice
+    /// (`even`, and `sub2` through its pointer call), `kfp2` once (`sub2`);
+    /// nothing under `-r`.
+    fn stack_warnings(&self, facts: &CallFacts) -> Vec<LinkWarning> {
+        if !self.layout.executable {
+            return Vec::new();
+        }
+        let name = |i: u32| {
+            let s = self.symbols.symbols.get(i as usize);
+            s.and_then(|s| string_at(&self.symbols.strtab.bytes, s.name)).unwrap_or_default().to_string()
+        };
+        let text_of = |k: u32| match self.symbols.symbols.get(k as usize).map(|s| s.section) {
+            Some(crate::symbols::SymbolSection::Section(id)) => id,
+            _ => usize::MAX,
+        };
+        let mut kernels = self.kernels();
+        kernels.sort_by_key(|&k| text_of(k));
+        let mut warnings = Vec::new();
+        for k in kernels {
+            let mut callees: Vec<u32> = Vec::new();
+            let direct = facts.callees.get(&k).into_iter().flatten().copied();
+            let sites = facts.indirect.get(&k);
+            let through_pointers =
+                facts.address_taken.iter().filter(|(_, p)| sites.is_some_and(|s| s.contains(p))).map(|&(g, _)| g);
+            for c in direct.chain(through_pointers) {
+                if !callees.contains(&c) {
+                    callees.push(c);
+                }
+            }
+            for c in callees.into_iter().filter(|&c| facts.is_recursive(c)) {
+                warnings.push(LinkWarning::UnknownStackSize { kernel: name(k), callee: name(c) });
+            }
+        }
+        warnings
+    }
+
     /// Rule 7.1.
     fn nv_info(&self) -> Result<(Vec<u8>, CallFacts), LinkError> {
         // Each input's records are decoded in parallel, kept in input order.
@@ -772,7 +814,7 @@ impl Context<'_, '_> {
             .chain(self.inputs.iter())
             .find_map(note)
             .map(<[u8]>::to_vec)
-            .unwrap_or_default();
+            .unwrap_or_else(|| empty_link_cuinfo(self.options.arch.sm));
         // The descriptor ends the note: u16 version, u16 virtual SM, u32 toolkit.
         let virtual_sm = |b: &[u8]| {
             let at = b.len().checked_sub(6)?;
@@ -856,7 +898,7 @@ impl Context<'_, '_> {
     fn compat(&self) -> Vec<u8> {
         let mut all =
             self.inputs.iter().filter_map(|i| i.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
-        let Some(first) = all.next() else { return Vec::new() };
+        let Some(first) = all.next() else { return empty_link_compat(self.options.arch) };
         let mut out = first.bytes().to_vec();
         for other in all {
             for (code, value) in compat_byte_records(other.bytes()) {
@@ -1130,15 +1172,18 @@ struct InputFacts {
 /// The generated sections' contents, in output section order (merged
 /// sections have none: a big link's 27,000 sections have 10,000 generated
 /// ones, so there is no slot per section).
+pub(crate) type GeneratedSections = Vec<(OutId, Vec<u8>)>;
+
 pub(crate) fn build(
     options: &LinkOptions,
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     layout: &Layout,
     symbols: &SymbolTable,
-) -> Result<Vec<(OutId, Vec<u8>)>, LinkError> {
+) -> Result<(GeneratedSections, Vec<LinkWarning>), LinkError> {
     let cx = Context { options, inputs, resolution, layout, symbols };
     let (nv_info, facts) = cx.nv_info()?;
+    let warnings = cx.stack_warnings(&facts);
     let generate = |s: &OutSection| -> Result<Option<Vec<u8>>, LinkError> {
         let mut bytes = match s.class {
             SectionClass::NvInfo => nv_info.clone(),
@@ -1185,7 +1230,56 @@ pub(crate) fn build(
             Err(e) => Some(Err(Box::new(e))),
         })
         .collect();
-    results.into_iter().map(|r| r.map_err(|e| *e)).collect()
+    let sections = results.into_iter().map(|r| r.map_err(|e| *e)).collect::<Result<_, LinkError>>()?;
+    Ok((sections, warnings))
+}
+
+/// Rule 13.6: the `.note.nv.cuinfo` of a link without inputs (nvlink 13.5:
+/// note version 2, the target's SM as the virtual SM, toolkit 13.5).
+fn empty_link_cuinfo(sm: u32) -> Vec<u8> {
+    let mut note = Vec::with_capacity(32);
+    for word in [12u32, 8, 1000] {
+        note.extend_from_slice(&word.to_le_bytes());
+    }
+    note.extend_from_slice(b"NVIDIA Corp\0");
+    note.extend_from_slice(&2u16.to_le_bytes());
+    note.extend_from_slice(&u16::try_from(sm).unwrap_or(u16::MAX).to_le_bytes());
+    note.extend_from_slice(&135u32.to_le_bytes());
+    note
+}
+
+/// Rule 13.6: the `.nv.compat` of a link without inputs, as nvlink 13.5
+/// writes it: the accelerator record; on Mercury then CAN_FASTPATH_FINALIZE
+/// with the value ptxas gives the family's objects (0x09 sm_100, 0x50
+/// sm_120, 0 for sm_103/sm_110/sm_121: nvlink's empty outputs for all 15
+/// Mercury targets) and FINALIZER_VERSION 1.1.0.
+fn empty_link_compat(arch: develf_format::header::Arch) -> Vec<u8> {
+    let accelerator = vec![2, EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET, u8::from(arch.accelerator), 0];
+    if arch.sm < 100 {
+        return accelerator;
+    }
+    let fastpath: u8 = match arch.sm {
+        100 => 0x09,
+        120 => 0x50,
+        _ => 0,
+    };
+    let mut out = accelerator;
+    out.extend_from_slice(&[
+        4,
+        develf_format::nvinfo::EICOMPAT_ATTR_CAN_FASTPATH_FINALIZE,
+        8,
+        0,
+        fastpath,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+    ]);
+    out.extend_from_slice(&[3, COMPAT_FINALIZER_VERSION, 0x40, 0x04]);
+    out
 }
 
 /// The `.nv.compat` TLV walk: (format, code, offset of the value byte or payload).

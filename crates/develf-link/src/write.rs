@@ -255,6 +255,8 @@ pub struct Image<'a> {
     /// right after writing may `std::mem::forget` the image and skip freeing
     /// some hundred thousand allocations (as lld and mold do).
     state: Option<Box<dyn State + Send + Sync + 'a>>,
+    /// What the link reports without failing, in nvlink's order.
+    warnings: Vec<crate::LinkWarning>,
 }
 
 /// Anything kept alive by an [`Image`].
@@ -276,7 +278,17 @@ impl<'a> Image<'a> {
     /// An image of bytes already assembled.
     pub(crate) fn owned(bytes: Vec<u8>) -> Image<'a> {
         let total = bytes.len() as u64;
-        Image { pieces: vec![(0, Body::Owned(bytes))], total, state: None }
+        Image { pieces: vec![(0, Body::Owned(bytes))], total, state: None, warnings: Vec::new() }
+    }
+
+    pub(crate) fn warn(&mut self, warnings: Vec<crate::LinkWarning>) {
+        self.warnings.extend(warnings);
+    }
+
+    /// The link's warnings (nvlink prints them; under `-Werror` they fail
+    /// the link).
+    pub fn warnings(&self) -> &[crate::LinkWarning] {
+        &self.warnings
     }
 
     /// The size of the file in bytes.
@@ -738,7 +750,9 @@ pub(crate) fn write<'a>(
         .iter()
         .find(|i| !i.abi7)
         .map(|i| i.cubin.header().flags & 0x00ff_00ff)
-        .unwrap_or_else(|| inputs.first().map_or(0, |_| 4));
+        // Rule 13.6: with no input at all, what nvlink writes for the target
+        // (0x4 up to sm_90, 0x2 from sm_100 on, as ptxas's objects have).
+        .unwrap_or(if inputs.is_empty() && layout.mercury { 2 } else { 4 });
     let e_flags = (cuinfo_index << 24) | ((layout.target_sm & 0xff) << 8) | low;
 
     let total = if layout.executable { phoff + table_size } else { phoff };
@@ -797,7 +811,7 @@ pub(crate) fn write<'a>(
         }
         pieces.push((phoff, Body::Owned(table)));
     }
-    Ok(Image { pieces, total, state: None })
+    Ok(Image { pieces, total, state: None, warnings: Vec::new() })
 }
 
 #[cfg(test)]
@@ -892,7 +906,7 @@ mod tests {
                 at += len + k % 5;
             }
             pieces.insert(0, (0, Body::Owned(vec![0x7f; 64])));
-            Image { pieces, total: at + 9, state: None }
+            Image { pieces, total: at + 9, state: None, warnings: Vec::new() }
         };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         for count in [0u64, 1, 2, 17, 60] {
