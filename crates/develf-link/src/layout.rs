@@ -570,6 +570,8 @@ impl Builder<'_, '_> {
         let offset = if class == C::DebugShared && !executable { out.size } else { align_up(out.size, align) };
         out.size = offset.saturating_add(s.size);
         out.align = out.align.max(align);
+        // Most sections get one piece: room for exactly one (a first push would make room for four).
+        out.pieces.reserve_exact(usize::from(out.pieces.is_empty()));
         out.pieces.push(Piece { input, section: index, offset });
         if let Some(slot) = self.layout.placement.get_mut(input).and_then(|p| p.get_mut(index)) {
             *slot = Some((id, offset));
