@@ -65,6 +65,7 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
     };
     let mut edges: Vec<Vec<usize>> = vec![Vec::new(); total];
     let mut live = vec![false; total];
+    let mut in_data = vec![false; total];
     let mut queue = VecDeque::new();
     let root = |n: usize, live: &mut Vec<bool>, queue: &mut VecDeque<usize>| {
         if let Some(l) = live.get_mut(n) {
@@ -101,8 +102,14 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                         }
                     }
                 } else if !from_debug {
-                    // A function pointer in data (`.nv.global.init`, a constant bank).
-                    root(to, &mut live, &mut queue);
+                    // A function pointer in data (`.nv.global.init`, a constant
+                    // bank) keeps its function, but the walk does not go on
+                    // from it (rule 9.12: fresh `-kernels-used`, `chain1` in
+                    // a `__constant__` table stays, its callees `chain2` and
+                    // the division slow path go; sm_75..sm_90a).
+                    if let Some(l) = in_data.get_mut(to) {
+                        *l = true;
+                    }
                 }
             }
         }
@@ -121,6 +128,19 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             }
         }
     });
+    // Rule 9.12: an indirect call site reaches every address-taken function
+    // of its prototype (fresh `-kernels-used=disp_kernel`: `chain1`, called
+    // through a `__constant__` table, keeps `chain2` and the division slow path).
+    let mut indirect = hashbrown::HashMap::new();
+    crate::shared::indirect_edges(inputs, resolution, &mut indirect);
+    for ((fi, fx), targets) in indirect {
+        let Some(from) = is_text(fi, fx).then(|| node(fi, fx)).flatten() else { continue };
+        for (ti, tx) in targets {
+            if let (Some(to), Some(e)) = (is_text(ti, tx).then(|| node(ti, tx)).flatten(), edges.get_mut(from)) {
+                e.push(to);
+            }
+        }
+    }
     let mut host_candidates: Vec<(usize, usize)> = Vec::new();
     for input in inputs {
         for s in input.symbols() {
@@ -148,6 +168,9 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
         for t in targets {
             root(t, &mut live, &mut queue);
         }
+    }
+    for (l, d) in live.iter_mut().zip(&in_data) {
+        *l |= *d;
     }
 
     for input in inputs {
