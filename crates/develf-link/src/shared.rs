@@ -334,6 +334,13 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
         }
         if !own.is_empty() {
             room = None;
+        } else if layout.executable && layout.debug && room.is_some() {
+            // Rule 12.9: `-g` executables ignore a `-r` output's rooms: a
+            // kernel not reaching extern memory loses its section, a user's
+            // extern memory starts at 0 (fresh relinked `-g -r` and `-r`
+            // outputs with `-g`: 0x400 on sm_90, not 0x410).
+            room = None;
+            own_size = 0;
         }
         if let Some(max) = own.iter().map(|v| v.align).max() {
             // Rule 12.8: with variables, theirs is the alignment; a `-r`
