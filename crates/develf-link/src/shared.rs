@@ -334,11 +334,12 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
         }
         if !own.is_empty() {
             room = None;
-        } else if layout.executable && layout.debug && room.is_some() {
-            // Rule 12.9: `-g` executables ignore a `-r` output's rooms: a
-            // kernel not reaching extern memory loses its section, a user's
+        } else if layout.debug && room.is_some() {
+            // Rule 12.9: `-g` ignores a `-r` output's rooms: in an executable
+            // a kernel not reaching extern memory loses its section, a user's
             // extern memory starts at 0 (fresh relinked `-g -r` and `-r`
-            // outputs with `-g`: 0x400 on sm_90, not 0x410).
+            // outputs with `-g`: 0x400 on sm_90, not 0x410); `-r -g` sizes
+            // the kernel as an object's (fresh `-r` output, `-r -g`: 0x10).
             room = None;
             own_size = 0;
         }

@@ -644,7 +644,9 @@ pub(crate) fn build(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, lay
                 (section, layout.shared.reserved.wrapping_sub(1), sym.size)
             }
             // Rule 12.10: `-r -g` defines the extern symbols at an offset.
-            None if !executable && extern_shared && layout.debug => {
+            // So does relinking a `-r` output's (fresh `-r` output, `-r -g`:
+            // `dsm_d`, `dsm_f`, `dsm_i` 0x10 -> 0).
+            None if !executable && (extern_shared || input_extern) && layout.debug => {
                 (section, layout.shared.extern_values.get(global.name).copied().unwrap_or(0), sym.size)
             }
             // Rule 11.9: on Mercury always after the reserved area, 0x400
