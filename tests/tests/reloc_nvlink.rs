@@ -292,6 +292,7 @@ fn resolve(
     patched: &str,
     out: &mut Output<'_>,
     winners: &HashMap<String, usize>,
+    firsts: &HashMap<String, usize>,
     cache: &mut HashMap<usize, Option<Placement>>,
 ) -> Resolved {
     let def_section = sym.section_index().and_then(|i| input.sections().get(i)).map(|s| s.name);
@@ -387,8 +388,13 @@ fn resolve(
     // A debug record of a losing copy describes code that is not in the
     // output, unless the copy was met first and replaced by a later winner
     // (fewer registers, U9): then its records stay and point at the winner.
+    // A copy met after another lost when met, whichever copy wins in the end
+    // (rule 9.11: indir's `ind_wsum<float>` in indir_b).
     let describes_loser = matches!(SymbolHome::of_section(patched), SymbolHome::Debug | SymbolHome::DebugLine);
-    if describes_loser && sym.section_index().is_some() && winners.get(sym.name).is_some_and(|w| *w < input_no) {
+    let lost = winners.get(sym.name).is_some_and(|w| *w < input_no)
+        || (winners.get(sym.name).is_some_and(|w| *w != input_no)
+            && firsts.get(sym.name).is_some_and(|f| *f < input_no));
+    if describes_loser && sym.section_index().is_some() && lost {
         return Resolved::Discarded(o.value, home, bank);
     }
     Resolved::Value(o.value, home, bank)
@@ -475,6 +481,19 @@ fn points_at_cie(debug_frame: &[u8], theirs: u64, ours: u64) -> bool {
     is_cie(theirs) && !is_cie(ours)
 }
 
+/// The first input defining each global function (rule 9.11).
+fn first_definitions(inputs: &[Cubin<'_>]) -> HashMap<String, usize> {
+    let mut first: HashMap<String, usize> = HashMap::new();
+    for (i, c) in inputs.iter().enumerate() {
+        for s in c.symbols() {
+            if s.bind != STB_LOCAL && s.section_index().is_some() && s.st_type == STT_FUNC {
+                first.entry(s.name.to_string()).or_insert(i);
+            }
+        }
+    }
+    first
+}
+
 /// Which input wins each global function definition: the first strong one,
 /// else among weak ones the one using fewer registers, on equal counts the one
 /// built for the newer SM, else the first (docs/nvlink-layout.md rule 9).
@@ -551,6 +570,7 @@ fn check_link(link: &Link, report: &mut Report) {
         .map(|(b, p)| Cubin::parse(b).unwrap_or_else(|e| panic!("{}: {e:?}", p.display())))
         .collect();
     let winners = winners(&inputs);
+    let firsts = first_definitions(&inputs);
     for (input_no, (input, input_path)) in inputs.iter().zip(&link.inputs).enumerate() {
         let mut cache: HashMap<usize, Option<Placement>> = HashMap::new();
         for rs in input.relocation_sections() {
@@ -635,7 +655,7 @@ fn check_link(link: &Link, report: &mut Report) {
                 let in_word = word(in_site, len);
                 let out_word = word(out_site, len);
                 let out_types = out.kept.get(&(p.out_section, out_off)).cloned().unwrap_or_default();
-                let resolved = resolve(input, input_no, sym, merc, tsec.name, &mut out, &winners, &mut cache);
+                let resolved = resolve(input, input_no, sym, merc, tsec.name, &mut out, &winners, &firsts, &mut cache);
                 let (state, home) = match resolved {
                     Resolved::Value(_, h, _) => (SymbolState::Live, h),
                     Resolved::Discarded(_, h, _) => (SymbolState::DiscardedDuplicate, h),

@@ -105,6 +105,8 @@ const CONST_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 const MDBG_ARCHS: &[&str] = &["sm_100"];
 /// One sm_100 and one sm_120 build: Mercury code without the sm_100a copy.
 const MERCURY_PAIR: &[&str] = &["sm_100", "sm_120"];
+/// The `indir` group: one architecture with and one without `_param` locals.
+const INDIR_ARCHS: &[&str] = &["sm_75", "sm_90"];
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
 
 const fn cu(name: &'static str, source: &'static str, archs: Archs, abi7: &'static [&'static str]) -> ObjectSpec {
@@ -341,6 +343,20 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(DEBUG_ARCHS),
         abi7: ABI7_NONE,
     },
+    // Rules 7.1, 9.10-9.12, 12.1, 12.8: indirect calls through `__constant__`
+    // tables, a weak template in three objects (indir_c's copy, with fewer
+    // registers, wins). Non-merc only.
+    cu("indir_a", "indir_a.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
+    cu("indir_b", "indir_b.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
+    ObjectSpec {
+        name: "indir_c",
+        source: "indir_c.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=32"],
+        ptxas_flags: &[],
+        archs: Archs::Only(INDIR_ARCHS),
+        abi7: ABI7_NONE,
+    },
     // U25: device functions' bank 2 merged into their kernels' banks.
     cu("cbank_a", "cbank_a.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
     cu("cbank_b", "cbank_b.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
@@ -523,6 +539,15 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(&["sm_75", "sm_90"]),
     },
+    GroupSpec {
+        name: "indir",
+        inputs: &[Abi8("indir_a"), Abi8("indir_b"), Abi8("indir_c")],
+        flags: &[],
+        archs: Archs::Only(INDIR_ARCHS),
+    },
+    // Rule 12.8: the `-r` output's externs defined in an extern-only
+    // `.nv_debug.shared`, named by a device function (`ind_mix`).
+    GroupSpec { name: "indir-relink", inputs: &[LinkR("indir")], flags: &[], archs: Archs::Only(INDIR_ARCHS) },
     // xconst_a is also built for sm_100, for the `-r` link of it alone in
     // options/commands.txt (rule 8.3's Mercury bank).
     GroupSpec {

@@ -95,8 +95,12 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                             found.edge(from, to);
                         }
                     } else if !from_debug {
-                        // A function pointer in data (`.nv.global.init`, a constant bank).
-                        found.roots.push(to);
+                        // A function pointer in data (`.nv.global.init`, a
+                        // constant bank) keeps its function, but the walk does
+                        // not go on from it (rule 9.12: fresh `-kernels-used`,
+                        // `chain1` in a `__constant__` table stays, its callees
+                        // `chain2` and the division slow path go; sm_75..sm_90a).
+                        found.in_data.push(to);
                     }
                 }
             }
@@ -154,9 +158,29 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             root(n, &mut live, &mut queue);
         }
     }
+    // Rule 9.12: an indirect call site reaches every address-taken function
+    // of its prototype (fresh `-kernels-used=disp_kernel`: `chain1`, called
+    // through a `__constant__` table, keeps `chain2` and the division slow path).
+    let mut indirect = hashbrown::HashMap::new();
+    crate::shared::indirect_edges(inputs, resolution, &mut indirect);
+    for ((fi, fx), targets) in indirect {
+        let Some(from) = is_text(fi, fx).then(|| node(fi, fx)).flatten() else { continue };
+        for (ti, tx) in targets {
+            if let (Some(to), Some(e)) = (is_text(ti, tx).then(|| node(ti, tx)).flatten(), edges.get_mut(from)) {
+                e.push(to);
+            }
+        }
+    }
     while let Some(n) = queue.pop_front() {
         for &t in edges.get(n).map(Vec::as_slice).unwrap_or_default() {
             root(t, &mut live, &mut queue);
+        }
+    }
+    for f in &found {
+        for &n in &f.in_data {
+            if let Some(l) = live.get_mut(n) {
+                *l = true;
+            }
         }
     }
 
@@ -199,9 +223,11 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
 struct InputEdges {
     /// (caller's `.text`, callee's `.text`).
     edges: Vec<(usize, usize)>,
-    /// Functions kept whatever calls them: kernels the link is for, and
-    /// functions whose address data holds.
+    /// The kernels the link is for: kept, and the walk starts from them.
     roots: Vec<usize>,
+    /// Functions whose address data holds: kept, but what they call is
+    /// not kept for it (rule 9.12).
+    in_data: Vec<usize>,
     /// Rule 13.5: kernels kept only if a host object names them.
     host_candidates: Vec<(usize, usize)>,
 }

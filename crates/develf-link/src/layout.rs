@@ -710,7 +710,7 @@ pub(crate) fn build(
     // the inputs, which is one thread's (it replays nvlink's creation order).
     let ((), (shared_facts, vetoes)) = rayon::join(
         || place_inputs(&mut b, options),
-        || (crate::shared::facts(inputs, resolution), prototype_vetoes(inputs, resolution)),
+        || (crate::shared::facts(inputs, resolution, executable), prototype_vetoes(inputs, resolution)),
     );
     b.layout.prototype_vetoed = vetoes;
 
@@ -804,8 +804,15 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             // U13: so does a weak kernel (sm_80 tpl_a + sm_86 tpl_b for sm_86,
             // where the newer SM's `tkernel<int>` wins), with its `.nv.info`
             // and `.nv.shared` names.
+            // Rule 9.10: not when the winner is dead code (fresh
+            // `-kernels-used`: `wsum<T>`'s winning copies die with `tkern<T>`
+            // and nvlink creates no name for the first copies).
             if let Some(d) = def.filter(|d| d.input > i) {
-                let later = inputs.get(d.input).and_then(|x| x.symbol(d.symbol)).and_then(|y| y.section_index());
+                let later = inputs
+                    .get(d.input)
+                    .and_then(|x| x.symbol(d.symbol))
+                    .and_then(|y| y.section_index())
+                    .filter(|&x| !b.liveness.is_dead(d.input, x));
                 let header = input.section(text).copied();
                 if let (Some(_), Some(h)) = (later, header) {
                     let id = b.create(h.name, C::Text, h.sh_type, h.flags, h.addralign.max(1));
@@ -951,9 +958,15 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 && input.symbols().iter().any(|y| {
                     y.st_type == STT_FUNC
                         && y.section_index() == Some(s.info as usize)
-                        && resolution
-                            .definition_of(SymbolRef { input: i, symbol: y.index })
-                            .is_some_and(|d| d.input > i && !is_kernel(y))
+                        && resolution.definition_of(SymbolRef { input: i, symbol: y.index }).is_some_and(|d| {
+                            d.input > i
+                                && !is_kernel(y)
+                                && inputs
+                                    .get(d.input)
+                                    .and_then(|x| x.symbol(d.symbol))
+                                    .and_then(|w| w.section_index())
+                                    .is_some_and(|x| !b.liveness.is_dead(d.input, x))
+                        })
                 });
             if replaced {
                 let text = input.section(s.info as usize).map(|t| t.name).unwrap_or_default();

@@ -85,6 +85,9 @@ struct CallFacts {
     /// Per output symbol: the largest REGCOUNT of the functions reachable
     /// from it, itself included (set with `recursive`).
     most_registers: Vec<u32>,
+    /// `callees` plus each indirect call site's address-taken targets of
+    /// its prototype (rule 7.1), when there are indirect calls.
+    widened: Option<HashMap<u32, Vec<u32>>>,
     /// Whether any call or address-taken target is undefined in the output:
     /// without one, and without EXTERNS, no kernel's list can grow.
     undefined_target: bool,
@@ -269,14 +272,16 @@ impl CallFacts {
     /// reaching every address-taken function of its prototype (fptr: `kfp2`
     /// calls through `pick(i)`, whose targets include `sub2`, which calls the
     /// mutually recursive `odd`/`even`: nvlink appends CRS_STACK_SIZE
-    /// 0xffffffff to `kfp2`; sm_75, 86, 90, 100, 120 exec). Only `recursive`
-    /// changes: register counts still follow direct calls (kfp2's REGCOUNT
-    /// is its own in the same links).
+    /// 0xffffffff to `kfp2`; sm_75, 86, 90, 100, 120 exec). Register counts
+    /// follow them as well (fresh: `disp_kernel`, 26 registers, calls
+    /// `chain1` (24) through a pointer, which calls `chain2` (36): REGCOUNT
+    /// 36, sm_75..sm_90a exec; kfp2's targets all have its own 24).
     fn find_recursion_through_addresses(&mut self) {
         if self.indirect.is_empty() || self.address_taken.is_empty() {
             return;
         }
-        let mut widened = CallFacts { callees: self.callees.clone(), ..CallFacts::default() };
+        let mut widened =
+            CallFacts { callees: self.callees.clone(), regcount: self.regcount.clone(), ..CallFacts::default() };
         for (&caller, sites) in &self.indirect {
             let targets = self.address_taken.iter().filter(|(_, p)| sites.contains(p)).map(|&(g, _)| g);
             let list = widened.callees.entry(caller).or_default();
@@ -287,6 +292,15 @@ impl CallFacts {
             }
         }
         widened.find_recursion();
+        self.widened = Some(widened.callees.clone());
+        for (f, &most) in widened.most_registers.iter().enumerate() {
+            if self.most_registers.len() <= f {
+                let own = self.regcount.get(&(f as u32)).copied().unwrap_or(0);
+                self.most_registers.resize(f + 1, 0);
+                self.most_registers[f] = own;
+            }
+            self.most_registers[f] = self.most_registers[f].max(most);
+        }
         for (f, &r) in widened.recursive.iter().enumerate() {
             if r {
                 if self.recursive.len() <= f {
@@ -307,7 +321,10 @@ impl CallFacts {
         }
         memo.insert(f, None); // a cycle back here reads "unknown"
         let mut deepest = 0u32;
-        for &c in self.callees.get(&f).map(Vec::as_slice).unwrap_or_default() {
+        // Rule 7.1: indirect calls count (fresh sm_75 `math_kernel`: 0x20 of
+        // its own and `dnorm`'s, 0x30 with its pointer's targets).
+        let callees = self.widened.as_ref().unwrap_or(&self.callees);
+        for &c in callees.get(&f).map(Vec::as_slice).unwrap_or_default() {
             let s = self.stack_size(c, memo, depth + 1)?;
             deepest = deepest.max(s);
         }

@@ -253,10 +253,21 @@ impl<'a> SymbolResolver<'_, 'a> {
         // A copy met *before* the winner was taken first and replaced (U9,
         // fewer registers): its records stay and point at the winner (wreg:
         // wreg_a's `wsum` FDE; wreg_b first drops wreg_a's as usual).
+        // Rule 9.11: a copy met *after* another lost when met, and its records
+        // go even when the final winner comes later still (fresh: `wsum<float>`
+        // in fr_a, fr_b, fr_c, fr_c's winning with fewer registers: fr_b's FDE
+        // relocation goes, fr_a's stays).
+        let lost_when_met = || {
+            self.resolution
+                .global(here)
+                .and_then(|g| self.resolution.globals.get(g))
+                .and_then(|g| g.first_definition)
+                .is_some_and(|first| first.input < input)
+        };
         let describes_loser = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
             && sym.st_type == STT_FUNC
             && sym.section_index().is_some()
-            && def.input < input;
+            && (def.input < input || (def.input != input && lost_when_met()));
         let Some((id, base)) = self.layout.placed(def.input, section) else {
             let name = def_input.section(section).map_or("", |s| s.name);
             // Duplicates are recorded against `.symtab`'s sections (the merc
@@ -336,7 +347,12 @@ impl<'a> Context<'_, 'a> {
         }
         match plan.offsets.get(&key) {
             Some(&v) => v,
-            None if is_extern => plan.extern_offset.get(&patched).copied().unwrap_or(0),
+            // A device function no kernel reaches (kept for its address in
+            // data, rule 9.12) gets -1 in an executable, like an undefined
+            // extern (fresh `-kernels-used`: `shared_mix`'s `dsm_i`/`dsm_f`).
+            None if is_extern => {
+                plan.extern_offset.get(&patched).copied().unwrap_or(if self.layout.executable { u64::MAX } else { 0 })
+            }
             // A variable of a kernel that is gone (`-kernels-used`): -1, as
             // an undefined one (rule 12.10; a `-G` kernel's `bar` in
             // `.debug_info`: 0x3ff with ptxas's addend 0x400, sm_90 and

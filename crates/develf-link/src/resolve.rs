@@ -39,6 +39,9 @@ pub(crate) struct Global<'a> {
     pub definition: Option<SymbolRef>,
     /// The first occurrence, which gives an undefined symbol its attributes.
     pub first: SymbolRef,
+    /// The first definition in input order; a later copy that loses lost
+    /// when it was met (its debug records go, rule 9.11).
+    pub first_definition: Option<SymbolRef>,
 }
 
 /// The unified function/data table symbols: weak-undefined in every input;
@@ -235,6 +238,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
                         name: s.name,
                         definition: None,
                         first: SymbolRef { input: input.index, symbol: s.index },
+                        first_definition: None,
                     });
                     globals.len() - 1
                 });
@@ -271,6 +275,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
             let Some(global) = globals.get_mut(id) else { continue };
             let Some(current) = global.definition else {
                 global.definition = Some(here);
+                global.first_definition = Some(here);
                 continue;
             };
             let Some(cur) = inputs.get(current.input).and_then(|i| i.symbol(current.symbol)) else { continue };

@@ -12,7 +12,10 @@ use crate::gc::is_code_section;
 use crate::input::InputObject;
 use crate::layout::{InfoField, Keep, Layout, OutId, SectionClass};
 use crate::resolve::{Resolution, SymbolRef};
+use develf_eiattr::CallGraph;
+use develf_format::section::SHT_CUDA_CALLGRAPH;
 use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_SECTION};
+use develf_parse::elf::string_at;
 use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
 use std::collections::VecDeque;
@@ -136,7 +139,7 @@ pub(crate) struct Facts {
 }
 
 /// What the inputs' code says about shared memory; needs no layout.
-pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Facts {
+pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, executable: bool) -> Facts {
     let mut f = Facts {
         edges: HashMap::new(),
         uses: HashMap::new(),
@@ -173,7 +176,12 @@ pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> 
                     if is_extern(input, sym) {
                         f.extern_users.insert(from);
                         f.any_extern = true;
-                        f.defined_extern |= sym.section_index().is_some();
+                        // Rule 12.8: only where that section holds device
+                        // functions' variables too (relinked shm, xshm); an
+                        // extern-only one is kept (fresh relinked: `shared_mix`
+                        // names `dsm_f`/`dsm_i`, the section holds no variable).
+                        f.defined_extern |=
+                            sym.section_index().is_some_and(|x| holds_variables(inputs, input.index, x));
                         node_names.entry(from).or_default().push(sym.name);
                     } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {
                         f.uses.entry(from).or_default().push(here);
@@ -196,6 +204,9 @@ pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> 
             }
         }
     }
+    if executable {
+        indirect_edges(inputs, resolution, &mut f.edges);
+    }
     for (node, names) in node_names {
         let a = names.iter().filter_map(|n| name_align.get(n)).copied().max().unwrap_or(EXTERN_ALIGN);
         f.node_extern_align.insert(node, a);
@@ -211,6 +222,56 @@ pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> 
         f.extern_align = EXTERN_ALIGN;
     }
     f
+}
+
+/// Rule 12.1: in an executable an indirect call site reaches every
+/// address-taken function of its prototype (`.nv.callgraph` blocks 3 and 2,
+/// signatures compared as strings), as in rules 7.1/7.2: `table_kernel`
+/// calling `float(float)` pointers reaches `shared_mix(int)` (both `#ii`),
+/// whose `extern __shared__` keeps the kernel's window (fresh sm_75..sm_90a).
+/// `-r` links do not count them (the kernel stays a non-user, rule 12.3).
+/// Dead-code elimination walks them too (rule 9.12).
+pub(crate) fn indirect_edges(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    edges: &mut HashMap<Node, Vec<Node>>,
+) {
+    let mut sites: Vec<(Node, &str)> = Vec::new();
+    let mut taken: Vec<(Node, &str)> = Vec::new();
+    for input in inputs {
+        let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
+            continue;
+        };
+        let Some(strings) = input.section(strtab).and_then(|s| s.data) else { continue };
+        for s in input.sections() {
+            if s.sh_type != SHT_CUDA_CALLGRAPH
+                || s.name != ".nv.callgraph"
+                || resolution.is_discarded(input.index, s.index)
+            {
+                continue;
+            }
+            let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
+            let home = |symbol: u32| {
+                let def = resolution.definition_of(SymbolRef { input: input.index, symbol: symbol as usize })?;
+                Some((def.input, inputs.get(def.input)?.symbol(def.symbol)?.section_index()?))
+            };
+            for (list, pairs) in [(&mut sites, &graph.indirect_calls), (&mut taken, &graph.address_taken)] {
+                for p in pairs {
+                    if let (Some(node), Some(sig)) = (home(p.0), string_at(strings, p.1)) {
+                        list.push((node, sig));
+                    }
+                }
+            }
+        }
+    }
+    for (from, sig) in sites {
+        for &(to, _) in taken.iter().filter(|(_, t)| *t == sig) {
+            let list = edges.entry(from).or_default();
+            if to != from && !list.contains(&to) {
+                list.push(to);
+            }
+        }
+    }
 }
 
 fn reach(facts: &Facts, start: Node) -> Vec<Node> {
@@ -280,6 +341,14 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
             }
             if !own.is_empty() {
                 room = None;
+            } else if layout.debug && room.is_some() {
+                // Rule 12.9: `-g` ignores a `-r` output's rooms: in an executable
+                // a kernel not reaching extern memory loses its section, a user's
+                // extern memory starts at 0 (fresh relinked `-g -r` and `-r`
+                // outputs with `-g`: 0x400 on sm_90, not 0x410); `-r -g` sizes
+                // the kernel as an object's (fresh `-r` output, `-r -g`: 0x10).
+                room = None;
+                own_size = 0;
             }
             if let Some(max) = own.iter().map(|v| v.align).max() {
                 // Rule 12.8: with variables, theirs is the alignment; a `-r`
@@ -878,6 +947,12 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     }
                     offset.max(a.saturating_mul(2))
                 }
+            } else if k.room.is_some() {
+                // Rule 12.9: a `-r` output's room (no variables) of a kernel
+                // not using extern memory grows by the alignment whatever its
+                // size (indir-relink `-r`: 0x10 -> 0x20 for every such kernel;
+                // rr-shm's `ksa_noshared` 0x10 -> 0x110).
+                k.own_size.saturating_add(a)
             } else if k.own_extent < a {
                 grow_by_room(k.own_extent, a)
             } else {

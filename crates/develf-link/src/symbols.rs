@@ -594,6 +594,15 @@ pub(crate) fn build(
             continue;
         }
         let extern_shared = placed.is_none() && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED;
+        // Rule 12.4: `-g` keeps the extern symbols a `-r` output defined in
+        // `.nv_debug.shared` as it keeps undefined ones, and drops the
+        // `externsharedinstance`s (fresh `-g` relinks of `-r` and `-g -r`
+        // outputs: `dsm_d`, `dsm_i`, `dsm_f` kept, sm_75..sm_90a).
+        let input_extern = sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED
+            && inputs.get(source.input).is_some_and(|i| crate::shared::is_extern(i, sym));
+        if executable && layout.debug && input_extern && global.name == EXTERN_INSTANCE {
+            continue;
+        }
         if executable && extern_shared && layout.shared.debug_shared.is_none() {
             // Rule 12.2: an executable resolves `extern __shared__` per kernel
             // and keeps neither the symbol nor its name (shared: 18/18 links);
@@ -611,6 +620,7 @@ pub(crate) fn build(
             };
         if executable
             && weak_home.is_none()
+            && !(layout.debug && input_extern)
             && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED
             && placed
                 .flatten()
@@ -683,12 +693,14 @@ pub(crate) fn build(
                 (section, layout.shared.reserved.wrapping_sub(1), sym.size)
             }
             // Rule 12.10: `-r -g` defines the extern symbols at an offset.
-            None if !executable && extern_shared && layout.debug => {
+            // So does relinking a `-r` output's (fresh `-r` output, `-r -g`:
+            // `dsm_d`, `dsm_f`, `dsm_i` 0x10 -> 0).
+            None if !executable && (extern_shared || input_extern) && layout.debug => {
                 (section, layout.shared.extern_values.get(global.name).copied().unwrap_or(0), sym.size)
             }
             // Rule 11.9: on Mercury always after the reserved area, 0x400
             // (shared `-g`, sm_100/sm_120, without a common area).
-            None if executable && extern_shared => {
+            None if executable && (extern_shared || (layout.debug && input_extern)) => {
                 let (bias, unplaced) = if layout.mercury {
                     (layout.shared.reserved, layout.shared.reserved)
                 } else {
