@@ -88,6 +88,7 @@ enum FatbinCommand {
 }
 
 fn main() -> ExitCode {
+    tune_allocator();
     // The command runs on this thread, made one of the worker pool's threads
     // (a link joins it, develf_link::link_image). Then the sequential phases
     // allocate from the main heap, which grows in large steps; a pool
@@ -100,6 +101,28 @@ fn main() -> ExitCode {
         Err(_) => run(),
     }
 }
+
+/// glibc's malloc raises its mmap threshold each time a large block is
+/// freed (up to 32 MiB), after which large blocks come from the heap, whose
+/// freed memory is kept. A link allocates and frees many blocks of tens to
+/// hundreds of KiB (per-input tables, merged sections): with the threshold
+/// fixed at 64 KiB they are mapped and unmapped whole, and untouched
+/// capacity costs nothing. Big link (`cargo xtask bench --only big`): peak
+/// RSS 41.2 -> 39.4 MB, time unchanged. Other platforms keep their
+/// allocator as it is.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn tune_allocator() {
+    const MMAP_THRESHOLD: libc::c_int = 64 * 1024;
+    // SAFETY: mallopt only sets a malloc parameter; called first thing in
+    // main, before any other thread exists. Its failure leaves the default.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn tune_allocator() {}
 
 fn run() -> ExitCode {
     let mut args = std::env::args_os();

@@ -11,6 +11,7 @@
 
 use crate::options::CodeSource;
 use develf_reloc::FieldWrite;
+use smallvec::SmallVec;
 use std::collections::BTreeSet;
 use std::io;
 
@@ -137,7 +138,9 @@ impl Fixup {
 #[derive(Debug, Default)]
 pub(crate) struct Merged<'a> {
     size: u64,
-    pieces: Vec<(u64, PieceBytes<'a>)>,
+    /// Held inline when there is one (most output sections; a list on the
+    /// heap would cost each of a big link's 27,000 sections a block).
+    pieces: SmallVec<[(u64, PieceBytes<'a>); 1]>,
     fixups: Vec<Fixup>,
     /// Fixups by (offset, order), to find those overlapping a site that is
     /// read; built on the first [`Merged::site`] (most sections never read
@@ -153,10 +156,10 @@ impl<'a> Merged<'a> {
         Merged { size, ..Merged::default() }
     }
 
-    /// [`Merged::new`] with room for exactly `pieces` pieces (most output
-    /// sections have one; a growing list would hold four).
+    /// [`Merged::new`] with room for exactly `pieces` pieces (a growing
+    /// list would hold four).
     pub(crate) fn with_pieces(size: u64, pieces: usize) -> Self {
-        Merged { size, pieces: Vec::with_capacity(pieces), ..Merged::default() }
+        Merged { size, pieces: SmallVec::with_capacity(pieces), ..Merged::default() }
     }
 
     /// Done with relocation: frees the offset index and the fixups' spare

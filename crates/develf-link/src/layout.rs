@@ -9,6 +9,7 @@ use crate::gc::{Liveness, is_code_section};
 use crate::input::InputObject;
 use crate::options::{LinkOptions, OutputKind};
 use crate::resolve::{GlobalId, Resolution, SymbolRef, is_kernel};
+use compact_str::CompactString;
 use develf_format::reloc::{R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX};
 use develf_format::section::{
     SHF_CUDA_MERCURY, SHT_CUDA_CAPMERC, SHT_CUDA_MERCURY_CALLGRAPH, SHT_CUDA_MERCURY_RELA,
@@ -25,6 +26,7 @@ use develf_format::symbol::{
 };
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
 use rayon::prelude::*;
+use smallvec::SmallVec;
 use std::hash::BuildHasher as _;
 
 /// Index of an output section in creation order.
@@ -196,7 +198,7 @@ pub(crate) enum InfoField {
 
 #[derive(Debug, Clone)]
 pub(crate) struct OutSection {
-    pub name: String,
+    pub name: CompactString,
     pub class: SectionClass,
     pub sh_type: u32,
     pub flags: u64,
@@ -205,7 +207,7 @@ pub(crate) struct OutSection {
     /// Bytes (or NOBITS extent) of merged input pieces; generated sections get
     /// their size from their contents.
     pub size: u64,
-    pub pieces: Vec<Piece>,
+    pub pieces: SmallVec<[Piece; 1]>,
     pub info: InfoField,
     pub keep: Keep,
     /// For relocation sections: the section patched.
@@ -230,7 +232,8 @@ pub(crate) struct Layout {
     /// Functions whose `.nv.prototype` entries are all dropped (rule 7.8).
     pub prototype_vetoed: HashSet<GlobalId>,
     /// Per input, per section: where its bytes went.
-    pub placement: Vec<Vec<Option<(OutId, u64)>>>,
+    /// (Section ids as u32: 16 bytes a slot, not 24; a big link has 30,000.)
+    pub placement: Vec<Vec<Option<(u32, u64)>>>,
     pub by_name: NameIndex,
     pub executable: bool,
     pub mercury: bool,
@@ -346,7 +349,7 @@ impl NameIndex {
 
 impl Layout {
     pub fn placed(&self, input: usize, section: usize) -> Option<(OutId, u64)> {
-        self.placement.get(input).and_then(|p| p.get(section)).copied().flatten()
+        self.placement.get(input).and_then(|p| p.get(section)).copied().flatten().map(|(id, at)| (id as OutId, at))
     }
 
     /// Where a local symbol of input section `section` goes: [`Layout::placed`],
@@ -475,14 +478,14 @@ impl Builder<'_, '_> {
         };
         let id = self.layout.sections.len();
         self.layout.sections.push(OutSection {
-            name: name.to_string(),
+            name: CompactString::from(name),
             class,
             sh_type,
             flags,
             align,
             entsize,
             size: 0,
-            pieces: Vec::new(),
+            pieces: SmallVec::new(),
             info: InfoField::Zero,
             keep,
             target: None,
@@ -570,10 +573,11 @@ impl Builder<'_, '_> {
         let offset = if class == C::DebugShared && !executable { out.size } else { align_up(out.size, align) };
         out.size = offset.saturating_add(s.size);
         out.align = out.align.max(align);
-        // Most sections get one piece: room for exactly one (a first push would make room for four).
-        out.pieces.reserve_exact(usize::from(out.pieces.is_empty()));
+        // Most sections get one piece, held inline (`pieces`' type).
         out.pieces.push(Piece { input, section: index, offset });
-        if let Some(slot) = self.layout.placement.get_mut(input).and_then(|p| p.get_mut(index)) {
+        if let (Some(slot), Ok(id)) =
+            (self.layout.placement.get_mut(input).and_then(|p| p.get_mut(index)), u32::try_from(id))
+        {
             *slot = Some((id, offset));
         }
         Some(id)
@@ -1117,7 +1121,7 @@ fn keep_symtab_shndx(layout: &mut Layout) {
         let Some(shndx) = layout.sections.get_mut(id) else { return };
         shndx.keep = Keep::IfExtended;
         let merc = OutSection {
-            name: MERC_SYMTAB_SHNDX.to_string(),
+            name: CompactString::from(MERC_SYMTAB_SHNDX),
             flags: develf_format::section::SHF_CUDA_MERCURY,
             ..shndx.clone()
         };
@@ -1504,7 +1508,8 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
         }
         kernels.push((id, reached));
     }
-    let text_name = |b: &Builder<'_, '_>, text: OutId| b.layout.section(text).map_or(String::new(), |s| s.name.clone());
+    let text_name =
+        |b: &Builder<'_, '_>, text: OutId| b.layout.section(text).map_or(String::new(), |s| s.name.to_string());
     let mut used: HashMap<OutId, Vec<(u64, u64)>> = HashMap::new();
     for (k, _) in &kernels {
         let bank = companion(".nv.constant2.", &text_name(b, *k));
@@ -1597,7 +1602,9 @@ fn copy_function_bank(b: &mut Builder<'_, '_>, h: &HeldBank, k: OutId, at: u64) 
             out.align = out.align.max(s.addralign.max(1));
             out.pieces.push(Piece { input: h.input, section: x, offset: at });
         }
-        if let Some(slot) = b.layout.placement.get_mut(h.input).and_then(|p| p.get_mut(x)) {
+        if let (Some(slot), Ok(id)) =
+            (b.layout.placement.get_mut(h.input).and_then(|p| p.get_mut(x)), u32::try_from(id))
+        {
             slot.get_or_insert((id, at));
         }
         Some(id)

@@ -210,7 +210,7 @@ fn own_text(inputs: &[InputObject<'_>], layout: &Layout, s: &OutSection, functio
         .get(piece.input)?
         .iter()
         .flatten()
-        .map(|&(o, _)| o)
+        .map(|&(o, _)| o as OutId)
         .find(|&o| layout.section(o).is_some_and(|x| x.name == name))
 }
 
@@ -490,7 +490,7 @@ pub(crate) fn finish_symbols(
                         }
                     }
                     let b = layout.find(&format!(".nv.merc{}", main.name))?;
-                    Some((b, main.name.clone()))
+                    Some((b, main.name.to_string()))
                 };
                 match counterpart.get(&id).cloned().or_else(by_name) {
                     Some((b, merc_name)) => (OutSymbol { section: SymbolSection::Section(b), ..s.clone() }, merc_name),
@@ -885,7 +885,7 @@ impl Relocator<'_, '_> {
         }
         .map_err(|e| LinkError::Relocation {
             file: self.inputs.get(input).map_or_else(String::new, |i| i.name.to_string()),
-            section: rela.name.clone(),
+            section: rela.name.to_string(),
             offset: r.offset,
             message: e.to_string(),
         })
@@ -1999,27 +1999,27 @@ pub(crate) fn header_index_tables(layout: &mut Layout) {
         let table_name = format!("{HEADER_INDICES}{function}");
         let rela_name = format!(".nv.merc.rela{}", table_name.strip_prefix(".nv.merc").unwrap_or(&table_name));
         let table = layout.push_section(OutSection {
-            name: table_name,
+            name: table_name.into(),
             class: SectionClass::Mercury,
             sh_type: SHT_CUDA_MERCURY_CONSTANT_IMGHDR,
             flags: SHF_CUDA_MERCURY | SHF_INFO_LINK | SHF_ALLOC,
             align: 4,
             entsize: 0,
             size: 4 * slots as u64,
-            pieces: Vec::new(),
+            pieces: smallvec::SmallVec::new(),
             info: capsule.map_or(InfoField::Zero, InfoField::Section),
             keep: Keep::Always,
             target: None,
         });
         let rela = layout.push_section(OutSection {
-            name: rela_name,
+            name: rela_name.into(),
             class: SectionClass::Mercury,
             sh_type: SHT_CUDA_MERCURY_RELA,
             flags: SHF_CUDA_MERCURY | SHF_INFO_LINK,
             align: 8,
             entsize: 24,
             size: 0,
-            pieces: Vec::new(),
+            pieces: smallvec::SmallVec::new(),
             info: InfoField::Section(table),
             keep: Keep::IfNotEmpty,
             target: Some(table),

@@ -460,7 +460,7 @@ impl<'a> Context<'_, 'a> {
         let mut data = Merged::new(0);
         let in_file = occupies_file(out.sh_type);
         if in_file {
-            usize::try_from(out.size).map_err(|_| LinkError::TooLarge(out.name.clone()))?;
+            usize::try_from(out.size).map_err(|_| LinkError::TooLarge(out.name.to_string()))?;
             let mut pieces: Vec<(u64, PieceBytes<'a>)> = out
                 .pieces
                 .iter()

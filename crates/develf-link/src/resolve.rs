@@ -219,8 +219,10 @@ fn may_stay_undefined(s: &Symbol<'_>) -> bool {
 }
 
 pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, LinkError> {
-    // Room for every symbol: growing rehashes every name.
-    let symbols: usize = inputs.iter().map(|i| i.symbols().len()).sum();
+    // Room for every non-local symbol: growing rehashes every name, and
+    // locals (half of a big link's symbols) never get a global.
+    let symbols: usize =
+        inputs.iter().map(|i| i.symbols().iter().filter(|s| s.bind != STB_LOCAL && s.index != 0).count()).sum();
     let mut globals: Vec<Global<'a>> = Vec::with_capacity(symbols);
     let mut by_name: HashMap<&'a str, GlobalId> = HashMap::with_capacity(symbols);
     let mut global_of: Vec<Vec<Option<GlobalId>>> = Vec::with_capacity(inputs.len());
