@@ -189,11 +189,32 @@ pub(crate) enum InfoField {
     Zero,
     /// The header index of another output section.
     Section(OutId),
-    /// `.text.<fn>`: the input's top byte (register count) | the function's symbol index.
+    /// `.text.<fn>`: the input's top byte (register count) | the function's
+    /// symbol index. The symbol as u32s ([`InfoField::function`]): 16 bytes
+    /// a section, not 24.
     Function {
-        symbol: SymbolRef,
+        input: u32,
+        symbol: u32,
         high_bits: u32,
     },
+}
+
+impl InfoField {
+    /// Input numbers and symbol indices count what is held in memory: far
+    /// below 2^32.
+    pub(crate) fn function(symbol: SymbolRef, high_bits: u32) -> InfoField {
+        InfoField::Function { input: symbol.input as u32, symbol: symbol.symbol as u32, high_bits }
+    }
+
+    /// The function whose symbol index this is, for `.text.<fn>`.
+    pub(crate) fn function_symbol(self) -> Option<SymbolRef> {
+        match self {
+            InfoField::Function { input, symbol, .. } => {
+                Some(SymbolRef { input: input as usize, symbol: symbol as usize })
+            }
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -210,14 +231,62 @@ pub(crate) struct OutSection {
     pub pieces: SmallVec<[Piece; 1]>,
     pub info: InfoField,
     pub keep: Keep,
+    /// For relocation sections: the section patched ([`OutSection::target`];
+    /// a u32, which saves 8 bytes of each of a big link's 27,000 sections).
+    pub target_index: Option<u32>,
+}
+
+impl OutSection {
     /// For relocation sections: the section patched.
-    pub target: Option<OutId>,
+    pub fn target(&self) -> Option<OutId> {
+        self.target_index.map(|t| t as OutId)
+    }
+
+    pub fn set_target(&mut self, target: Option<OutId>) {
+        self.target_index = target.and_then(Self::index_of);
+    }
+
+    /// A section id as stored: ids count headers held in memory, so they
+    /// are far below 2^32.
+    pub fn index_of(id: OutId) -> Option<u32> {
+        u32::try_from(id).ok()
+    }
 }
 
 /// One step of nvlink's name log: a section created, or a local symbol met
 /// while an input's object symbols are walked (rules 1.3, 4.2, 5.1).
+/// Held as u32s (12 bytes, not 24): a big link logs ~38,000 steps, and
+/// the symbol table's walk copies the log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LogEntry {
+    Section(u32),
+    /// (input, symbol index).
+    Local(u32, u32),
+}
+
+impl LogEntry {
+    /// Section ids, input numbers and symbol indices are below 2^32: each
+    /// is bounded by a count of headers or files held in memory.
+    pub(crate) fn section(id: OutId) -> LogEntry {
+        LogEntry::Section(id as u32)
+    }
+
+    pub(crate) fn local(r: SymbolRef) -> LogEntry {
+        LogEntry::Local(r.input as u32, r.symbol as u32)
+    }
+
+    /// The step with full-width indices, to match on.
+    pub(crate) fn step(self) -> Step {
+        match self {
+            LogEntry::Section(id) => Step::Section(id as OutId),
+            LogEntry::Local(input, symbol) => Step::Local(SymbolRef { input: input as usize, symbol: symbol as usize }),
+        }
+    }
+}
+
+/// A [`LogEntry`] as the linker uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
     Section(OutId),
     Local(SymbolRef),
 }
@@ -374,7 +443,7 @@ impl Layout {
             return id;
         }
         let id = self.sections.len();
-        self.log.push(LogEntry::Section(id));
+        self.log.push(LogEntry::section(id));
         self.sections.push(section);
         self.by_name.insert(&self.sections, id);
         id
@@ -488,12 +557,12 @@ impl Builder<'_, '_> {
             pieces: SmallVec::new(),
             info: InfoField::Zero,
             keep,
-            target: None,
+            target_index: None,
         });
         if !private {
             self.layout.by_name.insert_new(&self.layout.sections, hash, id);
         }
-        self.layout.log.push(LogEntry::Section(id));
+        self.layout.log.push(LogEntry::section(id));
         id
     }
 
@@ -837,7 +906,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             // A local (static) function's name comes just before its section's
             // (fptr: `fptr_ident`, 12/12 links; rules 4.2, 5.1).
             if s.bind == STB_LOCAL && b.usable(i, text) {
-                b.layout.log.push(LogEntry::Local(me));
+                b.layout.log.push(LogEntry::local(me));
                 if input.section(text).is_some_and(|t| b.layout.find(t.name).is_some()) {
                     b.mark_private(i, text);
                 }
@@ -868,7 +937,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             }
             let high_bits = input.section(text).map_or(0, |t| t.info & 0xff00_0000);
             if let Some(out) = b.layout.sections.get_mut(id) {
-                out.info = InfoField::Function { symbol: me, high_bits };
+                out.info = InfoField::function(me, high_bits);
             }
             // Rule 9.6: `-r` with `-kernels-used`/`-variables-used` creates a
             // kernel the list does not select like a device function: its
@@ -930,7 +999,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
         for (step, local) in order {
             let Some(index) = step else {
                 match local {
-                    Some(symbol) => b.layout.log.push(LogEntry::Local(SymbolRef { input: i, symbol })),
+                    Some(symbol) => b.layout.log.push(LogEntry::local(SymbolRef { input: i, symbol })),
                     None => create_debug_shared(b),
                 }
                 continue;
@@ -947,7 +1016,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                     }
                 }
                 if b.layout.local_home(i, index).is_some() {
-                    b.layout.log.push(LogEntry::Local(SymbolRef { input: i, symbol }));
+                    b.layout.log.push(LogEntry::local(SymbolRef { input: i, symbol }));
                 }
             }
         }
@@ -1045,7 +1114,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             };
             if let Some(id) = b.place(i, s.index) {
                 if let Some(out) = b.layout.sections.get_mut(id) {
-                    out.target = Some(target);
+                    out.set_target(Some(target));
                     out.flags = 0x40;
                     // Merc outputs keep an input relocation section even when
                     // nothing of it is left: empty in the input (ptx), or, in
@@ -1166,7 +1235,7 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
             if linker_relocations {
                 let rel = b.create(&format!(".rel{}", s.name), C::Relocation, SHT_REL, 0, 8);
                 if let Some(out) = b.layout.sections.get_mut(rel) {
-                    out.target = Some(id);
+                    out.set_target(Some(id));
                 }
             }
             return;
@@ -1192,7 +1261,7 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
         if linker_relocations {
             let rel = b.create(&format!(".rel{}", s.name), C::Relocation, SHT_REL, 0, 8);
             if let Some(out) = b.layout.sections.get_mut(rel) {
-                out.target = Some(id);
+                out.set_target(Some(id));
             }
         }
     }
@@ -1224,7 +1293,7 @@ fn create_resolved_relocations(b: &mut Builder<'_, '_>, target: OutId) {
     let name = format!(".nv.resolvedrela{target_name}");
     let id = b.create(&name, C::Relocation, SHT_CUDA_RESOLVED_RELA, 0x40, 8);
     if let Some(out) = b.layout.sections.get_mut(id) {
-        out.target = Some(target);
+        out.set_target(Some(target));
     }
     b.layout.resolved_relocations.insert(target, id);
 }
@@ -1236,7 +1305,7 @@ fn create_resolved_relocations(b: &mut Builder<'_, '_>, target: OutId) {
 /// entries: the `R_MERCURY` 3 shared-memory relocations nvlink resolved
 /// (nw hist_kernel/pipeline_kernel, cub, s1/s2 sm_100/sm_120 exec).
 fn create_merc_resolved_relocations(b: &mut Builder<'_, '_>, rela: OutId) {
-    let Some(capsule) = b.layout.section(rela).and_then(|r| r.target) else { return };
+    let Some(capsule) = b.layout.section(rela).and_then(|r| r.target()) else { return };
     if b.layout.merc_resolved_relocations.contains_key(&capsule) {
         return;
     }
@@ -1251,7 +1320,7 @@ fn create_merc_resolved_relocations(b: &mut Builder<'_, '_>, rela: OutId) {
     let name = format!(".nv.merc.nv.resolvedrela{suffix}");
     let id = b.create(&name, C::Mercury, SHT_CUDA_MERCURY_RESOLVED_RELA, SHF_CUDA_MERCURY | 0x40, 8);
     if let Some(out) = b.layout.sections.get_mut(id) {
-        out.target = Some(capsule);
+        out.set_target(Some(capsule));
         out.info = InfoField::Section(capsule);
         out.entsize = 24;
         out.keep = Keep::IfNotEmpty;
@@ -1428,7 +1497,7 @@ fn assign_texture_slots(b: &mut Builder<'_, '_>) {
             .collect();
         out.size = start.saturating_add(4 * slots.len() as u64);
         if let Some(rel) = b.layout.sections.get_mut(relocations) {
-            rel.target = Some(bank);
+            rel.set_target(Some(bank));
             rel.flags = 0;
         }
         b.layout.texture_banks.push(TextureBank { text, bank, relocations, slots, header_indices: None });
@@ -1486,7 +1555,7 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
     // Kernels, last `.text` first, with the banked functions each reaches.
     let mut kernels: Vec<(OutId, HashSet<OutId>)> = Vec::new();
     for (id, out) in b.layout.sections.iter().enumerate().rev() {
-        let InfoField::Function { symbol, .. } = out.info else { continue };
+        let Some(symbol) = out.info.function_symbol() else { continue };
         if out.class != C::Text
             || !inputs.get(symbol.input).and_then(|o| o.symbol(symbol.symbol)).is_some_and(is_kernel)
         {
@@ -1631,7 +1700,7 @@ fn copy_function_bank(b: &mut Builder<'_, '_>, h: &HeldBank, k: OutId, at: u64) 
         let id = b.create(&name, class, s.sh_type, s.flags, 8);
         if let Some(out) = b.layout.sections.get_mut(id) {
             if !existed {
-                out.target = Some(target);
+                out.set_target(Some(target));
                 out.entsize = if s.sh_type == SHT_REL { 16 } else { 24 };
                 if merc {
                     out.info = InfoField::Section(target);

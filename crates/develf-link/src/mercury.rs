@@ -309,10 +309,8 @@ pub(crate) fn attach(layout: &mut Layout, input: usize, s: &Section<'_>, id: Out
         out.entsize = entsize;
     }
     if s.sh_type == SHT_CUDA_CAPMERC {
-        out.info = InfoField::Function {
-            symbol: SymbolRef { input, symbol: (s.info & 0x00ff_ffff) as usize },
-            high_bits: s.info & 0xff00_0000,
-        };
+        out.info =
+            InfoField::function(SymbolRef { input, symbol: (s.info & 0x00ff_ffff) as usize }, s.info & 0xff00_0000);
     } else if s.sh_type == SHT_CUDA_MERCURY_PROTOTYPE
         || (s.sh_type == SHT_CUDA_MERCURY_INFO && s.flags & SHF_INFO_LINK == 0)
     {
@@ -324,7 +322,7 @@ pub(crate) fn attach(layout: &mut Layout, input: usize, s: &Section<'_>, id: Out
         // (`-variables-used` on vars sm_100).
         out.keep = Keep::IfNotEmpty;
     } else if s.sh_type == SHT_CUDA_MERCURY_RELA {
-        out.target = target;
+        out.set_target(target);
         out.keep = Keep::IfNotEmpty;
         if let Some(t) = target {
             out.info = InfoField::Section(t);
@@ -713,18 +711,18 @@ impl Relocator<'_, '_> {
     ) -> Result<Vec<OutRelocation>, LinkError> {
         // Rule 8.2: `-preserve-relocs` lists the capsule's resolved
         // shared-memory relocations in `.nv.merc.nv.resolvedrela.text.<k>`.
-        let lists_resolved = rela.target.is_some_and(|t| self.layout.merc_resolved_relocations.contains_key(&t));
+        let lists_resolved = rela.target().is_some_and(|t| self.layout.merc_resolved_relocations.contains_key(&t));
         let output = if self.layout.executable { keep::OutputKind::Executable } else { keep::OutputKind::Relocatable };
         let patched_home = rela
-            .target
+            .target()
             .and_then(|t| self.layout.section(t))
             .map_or(SymbolHome::Other, |t| SymbolHome::of_section(&t.name));
         // The normal `.text.<fn>` of a capsule (rule 12.3's instances are keyed by it).
-        let normal_text = rela.target.and_then(|t| self.layout.section(t)).and_then(|t| {
+        let normal_text = rela.target().and_then(|t| self.layout.section(t)).and_then(|t| {
             let name = t.name.strip_prefix(".nv.capmerc").or_else(|| t.name.strip_prefix(".nv.merc"))?;
             self.layout.find(name)
         });
-        let target_name = rela.target.and_then(|t| self.layout.section(t)).map_or("", |t| t.name.as_str());
+        let target_name = rela.target().and_then(|t| self.layout.section(t)).map_or("", |t| t.name.as_str());
         let mut kept = Vec::new();
         // U25: a device function's bank relocations copied into a kernel's
         // come after the kernel's own, functions in the order they were
@@ -894,7 +892,7 @@ impl Relocator<'_, '_> {
     /// Rule 11.5: a texture/surface reference's offset in the header-index
     /// table of the kernel whose capsule `rela` patches (4 per slot).
     fn header_index_offset(&self, rela: &OutSection, input: usize, symbol: usize) -> Option<u64> {
-        let capsule = self.layout.section(rela.target?)?;
+        let capsule = self.layout.section(rela.target()?)?;
         let text = self.layout.find(&capsule_text(capsule)?)?;
         let bank = self.layout.texture_banks.iter().find(|t| t.text == text)?;
         let first = bank.slots.first()?.offset;
@@ -938,7 +936,7 @@ pub(crate) fn relocate(
         if !is_relocation(s) {
             continue;
         }
-        let Some(target) = s.target else { continue };
+        let Some(target) = s.target() else { continue };
         let capsule = layout.section(target).is_some_and(|t| t.sh_type == SHT_CUDA_CAPMERC);
         let target_name = layout.section(target).map_or("", |t| t.name.as_str());
         let mut data = match contents.data.get_mut(target) {
@@ -962,7 +960,7 @@ pub(crate) fn relocate(
     header_index_relocations(layout, symbols, contents);
     // Rule 8.1 (merc): the line-table relocations keep input order.
     for (id, s) in layout.sections.iter().enumerate() {
-        let target = s.target.and_then(|t| layout.section(t)).map_or("", |t| t.name.as_str());
+        let target = s.target().and_then(|t| layout.section(t)).map_or("", |t| t.name.as_str());
         if s.class == SectionClass::Relocation && LINE_TABLES.contains(&target) {
             if let Some(list) = contents.relocations.get_mut(id) {
                 list.reverse();
@@ -1283,7 +1281,7 @@ fn move_sequences(
         }
     }
     for (id, s) in layout.sections.iter().enumerate() {
-        if s.class != SectionClass::Relocation || s.target != Some(table) {
+        if s.class != SectionClass::Relocation || s.target() != Some(table) {
             continue;
         }
         if let Some(list) = contents.relocations.get_mut(id) {
@@ -1328,7 +1326,8 @@ fn move_line_references(
         if !matches!(s.class, SectionClass::Debug) || s.pieces.is_empty() {
             continue;
         }
-        let kept_in = layout.sections.iter().position(|r| r.class == SectionClass::Relocation && r.target == Some(id));
+        let kept_in =
+            layout.sections.iter().position(|r| r.class == SectionClass::Relocation && r.target() == Some(id));
         let mut writes: Vec<(u64, u32)> = Vec::new();
         for piece in &s.pieces {
             let Some(input) = inputs.get(piece.input) else { continue };
@@ -1588,7 +1587,7 @@ fn remove_ranges(
         Some(offset - shift)
     };
     for (id, s) in layout.sections.iter().enumerate() {
-        if s.class != SectionClass::Relocation || s.target != Some(frame) {
+        if s.class != SectionClass::Relocation || s.target() != Some(frame) {
             continue;
         }
         if let Some(list) = contents.relocations.get_mut(id) {
@@ -1986,7 +1985,7 @@ pub(crate) fn header_index_tables(layout: &mut Layout) {
         else {
             continue;
         };
-        if let Some(at) = layout.log.iter().position(|e| *e == LogEntry::Section(bank)) {
+        if let Some(at) = layout.log.iter().position(|e| *e == LogEntry::section(bank)) {
             let entry = layout.log.remove(at);
             layout.log.push(entry);
         }
@@ -2009,7 +2008,7 @@ pub(crate) fn header_index_tables(layout: &mut Layout) {
             pieces: smallvec::SmallVec::new(),
             info: capsule.map_or(InfoField::Zero, InfoField::Section),
             keep: Keep::Always,
-            target: None,
+            target_index: None,
         });
         let rela = layout.push_section(OutSection {
             name: rela_name.into(),
@@ -2022,7 +2021,7 @@ pub(crate) fn header_index_tables(layout: &mut Layout) {
             pieces: smallvec::SmallVec::new(),
             info: InfoField::Section(table),
             keep: Keep::IfNotEmpty,
-            target: Some(table),
+            target_index: OutSection::index_of(table),
         });
         if let Some(t) = layout.texture_banks.get_mut(k) {
             t.header_indices = Some((table, rela));

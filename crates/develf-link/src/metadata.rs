@@ -625,9 +625,9 @@ impl Context<'_, '_> {
         let decoded = NvInfo::decode(source.bytes());
         let mut reversed: Vec<Attribute> = Vec::new();
         let mut group: Vec<Attribute> = Vec::new();
-        let function = match self.layout.section(text).map(|t| t.info) {
-            Some(InfoField::Function { symbol, .. }) => self.out_index(symbol.input, symbol.symbol as u32),
-            _ => None,
+        let function = match self.layout.section(text).and_then(|t| t.info.function_symbol()) {
+            Some(symbol) => self.out_index(symbol.input, symbol.symbol as u32),
+            None => None,
         };
         let recursive = function.is_some_and(|f| facts.is_recursive(f));
         let kernel =

@@ -721,7 +721,7 @@ pub(crate) fn build<'a>(
         if s.sh_type == SHT_CUDA_RESOLVED_RELA || crate::mercury::is_resolved_relocation(s) {
             continue;
         }
-        if let (SectionClass::Relocation, Some(list)) = (s.class, s.target.and_then(|t| patched_by.get_mut(t))) {
+        if let (SectionClass::Relocation, Some(list)) = (s.class, s.target().and_then(|t| patched_by.get_mut(t))) {
             list.push(id);
         }
     }

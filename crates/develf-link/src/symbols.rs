@@ -8,7 +8,7 @@
 //! after their section, and the global names (4.2).
 
 use crate::input::InputObject;
-use crate::layout::{Keep, Layout, LogEntry, OutId, SectionClass};
+use crate::layout::{Keep, Layout, LogEntry, OutId, SectionClass, Step};
 use crate::resolve::{GlobalId, Resolution, SymbolRef, TABLE_SYMBOLS};
 use develf_eiattr::CallGraph;
 use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_PROTOTYPE, SHT_CUDA_RESOLVED_RELA};
@@ -292,7 +292,7 @@ pub(crate) fn build(
     // a local the log does not name follows its section's symbol.
     let mut logged: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.symbols().len()]).collect();
     for e in &layout.log {
-        if let LogEntry::Local(r) = e {
+        if let Step::Local(r) = e.step() {
             if let Some(flag) = logged.get_mut(r.input).and_then(|l| l.get_mut(r.symbol)) {
                 *flag = true;
             }
@@ -374,15 +374,15 @@ pub(crate) fn build(
         }
     }
     let mut sequence: Vec<LogEntry> = Vec::with_capacity(layout.log.len());
-    for e in &layout.log {
-        match *e {
-            LogEntry::Section(id) => {
-                sequence.push(*e);
+    for &e in &layout.log {
+        match e.step() {
+            Step::Section(id) => {
+                sequence.push(e);
                 let extra = locals_of.get(id).map(Vec::as_slice).unwrap_or_default();
-                sequence.extend(extra.iter().map(|r| LogEntry::Local(*r)));
+                sequence.extend(extra.iter().map(|&r| LogEntry::local(r)));
             }
-            LogEntry::Local(r) if kept(&r) => sequence.push(*e),
-            LogEntry::Local(_) => {}
+            Step::Local(r) if kept(&r) => sequence.push(e),
+            Step::Local(_) => {}
         }
     }
     // Per first section of a name: its name is in `.strtab`, at this offset.
@@ -396,12 +396,12 @@ pub(crate) fn build(
     }
     let local_name = |r: &SymbolRef| inputs.get(r.input).and_then(|i| i.symbol(r.symbol)).map_or("", |s| s.name);
     for e in &sequence {
-        let (id, s) = match *e {
-            LogEntry::Section(id) => match layout.section(id) {
+        let (id, s) = match e.step() {
+            Step::Section(id) => match layout.section(id) {
                 Some(s) => (id, s),
                 None => continue,
             },
-            LogEntry::Local(r) => {
+            Step::Local(r) => {
                 strtab.add(local_name(&r));
                 continue;
             }
@@ -415,7 +415,7 @@ pub(crate) fn build(
         let linker_made = |r: &crate::layout::OutSection| r.pieces.is_empty() && r.sh_type != SHT_CUDA_RESOLVED_RELA;
         if s.class == SectionClass::Relocation
             && linker_made(s)
-            && s.target.and_then(|t| layout.section(t)).is_some_and(|t| t.name.starts_with(".nv.constant"))
+            && s.target().and_then(|t| layout.section(t)).is_some_and(|t| t.name.starts_with(".nv.constant"))
         {
             continue;
         }
@@ -448,9 +448,9 @@ pub(crate) fn build(
     let mut local_index = HashMap::new();
     let index_of = |symbols: &Vec<OutSymbol>| u32::try_from(symbols.len()).unwrap_or(u32::MAX);
     for e in &sequence {
-        let id = match *e {
-            LogEntry::Section(id) => id,
-            LogEntry::Local(r) => {
+        let id = match e.step() {
+            Step::Section(id) => id,
+            Step::Local(r) => {
                 let Some(sym) = inputs.get(r.input).and_then(|i| i.symbol(r.symbol)) else { continue };
                 if sym.section_index().is_none() {
                     // Rule 5.7: libcudadevrt's `.nv.ptx.const0.size` (LOCAL,

@@ -616,10 +616,11 @@ pub(crate) fn write<'a>(
         let info = match (s.class, s.info) {
             (SectionClass::SymTab, _) => symbols.first_global,
             (SectionClass::CuInfo, _) => idx(".nv.compat"),
-            (SectionClass::Relocation, _) => s.target.and_then(|t| index_of.get(t).copied().flatten()).unwrap_or(0),
+            (SectionClass::Relocation, _) => s.target().and_then(|t| index_of.get(t).copied().flatten()).unwrap_or(0),
             (_, InfoField::Section(t)) => index_of.get(t).copied().flatten().unwrap_or(0),
-            (_, InfoField::Function { symbol, high_bits }) => {
-                let sym = symbols.output_index(inputs, resolution, layout, symbol).unwrap_or(0);
+            (_, InfoField::Function { high_bits, .. }) => {
+                let symbol = s.info.function_symbol();
+                let sym = symbol.and_then(|r| symbols.output_index(inputs, resolution, layout, r)).unwrap_or(0);
                 high_bits | sym
             }
             _ => 0,
