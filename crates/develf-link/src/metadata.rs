@@ -1031,6 +1031,7 @@ impl Context<'_, '_> {
     /// Rule 7.6: calls sorted stably by caller; the other blocks concatenated.
     fn callgraph(&self) -> Vec<u8> {
         let mut out = CallGraph::default();
+        let mut replaced_calls = Vec::new();
         for input in self.inputs {
             for s in input.sections() {
                 if s.sh_type != SHT_CUDA_CALLGRAPH {
@@ -1051,7 +1052,8 @@ impl Context<'_, '_> {
                 // U13: an executable also keeps the calls of a losing weak copy
                 // whose winner comes from a later input, naming the winner
                 // (sm_80 tpl_a + sm_86 tpl_b for sm_86: `tkernel<int> ->
-                // tsum<int>` twice); `-r` does not (mix80_86r).
+                // tsum<int>` twice); `-r` lists such a pair once (mix80_86r;
+                // rule 9.13 below).
                 let calls = |Pair(a, b): Pair| {
                     if self.layout.executable && later(a) {
                         return Some(Pair(self.out_index(i, a)?, self.out_index(i, b)?));
@@ -1073,7 +1075,24 @@ impl Context<'_, '_> {
                     }
                     with_signature(Pair(a, p))
                 };
-                out.calls.extend(graph.calls.into_iter().filter_map(calls));
+                // Rule 9.13: `-r` keeps a replaced copy's calls as well, once
+                // each: fresh2 `tl_c tl_b tl_a` (tl_a `-maxrregcount=24`,
+                // sm_90 `-r`) lists tl_b's `tl_poly<double> -> dsqrt` (its
+                // local) after tl_a's; a pair equal to the winner's is not
+                // repeated (`w_call -> w_glob` once, twice in the executable).
+                let relocatable_calls = |Pair(a, b): Pair| {
+                    if !self.layout.executable && later(a) {
+                        let pair = Pair(self.out_index(i, a)?, self.out_index(i, b)?);
+                        return Some((pair, true));
+                    }
+                    calls(Pair(a, b)).map(|p| (p, false))
+                };
+                for (pair, replaced) in graph.calls.into_iter().filter_map(relocatable_calls) {
+                    if replaced {
+                        replaced_calls.push(pair);
+                    }
+                    out.calls.push(pair);
+                }
                 // Address-taken functions (block 2) are listed once, first
                 // input first (fptr: times3, add1 from main, then ident, neg
                 // from ops; 12/12 fptr links); indirect call sites (block 3)
@@ -1086,6 +1105,15 @@ impl Context<'_, '_> {
                 out.indirect_calls.extend(graph.indirect_calls.into_iter().filter_map(with_signature));
                 // Like calls (poly sm_80 + sm_86: a losing vtable's entries twice).
                 out.address_of.extend(graph.address_of.into_iter().filter_map(calls));
+            }
+        }
+        // Rule 9.13: `-r` keeps one of a replaced copy's pairs that repeat
+        // another (the winner's).
+        for pair in replaced_calls {
+            if out.calls.iter().filter(|&&p| p == pair).count() > 1 {
+                if let Some(at) = out.calls.iter().position(|&p| p == pair) {
+                    out.calls.remove(at);
+                }
             }
         }
         // Each input's pairs are prepended, then sorted stably by caller; the
