@@ -172,6 +172,15 @@ fn cuobjdump_value(attr: &Attribute, symbols: &dyn SymbolLookup) -> Option<Strin
             format!("{:#x}", v.0)
         }
         A::Raw(r) if r.format == Format::Bval as u8 || r.format == Format::Hval as u8 => format!("{:#x}", r.value),
+        // (kind, offset) u32 pairs; kind 1 is a spill/refill instruction
+        // (ptxas -maxrregcount=24 spilling fresh2's `tl_poly<double>`).
+        A::Annotations(b) => {
+            let words: Vec<u32> = b.0.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+            if b.0.len() % 8 != 0 || words.chunks(2).any(|p| p[0] != 1) {
+                return None;
+            }
+            words.chunks(2).map(|p| format!("SpillRefill : Offset : {:#x}", p[1])).collect::<Vec<_>>().join(" ")
+        }
         _ => return None,
     })
 }
