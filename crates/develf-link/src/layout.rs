@@ -932,6 +932,18 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 continue;
             };
             create_for_symbol(b, i, index, executable && !mercury);
+            // The first debug section met brings the input's others, in
+            // section order: relinking fresh2's `-r` output of a `-lineinfo`
+            // object (sm_90), whose `.debug_line` .. `.nv_debug_ptx_txt.*`
+            // section symbols come after bank symbols, logs them right after
+            // `.debug_frame` (ptxas objects list them together anyway).
+            if b.class_of(i, index) == Some(C::Debug) {
+                for x in 0..input.sections().len() {
+                    if x != index && b.class_of(i, x) == Some(C::Debug) {
+                        create_for_symbol(b, i, x, executable && !mercury);
+                    }
+                }
+            }
             if let Some(symbol) = local {
                 // Rule 5.6: the local of a weak duplicate's discarded bank
                 // (sm_75..sm_89 `_param` of a template kernel instantiated in
