@@ -190,6 +190,16 @@ fn place(
     if let Some(p) = cache.get(&index) {
         return *p;
     }
+    // Same-named copies claim the output's same-named sections in section
+    // order (a relinked `-r` output holds each object's local dsqrt copy).
+    let name = input.sections().get(index).map_or("", |s| s.name);
+    let earlier: Vec<usize> =
+        input.sections().iter().filter(|s| s.index < index && s.name == name).map(|s| s.index).collect();
+    for e in earlier {
+        if !cache.contains_key(&e) {
+            place(input, e, out, cache);
+        }
+    }
     let p = place_uncached(input, index, out);
     if let Some(p) = p {
         let len = input.sections().get(index).map_or(0, |s| s.size);

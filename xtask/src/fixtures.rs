@@ -263,6 +263,15 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(TLIB_REPL_ARCHS),
         abi7: ABI7_NONE,
     },
+    ObjectSpec {
+        name: "tl_c-lineinfo",
+        source: "tl_c.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-lineinfo"],
+        ptxas_flags: &["--generate-line-info"],
+        archs: Archs::Only(INDIR_ARCHS),
+        abi7: ABI7_NONE,
+    },
     cu("tl_b", "tl_b.cu", Archs::Only(TLIB_ARCHS), ABI7_NONE),
     cu("tl_c", "tl_c.cu", Archs::Only(TLIB_ARCHS), ABI7_NONE),
     // fresh2: cross-file address initialisers, `__constant__` tables.
@@ -599,6 +608,15 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(TLIB_REPL_ARCHS),
     },
+    // Rule 1.3: relinking a `-r` output with a `-lineinfo` input's debug
+    // sections, whose section symbols follow bank symbols there.
+    GroupSpec {
+        name: "tlib-li",
+        inputs: &[Abi8("tl_a"), Abi8("tl_b"), Abi8("tl_c-lineinfo")],
+        flags: &[],
+        archs: Archs::Only(INDIR_ARCHS),
+    },
+    GroupSpec { name: "tlib-li-relink", inputs: &[LinkR("tlib-li")], flags: &[], archs: Archs::Only(INDIR_ARCHS) },
     GroupSpec { name: "ginit", inputs: &[Abi8("gi_a"), Abi8("gi_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
     GroupSpec { name: "cxt", inputs: &[Abi8("cx_a"), Abi8("cx_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
     // xconst_a is also built for sm_100, for the `-r` link of it alone in
