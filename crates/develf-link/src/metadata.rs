@@ -756,7 +756,7 @@ impl Context<'_, '_> {
             if !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
                 reversed.push(Attribute::NumBarriers(ByteValue(u16::try_from(abi7_barriers).unwrap_or(u16::MAX))));
             }
-        } else if self.layout.executable && input.abi7 && kernel {
+        } else if self.layout.executable && input.abi7 && kernel && self.reaches_abi8_code(facts, function) {
             reversed.push(Attribute::Raw(RawAttribute {
                 format: 4,
                 code: ATTR_ABI7_MARK,
@@ -770,6 +770,30 @@ impl Context<'_, '_> {
         // Rule 11.5 (merc exec): the bindless bank records of a slotted kernel.
         reversed.extend(crate::mercury::bindless_records(self.layout, name, text));
         encode(&reversed, name)
+    }
+
+    /// Rule 10: an ABI-7 kernel gets the 0x66 record only when it reaches
+    /// (calls, through any chain) a function of an ABI-8 input, whose
+    /// `.nv.info.<fn>` carries it: fresh2 ABI-7 `tl_kernel_c` (calls tl_b's
+    /// `tl_rec_c`) and `cx_kernel_b` (cx_a's `cx_lookup`) get it; the leaf
+    /// kernels `cx_unused` and `tl_apply<lambda>`, and `tl_kernel_a`, whose
+    /// callees are its own input's, do not (sm_75, sm_90 exec).
+    fn reaches_abi8_code(&self, facts: &CallFacts, function: Option<u32>) -> bool {
+        let Some(f) = function else { return false };
+        // Indirect calls count (fresh2 ABI-7 `gi_kernel` calls gi_b's
+        // `gi_op_dbl` through a `__device__` table: 0x66).
+        let reach = facts.reach_through_addresses(f);
+        reach.iter().filter(|&&g| g != f).any(|&g| {
+            let Some(crate::symbols::SymbolSection::Section(id)) =
+                self.symbols.symbols.get(g as usize).map(|s| &s.section)
+            else {
+                return false;
+            };
+            match self.layout.section(*id).map(|t| t.info) {
+                Some(InfoField::Function { symbol, .. }) => self.inputs.get(symbol.input).is_some_and(|i| !i.abi7),
+                _ => false,
+            }
+        })
     }
 
     /// Rule 7.5: nvlink's own note, then (executables) every input's.
