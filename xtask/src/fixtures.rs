@@ -275,10 +275,12 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("tl_b", "tl_b.cu", Archs::Only(TLIB_ARCHS), ABI7_NONE),
     cu("tl_c", "tl_c.cu", Archs::Only(TLIB_ARCHS), ABI7_NONE),
     // fresh2: cross-file address initialisers, `__constant__` tables.
-    cu("gi_a", "gi_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
+    // ABI-7 gi_a and cx_b too: rule 10's 0x66 record for kernels reaching
+    // ABI-8 code (gi_kernel indirectly, cx_kernel_b; not the leaf cx_unused).
+    cu("gi_a", "gi_a.cu", Archs::Only(CONST_ARCHS), ABI7_SM75_UP),
     cu("gi_b", "gi_b.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
     cu("cx_a", "cx_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
-    cu("cx_b", "cx_b.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
+    cu("cx_b", "cx_b.cu", Archs::Only(CONST_ARCHS), ABI7_SM75_UP),
     // Rules 1.4 and 7.1 (same-named static functions, recursion through an
     // indirect call): one architecture per family keeps the bytes small.
     cu("twin_a", "twin_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
@@ -619,6 +621,18 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "tlib-li-relink", inputs: &[LinkR("tlib-li")], flags: &[], archs: Archs::Only(INDIR_ARCHS) },
     GroupSpec { name: "ginit", inputs: &[Abi8("gi_a"), Abi8("gi_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
     GroupSpec { name: "cxt", inputs: &[Abi8("cx_a"), Abi8("cx_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
+    GroupSpec {
+        name: "ginit-mixed-abi",
+        inputs: &[Abi7("gi_a"), Abi8("gi_b")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "cxt-mixed-abi",
+        inputs: &[Abi8("cx_a"), Abi7("cx_b")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
     // xconst_a is also built for sm_100, for the `-r` link of it alone in
     // options/commands.txt (rule 8.3's Mercury bank).
     GroupSpec {
