@@ -1186,13 +1186,20 @@ impl Context<'_, '_> {
     /// Rule 7.8 (order unverified, U6): every input's entries in input order.
     fn prototype(&self) -> Vec<u8> {
         let mut out = Prototypes::default();
-        let mut seen = std::collections::HashSet::new();
+        // Output symbol -> (its entry, whether a declaration made it).
+        let mut seen: HashMap<u32, (usize, bool)> = HashMap::new();
         for input in self.inputs {
             for s in input.sections() {
                 if s.sh_type != SHT_CUDA_PROTOTYPE {
                     continue;
                 }
-                let Some(list) = Prototypes::decode(s.bytes()) else { continue };
+                let Some(mut list) = Prototypes::decode(s.bytes()) else { continue };
+                // In input symbol order, not the section's: CUDA 12.9's ptxas
+                // lists `tl_scalef` first but puts the weak `tl_poly<T>`,
+                // `tl_reduce<…>` before it in `.symtab` (fresh2 ABI-7 tl_b,
+                // sm_75/sm_90: nvlink's entries follow `.symtab`); 13.5's
+                // lists are in that order already.
+                list.0.sort_by_key(|p| p.symbol);
                 for mut p in list.0 {
                     let r = SymbolRef { input: input.index, symbol: p.symbol as usize };
                     let vetoed = self.resolution.global(r).is_some_and(|g| self.layout.prototype_vetoed.contains(&g));
@@ -1210,7 +1217,20 @@ impl Context<'_, '_> {
                     else {
                         continue;
                     };
-                    if seen.insert(symbol) {
+                    // An undefined function declared by several inputs keeps
+                    // its first place with the *last* declaration's signature:
+                    // fresh2's ABI-7 tl_a (`__assertfail`
+                    // `#vllill|10p4r…`) and ABI-8 tl_b (`…|12p4r…`) give
+                    // tl_b's, the swapped kinds tl_a's (sm_90 exec and `-r`).
+                    let declared = input.symbol(p.symbol as usize).is_some_and(|y| y.section_index().is_none());
+                    if let Some(&(at, true)) = seen.get(&symbol).filter(|_| declared) {
+                        if let Some(entry) = out.0.get_mut(at) {
+                            entry.signature = signature;
+                        }
+                        continue;
+                    }
+                    if !seen.contains_key(&symbol) {
+                        seen.insert(symbol, (out.0.len(), declared));
                         p.symbol = symbol;
                         p.signature = signature;
                         out.0.push(p);
