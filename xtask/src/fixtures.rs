@@ -252,7 +252,7 @@ const OBJECTS: &[ObjectSpec] = &[
         nvcc_flags: &["--extended-lambda"],
         ptxas_flags: &[],
         archs: Archs::Only(TLIB_ARCHS),
-        abi7: ABI7_NONE,
+        abi7: ABI7_SM75_UP,
     },
     ObjectSpec {
         name: "tl_a-r24",
@@ -272,8 +272,9 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(INDIR_ARCHS),
         abi7: ABI7_NONE,
     },
-    cu("tl_b", "tl_b.cu", Archs::Only(TLIB_ARCHS), ABI7_NONE),
-    cu("tl_c", "tl_c.cu", Archs::Only(TLIB_ARCHS), ABI7_NONE),
+    // ABI-7 copies too: rules 7.8 (prototype order, last declaration) and 10.
+    cu("tl_b", "tl_b.cu", Archs::Only(TLIB_ARCHS), ABI7_SM75_UP),
+    cu("tl_c", "tl_c.cu", Archs::Only(TLIB_ARCHS), ABI7_SM75_UP),
     // fresh2: cross-file address initialisers, `__constant__` tables.
     // ABI-7 gi_a and cx_b too: rule 10's 0x66 record for kernels reaching
     // ABI-8 code (gi_kernel indirectly, cx_kernel_b; not the leaf cx_unused).
@@ -621,6 +622,21 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "tlib-li-relink", inputs: &[LinkR("tlib-li")], flags: &[], archs: Archs::Only(INDIR_ARCHS) },
     GroupSpec { name: "ginit", inputs: &[Abi8("gi_a"), Abi8("gi_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
     GroupSpec { name: "cxt", inputs: &[Abi8("cx_a"), Abi8("cx_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
+    // Rule 7.8: ABI-7 tl_a's `__assertfail` signature replaced by ABI-8
+    // tl_b's; rule 10: ABI-7 tl_kernel_a gets no 0x66, tl_kernel_c does.
+    GroupSpec {
+        name: "tlib-mixed-abi",
+        inputs: &[Abi7("tl_a"), Abi8("tl_b"), Abi7("tl_c")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 7.8: ABI-7 tl_b's prototypes in its `.symtab` order.
+    GroupSpec {
+        name: "tlib-repl-mixed-abi",
+        inputs: &[Abi7("tl_c"), Abi7("tl_b"), Abi8("tl_a-r24")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
     GroupSpec {
         name: "ginit-mixed-abi",
         inputs: &[Abi7("gi_a"), Abi8("gi_b")],
