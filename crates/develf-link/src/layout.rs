@@ -765,9 +765,10 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
     // target stay empty and are dropped.
     let preserve_relocs = options.preserve_relocs;
     // Rule 13.6: a link without inputs for sm_90 or later still gets
-    // nvlink's `.nv.compat`.
+    // nvlink's `.nv.compat`; so does one of ABI-7 inputs only (fresh2's seven
+    // 12.9-ptxas objects for sm_90, exec and `-r`: the accelerator record).
     let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO))
-        || (inputs.is_empty() && options.arch.sm >= 90);
+        || (inputs.iter().all(|i| i.abi7) && options.arch.sm >= 90);
 
     // Rule 1.3.1: the fixed start.
     b.create(".shstrtab", C::ShStrTab, SHT_STRTAB, 0, 1);
