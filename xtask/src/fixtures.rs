@@ -279,7 +279,7 @@ const OBJECTS: &[ObjectSpec] = &[
     // ABI-7 gi_a and cx_b too: rule 10's 0x66 record for kernels reaching
     // ABI-8 code (gi_kernel indirectly, cx_kernel_b; not the leaf cx_unused).
     cu("gi_a", "gi_a.cu", Archs::Only(CONST_ARCHS), ABI7_SM75_UP),
-    cu("gi_b", "gi_b.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
+    cu("gi_b", "gi_b.cu", Archs::Only(CONST_ARCHS), ABI7_SM75_UP),
     cu("cx_a", "cx_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
     cu("cx_b", "cx_b.cu", Archs::Only(CONST_ARCHS), ABI7_SM75_UP),
     // Rules 1.4 and 7.1 (same-named static functions, recursion through an
@@ -640,6 +640,13 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "ginit-mixed-abi",
         inputs: &[Abi7("gi_a"), Abi8("gi_b")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 10: ABI-7 inputs only still give an sm_90 link nvlink's `.nv.compat`.
+    GroupSpec {
+        name: "ginit-abi7",
+        inputs: &[Abi7("gi_a"), Abi7("gi_b")],
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },
