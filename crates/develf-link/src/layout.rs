@@ -1209,12 +1209,23 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
 
 /// Whether the function in section `text` of input `i` is a weak copy that
 /// lost to a later input's (U13).
+/// Rule 9.10 here too: not when the winner is dead code (fresh2 tlib-repl
+/// `-kernels-used=tl_kernel_c` and `-variables-used=tl_counter`, sm_75..sm_90a:
+/// tl_a's winning `tl_poly<double>` dies and nvlink names no
+/// `.rela.text._Z7tl_polyIdET_S0_` for tl_b's replaced copy).
 fn lost_to_later(b: &Builder<'_, '_>, i: usize, text: usize) -> bool {
     b.inputs.get(i).is_some_and(|input| {
         input.symbols().iter().any(|y| {
             y.st_type == STT_FUNC
                 && y.section_index() == Some(text)
-                && b.resolution.definition_of(SymbolRef { input: i, symbol: y.index }).is_some_and(|d| d.input > i)
+                && b.resolution.definition_of(SymbolRef { input: i, symbol: y.index }).is_some_and(|d| {
+                    d.input > i
+                        && b.inputs
+                            .get(d.input)
+                            .and_then(|x| x.symbol(d.symbol))
+                            .and_then(|w| w.section_index())
+                            .is_some_and(|x| !b.liveness.is_dead(d.input, x))
+                })
         })
     })
 }
