@@ -266,7 +266,24 @@ impl<'a> SymbolResolver<'_, 'a> {
             // Duplicates are recorded against `.symtab`'s sections (the merc
             // table's point at the `.nv.merc.*` copies).
             let main_section = def_input.symbol(def.symbol).and_then(|s| s.section_index());
-            let state = if describes_loser || main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x)) {
+            // Rule 9.13: a replaced copy (U9) with relocations of its own
+            // whose winner is dead is a loser on sm_75..sm_89 too: its FDE
+            // keeps its range (fresh2 tlib-repl `-variables-used=tl_counter`
+            // and `-kernels-used=tl_kernel_c`, sm_75/sm_86: tl_b's
+            // `tl_poly<double>` FDE keeps 0x480); a leaf's range is cleared
+            // (tl_c's `tl_reduce<float>`, every arch).
+            let replaced = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
+                && sym.st_type == STT_FUNC
+                && def != here
+                && sym.section_index().is_some_and(|x| {
+                    self.inputs
+                        .get(input)
+                        .is_some_and(|i| i.cubin.relocation_sections().any(|rs| rs.target as usize == x))
+                });
+            let state = if describes_loser
+                || replaced
+                || main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x))
+            {
                 SymbolState::DiscardedDuplicate
             } else {
                 SymbolState::Dead
