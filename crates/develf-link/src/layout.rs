@@ -1027,6 +1027,13 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 && lost_to_later(b, i, s.info as usize)
             {
                 b.create(s.name, C::Relocation, s.sh_type, 0x40, 8);
+                // Rule 8.2: with `-preserve-relocs`, its `.nv.resolvedrela`
+                // follows here too (fresh2 tlib-repl, sm_75..sm_90a: after
+                // tl_b's `.rela.text._Z7tl_polyIdET_S0_`, not after tl_a's).
+                let text = input.section(s.info as usize).and_then(|t| b.layout.find(t.name));
+                if let (true, Some(text)) = (preserve_relocs, text) {
+                    create_resolved_relocations(b, text);
+                }
                 continue;
             }
             if !is_relocation_type(s.sh_type)
