@@ -172,6 +172,15 @@ fn cuobjdump_value(attr: &Attribute, symbols: &dyn SymbolLookup) -> Option<Strin
             format!("{:#x}", v.0)
         }
         A::Raw(r) if r.format == Format::Bval as u8 || r.format == Format::Hval as u8 => format!("{:#x}", r.value),
+        // (kind, offset) u32 pairs; kind 1 is a spill/refill instruction
+        // (ptxas -maxrregcount=24 spilling fresh2's `tl_poly<double>`).
+        A::Annotations(b) => {
+            let words: Vec<u32> = b.0.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+            if b.0.len() % 8 != 0 || words.chunks(2).any(|p| p[0] != 1) {
+                return None;
+            }
+            words.chunks(2).map(|p| format!("SpillRefill : Offset : {:#x}", p[1])).collect::<Vec<_>>().join(" ")
+        }
         _ => return None,
     })
 }
@@ -236,13 +245,21 @@ fn decoded_values_agree_with_cuobjdump() {
     for f in fixtures() {
         let Ok(text) = std::fs::read_to_string(f.cuobjdump_path()) else { continue };
         dumps_read += 1;
-        let blocks: BTreeMap<String, DumpBlock> =
-            develf_tests::cuobjdump_nvinfo::parse(&text).into_iter().map(|b| (b.name.clone(), b)).collect();
+        // Same-named sections (each input's local helper's
+        // `.nv.info.__cuda_sm20_dsqrt_rn_f64_mediumpath_v1` in a `-r` output)
+        // pair up in section order.
+        let mut blocks: BTreeMap<String, Vec<DumpBlock>> = BTreeMap::new();
+        for b in develf_tests::cuobjdump_nvinfo::parse(&text) {
+            blocks.entry(b.name.clone()).or_default().push(b);
+        }
+        let mut met: BTreeMap<&str, usize> = BTreeMap::new();
         let bytes = read(&f);
         let cubin = Cubin::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e:?}", f.path));
         for s in cubin.sections() {
             let Some(kind) = section_kind(s.name, s.sh_type) else { continue };
-            let Some(block) = blocks.get(s.name) else { continue };
+            let nth = met.entry(s.name).or_default();
+            let Some(block) = blocks.get(s.name).and_then(|list| list.get(*nth)) else { continue };
+            *nth += 1;
             let symbols = symbols_for(&cubin, s.link);
             let label = format!("{} {}", f.path, s.name);
             match kind {

@@ -190,6 +190,16 @@ fn place(
     if let Some(p) = cache.get(&index) {
         return *p;
     }
+    // Same-named copies claim the output's same-named sections in section
+    // order (a relinked `-r` output holds each object's local dsqrt copy).
+    let name = input.sections().get(index).map_or("", |s| s.name);
+    let earlier: Vec<usize> =
+        input.sections().iter().filter(|s| s.index < index && s.name == name).map(|s| s.index).collect();
+    for e in earlier {
+        if !cache.contains_key(&e) {
+            place(input, e, out, cache);
+        }
+    }
     let p = place_uncached(input, index, out);
     if let Some(p) = p {
         let len = input.sections().get(index).map_or(0, |s| s.size);
@@ -222,12 +232,11 @@ fn place_uncached(input: &Cubin<'_>, index: usize, out: &Output<'_>) -> Option<P
     }
     // 2. Search for the bytes with every relocation site masked.
     let data = sec.data.unwrap_or(&[]);
-    let odata = osec.data.unwrap_or(&[]);
     if sec.sh_type == 8 {
         // NOBITS: nothing to compare; only meaningful if alone.
         return None;
     }
-    if data.is_empty() || data.len() > odata.len() {
+    if data.is_empty() {
         return None;
     }
     let mut masked = vec![false; data.len()];
@@ -243,21 +252,26 @@ fn place_uncached(input: &Cubin<'_>, index: usize, out: &Output<'_>) -> Option<P
         }
     }
     let align = sec.addralign.max(1) as usize;
-    let claimed = out.claimed.get(&osec.index);
-    let mut first = None;
-    let mut o = 0usize;
-    while o + data.len() <= odata.len() {
-        let hit = data.iter().zip(&odata[o..]).zip(&masked).all(|((a, b), m)| *m || a == b);
-        if hit {
-            let taken = claimed.is_some_and(|c| c.iter().any(|&(off, _)| off == o as u64));
-            if !taken {
-                first = Some(o);
-                break;
+    // Same-named sections (each input's local copy of a helper such as
+    // `__cuda_sm20_dsqrt_rn_f64_mediumpath_v1`, byte for byte alike) are
+    // claimed in input order, the output's order: a copy finding every one
+    // taken is not in the output (fresh2 tlib: tl_c's, rule 9.13).
+    for osec in out.cubin.sections().iter().filter(|s| s.name == sec.name) {
+        let odata = osec.data.unwrap_or(&[]);
+        let claimed = out.claimed.get(&osec.index);
+        let mut o = 0usize;
+        while o + data.len() <= odata.len() {
+            let hit = data.iter().zip(&odata[o..]).zip(&masked).all(|((a, b), m)| *m || a == b);
+            if hit {
+                let taken = claimed.is_some_and(|c| c.iter().any(|&(off, _)| off == o as u64));
+                if !taken {
+                    return Some(Placement { out_section: osec.index, offset: o as u64 });
+                }
             }
+            o += align;
         }
-        o += align;
     }
-    first.map(|o| Placement { out_section: osec.index, offset: o as u64 })
+    None
 }
 
 /// What an input symbol is in nvlink's output.
@@ -296,12 +310,14 @@ fn resolve(
     cache: &mut HashMap<usize, Option<Placement>>,
 ) -> Resolved {
     let def_section = sym.section_index().and_then(|i| input.sections().get(i)).map(|s| s.name);
+    let mut local_code = false;
     if let Some(def) = def_section {
         let bare = def.strip_prefix(".nv.capmerc").or_else(|| def.strip_prefix(".nv.merc")).unwrap_or(def);
         let is_code = bare.starts_with(".text.") && (sym.st_type == STT_FUNC || sym.st_type == STT_SECTION);
         if is_code && out.section_named(def).is_none() {
             return Resolved::Dead;
         }
+        local_code = is_code && sym.bind == STB_LOCAL && !def.starts_with(".nv.capmerc");
     }
     // Rule 5.7: an undefined local variable (`.nv.ptx.const0.size`) is
     // applied with ptxas's value, or -1 where that is 0 (libcudadevrt), as an
@@ -313,6 +329,11 @@ fn resolve(
     if sym.st_type == STT_SECTION || sym.bind == STB_LOCAL {
         let Some(index) = sym.section_index() else { return Resolved::Missing };
         let Some(p) = place(input, index, out, cache) else {
+            // A local function whose every same-named output copy went to
+            // other inputs was removed (rule 9.13: fresh2 tlib, tl_c's dsqrt).
+            if local_code {
+                return Resolved::Dead;
+            }
             // NOBITS (shared memory) or re-laid-out sections: the same-named
             // symbol in the same-named output section, if nvlink kept it.
             let Some(def) = def_section else { return Resolved::Missing };
@@ -391,9 +412,18 @@ fn resolve(
     // A copy met after another lost when met, whichever copy wins in the end
     // (rule 9.11: indir's `ind_wsum<float>` in indir_b).
     let describes_loser = matches!(SymbolHome::of_section(patched), SymbolHome::Debug | SymbolHome::DebugLine);
+    // Rule 9.13: a replaced copy with only `.rela` relocations of its own
+    // (sm_90+) loses its records too (fresh2 tlib-repl: tl_b's
+    // `tl_poly<double>`).
+    let replaced_with_rela = || {
+        sym.section_index().is_some_and(|x| {
+            let mut of_fn = input.relocation_sections().filter(|rs| rs.target as usize == x).peekable();
+            of_fn.peek().is_some() && of_fn.all(|rs| rs.rela)
+        })
+    };
     let lost = winners.get(sym.name).is_some_and(|w| *w < input_no)
         || (winners.get(sym.name).is_some_and(|w| *w != input_no)
-            && firsts.get(sym.name).is_some_and(|f| *f < input_no));
+            && (firsts.get(sym.name).is_some_and(|f| *f < input_no) || replaced_with_rela()));
     if describes_loser && sym.section_index().is_some() && lost {
         return Resolved::Discarded(o.value, home, bank);
     }

@@ -101,6 +101,13 @@ const DEBUG_ARCHS: &[&str] = &["sm_75", "sm_90"];
 /// Local `.const` symbols (rule 5.5): one architecture per ABI-8 family
 /// (sm_75 with `_param` locals, sm_90, Mercury sm_100) keeps the bytes small.
 const CONST_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// The fresh2 template-library groups (rule 9.13): the `.rel` and `.rela`
+/// families. Not Mercury: `tlib` sm_100 links byte-identically, but
+/// tests/tests/reloc_nvlink.rs cannot yet tell which input's local dsqrt
+/// copy a `.nv.merc.debug_frame` relocation names; `tlib-repl`'s replaced
+/// FDE nvlink writes 8 bytes longer there (U9, not modelled).
+const TLIB_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
+const TLIB_REPL_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
 /// What nvcc passes to ptxas for -G.
 const MDBG_ARCHS: &[&str] = &["sm_100"];
 /// One sm_100 and one sm_120 build: Mercury code without the sm_100a copy.
@@ -235,6 +242,46 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(&["sm_90"]),
         abi7: ABI7_NONE,
     },
+    // Rule 9.13 (fresh2): a header-only template library in three objects,
+    // tl_a also built with -maxrregcount=24 so that its weak copies replace
+    // the earlier ones (U9). `--extended-lambda` for tl_a's device lambda.
+    ObjectSpec {
+        name: "tl_a",
+        source: "tl_a.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["--extended-lambda"],
+        ptxas_flags: &[],
+        archs: Archs::Only(TLIB_ARCHS),
+        abi7: ABI7_SM75_UP,
+    },
+    ObjectSpec {
+        name: "tl_a-r24",
+        source: "tl_a.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["--extended-lambda", "-maxrregcount=24"],
+        ptxas_flags: &[],
+        archs: Archs::Only(TLIB_REPL_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "tl_c-lineinfo",
+        source: "tl_c.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-lineinfo"],
+        ptxas_flags: &["--generate-line-info"],
+        archs: Archs::Only(INDIR_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    // ABI-7 copies too: rules 7.8 (prototype order, last declaration) and 10.
+    cu("tl_b", "tl_b.cu", Archs::Only(TLIB_ARCHS), ABI7_SM75_UP),
+    cu("tl_c", "tl_c.cu", Archs::Only(TLIB_ARCHS), ABI7_SM75_UP),
+    // fresh2: cross-file address initialisers, `__constant__` tables.
+    // ABI-7 gi_a and cx_b too: rule 10's 0x66 record for kernels reaching
+    // ABI-8 code (gi_kernel indirectly, cx_kernel_b; not the leaf cx_unused).
+    cu("gi_a", "gi_a.cu", Archs::Only(CONST_ARCHS), ABI7_SM75_UP),
+    cu("gi_b", "gi_b.cu", Archs::Only(CONST_ARCHS), ABI7_SM75_UP),
+    cu("cx_a", "cx_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
+    cu("cx_b", "cx_b.cu", Archs::Only(CONST_ARCHS), ABI7_SM75_UP),
     // Rules 1.4 and 7.1 (same-named static functions, recursion through an
     // indirect call): one architecture per family keeps the bytes small.
     cu("twin_a", "twin_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
@@ -548,6 +595,67 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.8: the `-r` output's externs defined in an extern-only
     // `.nv_debug.shared`, named by a device function (`ind_mix`).
     GroupSpec { name: "indir-relink", inputs: &[LinkR("indir")], flags: &[], archs: Archs::Only(INDIR_ARCHS) },
+    // Rule 9.13: `tlib` drops tl_b's and tl_c's dsqrt slow paths, called only
+    // by copies that lost when met; `tlib-repl` (tl_a's copies win on
+    // registers) keeps tl_b's, drops the replaced `tl_poly<double>`'s FDE
+    // relocation on sm_90 and lists its call in the `-r` call graph.
+    GroupSpec {
+        name: "tlib",
+        inputs: &[Abi8("tl_a"), Abi8("tl_b"), Abi8("tl_c")],
+        flags: &[],
+        archs: Archs::Only(TLIB_ARCHS),
+    },
+    GroupSpec {
+        name: "tlib-repl",
+        inputs: &[Abi8("tl_c"), Abi8("tl_b"), Abi8("tl_a-r24")],
+        flags: &[],
+        archs: Archs::Only(TLIB_REPL_ARCHS),
+    },
+    // Rule 1.3: relinking a `-r` output with a `-lineinfo` input's debug
+    // sections, whose section symbols follow bank symbols there.
+    GroupSpec {
+        name: "tlib-li",
+        inputs: &[Abi8("tl_a"), Abi8("tl_b"), Abi8("tl_c-lineinfo")],
+        flags: &[],
+        archs: Archs::Only(INDIR_ARCHS),
+    },
+    GroupSpec { name: "tlib-li-relink", inputs: &[LinkR("tlib-li")], flags: &[], archs: Archs::Only(INDIR_ARCHS) },
+    GroupSpec { name: "ginit", inputs: &[Abi8("gi_a"), Abi8("gi_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
+    GroupSpec { name: "cxt", inputs: &[Abi8("cx_a"), Abi8("cx_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
+    // Rule 7.8: ABI-7 tl_a's `__assertfail` signature replaced by ABI-8
+    // tl_b's; rule 10: ABI-7 tl_kernel_a gets no 0x66, tl_kernel_c does.
+    GroupSpec {
+        name: "tlib-mixed-abi",
+        inputs: &[Abi7("tl_a"), Abi8("tl_b"), Abi7("tl_c")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 7.8: ABI-7 tl_b's prototypes in its `.symtab` order.
+    GroupSpec {
+        name: "tlib-repl-mixed-abi",
+        inputs: &[Abi7("tl_c"), Abi7("tl_b"), Abi8("tl_a-r24")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "ginit-mixed-abi",
+        inputs: &[Abi7("gi_a"), Abi8("gi_b")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 10: ABI-7 inputs only still give an sm_90 link nvlink's `.nv.compat`.
+    GroupSpec {
+        name: "ginit-abi7",
+        inputs: &[Abi7("gi_a"), Abi7("gi_b")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "cxt-mixed-abi",
+        inputs: &[Abi8("cx_a"), Abi7("cx_b")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
     // xconst_a is also built for sm_100, for the `-r` link of it alone in
     // options/commands.txt (rule 8.3's Mercury bank).
     GroupSpec {

@@ -838,9 +838,10 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
     // target stay empty and are dropped.
     let preserve_relocs = options.preserve_relocs;
     // Rule 13.6: a link without inputs for sm_90 or later still gets
-    // nvlink's `.nv.compat`.
+    // nvlink's `.nv.compat`; so does one of ABI-7 inputs only (fresh2's seven
+    // 12.9-ptxas objects for sm_90, exec and `-r`: the accelerator record).
     let has_compat = inputs.iter().any(|i| i.sections().iter().any(|s| s.sh_type == SHT_CUDA_COMPAT_INFO))
-        || (inputs.is_empty() && options.arch.sm >= 90);
+        || (inputs.iter().all(|i| i.abi7) && options.arch.sm >= 90);
 
     // Rule 1.3.1: the fixed start.
     b.create(".shstrtab", C::ShStrTab, SHT_STRTAB, 0, 1);
@@ -1005,6 +1006,18 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 continue;
             };
             create_for_symbol(b, i, index, executable && !mercury);
+            // The first debug section met brings the input's others, in
+            // section order: relinking fresh2's `-r` output of a `-lineinfo`
+            // object (sm_90), whose `.debug_line` .. `.nv_debug_ptx_txt.*`
+            // section symbols come after bank symbols, logs them right after
+            // `.debug_frame` (ptxas objects list them together anyway).
+            if b.class_of(i, index) == Some(C::Debug) {
+                for x in 0..input.sections().len() {
+                    if x != index && b.class_of(i, x) == Some(C::Debug) {
+                        create_for_symbol(b, i, x, executable && !mercury);
+                    }
+                }
+            }
             if let Some(symbol) = local {
                 // Rule 5.6: the local of a weak duplicate's discarded bank
                 // (sm_75..sm_89 `_param` of a template kernel instantiated in
@@ -1087,6 +1100,13 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 && lost_to_later(b, i, s.info as usize)
             {
                 b.create(s.name, C::Relocation, s.sh_type, 0x40, 8);
+                // Rule 8.2: with `-preserve-relocs`, its `.nv.resolvedrela`
+                // follows here too (fresh2 tlib-repl, sm_75..sm_90a: after
+                // tl_b's `.rela.text._Z7tl_polyIdET_S0_`, not after tl_a's).
+                let text = input.section(s.info as usize).and_then(|t| b.layout.find(t.name));
+                if let (true, Some(text)) = (preserve_relocs, text) {
+                    create_resolved_relocations(b, text);
+                }
                 continue;
             }
             if !is_relocation_type(s.sh_type)
@@ -1269,12 +1289,23 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
 
 /// Whether the function in section `text` of input `i` is a weak copy that
 /// lost to a later input's (U13).
+/// Rule 9.10 here too: not when the winner is dead code (fresh2 tlib-repl
+/// `-kernels-used=tl_kernel_c` and `-variables-used=tl_counter`, sm_75..sm_90a:
+/// tl_a's winning `tl_poly<double>` dies and nvlink names no
+/// `.rela.text._Z7tl_polyIdET_S0_` for tl_b's replaced copy).
 fn lost_to_later(b: &Builder<'_, '_>, i: usize, text: usize) -> bool {
     b.inputs.get(i).is_some_and(|input| {
         input.symbols().iter().any(|y| {
             y.st_type == STT_FUNC
                 && y.section_index() == Some(text)
-                && b.resolution.definition_of(SymbolRef { input: i, symbol: y.index }).is_some_and(|d| d.input > i)
+                && b.resolution.definition_of(SymbolRef { input: i, symbol: y.index }).is_some_and(|d| {
+                    d.input > i
+                        && b.inputs
+                            .get(d.input)
+                            .and_then(|x| x.symbol(d.symbol))
+                            .and_then(|w| w.section_index())
+                            .is_some_and(|x| !b.liveness.is_dead(d.input, x))
+                })
         })
     })
 }

@@ -1118,7 +1118,9 @@ fn describes_gone_code(
     let Some(def) = resolution.definition_of(here) else { return false };
     let defined_here =
         inputs.get(here.input).and_then(|i| i.symbol(here.symbol)).is_some_and(|s| s.section_index().is_some());
-    if defined_here && def != here && def.input < here.input {
+    // Rules 9.11 and 9.13 as in `.rela.debug_frame` (fresh2 `tl_c tl_b tl_a`,
+    // sm_100/sm_120: tl_b's replaced `tl_poly<double>` FDE goes).
+    if defined_here && def != here && crate::relocate::describes_replaced_code(inputs, resolution, here, def) {
         return true;
     }
     let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());

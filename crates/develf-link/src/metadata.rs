@@ -756,7 +756,7 @@ impl Context<'_, '_> {
             if !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
                 reversed.push(Attribute::NumBarriers(ByteValue(u16::try_from(abi7_barriers).unwrap_or(u16::MAX))));
             }
-        } else if self.layout.executable && input.abi7 && kernel {
+        } else if self.layout.executable && input.abi7 && kernel && self.reaches_abi8_code(facts, function) {
             reversed.push(Attribute::Raw(RawAttribute {
                 format: 4,
                 code: ATTR_ABI7_MARK,
@@ -770,6 +770,30 @@ impl Context<'_, '_> {
         // Rule 11.5 (merc exec): the bindless bank records of a slotted kernel.
         reversed.extend(crate::mercury::bindless_records(self.layout, name, text));
         encode(&reversed, name)
+    }
+
+    /// Rule 10: an ABI-7 kernel gets the 0x66 record only when it reaches
+    /// (calls, through any chain) a function of an ABI-8 input, whose
+    /// `.nv.info.<fn>` carries it: fresh2 ABI-7 `tl_kernel_c` (calls tl_b's
+    /// `tl_rec_c`) and `cx_kernel_b` (cx_a's `cx_lookup`) get it; the leaf
+    /// kernels `cx_unused` and `tl_apply<lambda>`, and `tl_kernel_a`, whose
+    /// callees are its own input's, do not (sm_75, sm_90 exec).
+    fn reaches_abi8_code(&self, facts: &CallFacts, function: Option<u32>) -> bool {
+        let Some(f) = function else { return false };
+        // Indirect calls count (fresh2 ABI-7 `gi_kernel` calls gi_b's
+        // `gi_op_dbl` through a `__device__` table: 0x66).
+        let reach = facts.reach_through_addresses(f);
+        reach.iter().filter(|&&g| g != f).any(|&g| {
+            let Some(crate::symbols::SymbolSection::Section(id)) =
+                self.symbols.symbols.get(g as usize).map(|s| &s.section)
+            else {
+                return false;
+            };
+            match self.layout.section(*id).map(|t| t.info) {
+                Some(InfoField::Function { symbol, .. }) => self.inputs.get(symbol.input).is_some_and(|i| !i.abi7),
+                _ => false,
+            }
+        })
     }
 
     /// Rule 7.5: nvlink's own note, then (executables) every input's.
@@ -1031,6 +1055,7 @@ impl Context<'_, '_> {
     /// Rule 7.6: calls sorted stably by caller; the other blocks concatenated.
     fn callgraph(&self) -> Vec<u8> {
         let mut out = CallGraph::default();
+        let mut replaced_calls = Vec::new();
         for input in self.inputs {
             for s in input.sections() {
                 if s.sh_type != SHT_CUDA_CALLGRAPH {
@@ -1051,7 +1076,8 @@ impl Context<'_, '_> {
                 // U13: an executable also keeps the calls of a losing weak copy
                 // whose winner comes from a later input, naming the winner
                 // (sm_80 tpl_a + sm_86 tpl_b for sm_86: `tkernel<int> ->
-                // tsum<int>` twice); `-r` does not (mix80_86r).
+                // tsum<int>` twice); `-r` lists such a pair once (mix80_86r;
+                // rule 9.13 below).
                 let calls = |Pair(a, b): Pair| {
                     if self.layout.executable && later(a) {
                         return Some(Pair(self.out_index(i, a)?, self.out_index(i, b)?));
@@ -1073,7 +1099,24 @@ impl Context<'_, '_> {
                     }
                     with_signature(Pair(a, p))
                 };
-                out.calls.extend(graph.calls.into_iter().filter_map(calls));
+                // Rule 9.13: `-r` keeps a replaced copy's calls as well, once
+                // each: fresh2 `tl_c tl_b tl_a` (tl_a `-maxrregcount=24`,
+                // sm_90 `-r`) lists tl_b's `tl_poly<double> -> dsqrt` (its
+                // local) after tl_a's; a pair equal to the winner's is not
+                // repeated (`w_call -> w_glob` once, twice in the executable).
+                let relocatable_calls = |Pair(a, b): Pair| {
+                    if !self.layout.executable && later(a) {
+                        let pair = Pair(self.out_index(i, a)?, self.out_index(i, b)?);
+                        return Some((pair, true));
+                    }
+                    calls(Pair(a, b)).map(|p| (p, false))
+                };
+                for (pair, replaced) in graph.calls.into_iter().filter_map(relocatable_calls) {
+                    if replaced {
+                        replaced_calls.push(pair);
+                    }
+                    out.calls.push(pair);
+                }
                 // Address-taken functions (block 2) are listed once, first
                 // input first (fptr: times3, add1 from main, then ident, neg
                 // from ops; 12/12 fptr links); indirect call sites (block 3)
@@ -1086,6 +1129,15 @@ impl Context<'_, '_> {
                 out.indirect_calls.extend(graph.indirect_calls.into_iter().filter_map(with_signature));
                 // Like calls (poly sm_80 + sm_86: a losing vtable's entries twice).
                 out.address_of.extend(graph.address_of.into_iter().filter_map(calls));
+            }
+        }
+        // Rule 9.13: `-r` keeps one of a replaced copy's pairs that repeat
+        // another (the winner's).
+        for pair in replaced_calls {
+            if out.calls.iter().filter(|&&p| p == pair).count() > 1 {
+                if let Some(at) = out.calls.iter().position(|&p| p == pair) {
+                    out.calls.remove(at);
+                }
             }
         }
         // Each input's pairs are prepended, then sorted stably by caller; the
@@ -1134,13 +1186,20 @@ impl Context<'_, '_> {
     /// Rule 7.8 (order unverified, U6): every input's entries in input order.
     fn prototype(&self) -> Vec<u8> {
         let mut out = Prototypes::default();
-        let mut seen = std::collections::HashSet::new();
+        // Output symbol -> (its entry, whether a declaration made it).
+        let mut seen: HashMap<u32, (usize, bool)> = HashMap::new();
         for input in self.inputs {
             for s in input.sections() {
                 if s.sh_type != SHT_CUDA_PROTOTYPE {
                     continue;
                 }
-                let Some(list) = Prototypes::decode(s.bytes()) else { continue };
+                let Some(mut list) = Prototypes::decode(s.bytes()) else { continue };
+                // In input symbol order, not the section's: CUDA 12.9's ptxas
+                // lists `tl_scalef` first but puts the weak `tl_poly<T>`,
+                // `tl_reduce<…>` before it in `.symtab` (fresh2 ABI-7 tl_b,
+                // sm_75/sm_90: nvlink's entries follow `.symtab`); 13.5's
+                // lists are in that order already.
+                list.0.sort_by_key(|p| p.symbol);
                 for mut p in list.0 {
                     let r = SymbolRef { input: input.index, symbol: p.symbol as usize };
                     let vetoed = self.resolution.global(r).is_some_and(|g| self.layout.prototype_vetoed.contains(&g));
@@ -1158,7 +1217,20 @@ impl Context<'_, '_> {
                     else {
                         continue;
                     };
-                    if seen.insert(symbol) {
+                    // An undefined function declared by several inputs keeps
+                    // its first place with the *last* declaration's signature:
+                    // fresh2's ABI-7 tl_a (`__assertfail`
+                    // `#vllill|10p4r…`) and ABI-8 tl_b (`…|12p4r…`) give
+                    // tl_b's, the swapped kinds tl_a's (sm_90 exec and `-r`).
+                    let declared = input.symbol(p.symbol as usize).is_some_and(|y| y.section_index().is_none());
+                    if let Some(&(at, true)) = seen.get(&symbol).filter(|_| declared) {
+                        if let Some(entry) = out.0.get_mut(at) {
+                            entry.signature = signature;
+                        }
+                        continue;
+                    }
+                    if !seen.contains_key(&symbol) {
+                        seen.insert(symbol, (out.0.len(), declared));
                         p.symbol = symbol;
                         p.signature = signature;
                         out.0.push(p);

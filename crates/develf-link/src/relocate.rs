@@ -256,24 +256,34 @@ impl<'a> SymbolResolver<'_, 'a> {
         // Rule 9.11: a copy met *after* another lost when met, and its records
         // go even when the final winner comes later still (fresh: `wsum<float>`
         // in fr_a, fr_b, fr_c, fr_c's winning with fewer registers: fr_b's FDE
-        // relocation goes, fr_a's stays).
-        let lost_when_met = || {
-            self.resolution
-                .global(here)
-                .and_then(|g| self.resolution.globals.get(g))
-                .and_then(|g| g.first_definition)
-                .is_some_and(|first| first.input < input)
-        };
+        // relocation goes, fr_a's stays). Rule 9.13 for replaced copies:
+        // `describes_replaced_code`.
         let describes_loser = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
             && sym.st_type == STT_FUNC
-            && sym.section_index().is_some()
-            && (def.input < input || (def.input != input && lost_when_met()));
+            && describes_replaced_code(self.inputs, self.resolution, here, def);
         let Some((id, base)) = self.layout.placed(def.input, section) else {
             let name = def_input.section(section).map_or("", |s| s.name);
             // Duplicates are recorded against `.symtab`'s sections (the merc
             // table's point at the `.nv.merc.*` copies).
             let main_section = def_input.symbol(def.symbol).and_then(|s| s.section_index());
-            let state = if describes_loser || main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x)) {
+            // Rule 9.13: a replaced copy (U9) with relocations of its own
+            // whose winner is dead is a loser on sm_75..sm_89 too: its FDE
+            // keeps its range (fresh2 tlib-repl `-variables-used=tl_counter`
+            // and `-kernels-used=tl_kernel_c`, sm_75/sm_86: tl_b's
+            // `tl_poly<double>` FDE keeps 0x480); a leaf's range is cleared
+            // (tl_c's `tl_reduce<float>`, every arch).
+            let replaced = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
+                && sym.st_type == STT_FUNC
+                && def != here
+                && sym.section_index().is_some_and(|x| {
+                    self.inputs
+                        .get(input)
+                        .is_some_and(|i| i.cubin.relocation_sections().any(|rs| rs.target as usize == x))
+                });
+            let state = if describes_loser
+                || replaced
+                || main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x))
+            {
                 SymbolState::DiscardedDuplicate
             } else {
                 SymbolState::Dead
@@ -772,4 +782,43 @@ pub(crate) fn build<'a>(
 /// (libcudadevrt's objects; `-G` objects carry 0x40).
 pub(crate) fn undefined_local_value(value: u64) -> u64 {
     if value == 0 { u64::MAX } else { value }
+}
+
+/// Whether debug records of the weak copy `here` (defined in its input,
+/// resolved to `def`) describe code that is not the output's: a copy that
+/// lost to an earlier input's, or, its winner coming later:
+/// * Rule 9.11: a copy met *after* another lost when met, and its records go
+///   even when the final winner comes later still (fresh: `wsum<float>` in
+///   fr_a, fr_b, fr_c, fr_c's winning with fewer registers: fr_b's FDE
+///   relocation goes, fr_a's stays).
+/// * Rule 9.13: a copy taken first and replaced (U9) keeps its records only
+///   while it has no `.rela.text.<fn>`: fresh2 `tlib-repl` (`tl_c tl_b tl_a`, tl_a
+///   `-maxrregcount=24`; sm_90) drops tl_b's `tl_poly<double>` FDE relocation
+///   (it calls the dsqrt slow path) and keeps tl_c's `tl_reduce<float>` one
+///   (a leaf without relocations, like wreg_a's `wsum`); a replaced copy that
+///   only reads a `__device__` global goes too. sm_75..sm_89, where ptxas
+///   writes a `.rel.text.<fn>` beside the `.rela` one (and the FDE
+///   relocations are `.rel`), keep them all (same links); which of the two
+///   nvlink looks at is not known.
+pub(crate) fn describes_replaced_code(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    here: SymbolRef,
+    def: SymbolRef,
+) -> bool {
+    let Some(input) = inputs.get(here.input) else { return false };
+    let Some(section) = input.symbol(here.symbol).and_then(|s| s.section_index()) else { return false };
+    if def.input == here.input {
+        return false;
+    }
+    if def.input < here.input {
+        return true;
+    }
+    let lost_when_met = resolution
+        .global(here)
+        .and_then(|g| resolution.globals.get(g))
+        .and_then(|g| g.first_definition)
+        .is_some_and(|first| first.input < here.input);
+    let mut of_fn = input.cubin.relocation_sections().filter(|rs| rs.target as usize == section).peekable();
+    lost_when_met || (of_fn.peek().is_some() && of_fn.all(|rs| rs.rela))
 }

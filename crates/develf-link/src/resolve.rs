@@ -179,7 +179,28 @@ pub(crate) fn input_callgraph_calls(
             let def = resolution.definition_of(SymbolRef { input: input.index, symbol: symbol as usize })?;
             Some((def.input, inputs.get(def.input)?.symbol(def.symbol)?.section_index()?))
         };
+        // Rule 9.13: the calls of a weak copy that lost when met (rule 9.11)
+        // are not its winner's: fresh2 `tlib` (sm_90), whose `tl_poly<double>`
+        // in tl_b loses to tl_a's, drops tl_b's local
+        // `__cuda_sm20_dsqrt_rn_f64_mediumpath_v1`, which only that copy
+        // called. A copy taken first and replaced (U9) keeps its calls: with
+        // tl_a built `-maxrregcount=24` last (`tl_c tl_b tl_a`), tl_b's
+        // `tl_poly<double>` is replaced and its dsqrt stays.
+        let lost = |symbol: u32| {
+            let here = SymbolRef { input: input.index, symbol: symbol as usize };
+            input.symbol(here.symbol).and_then(|s| s.section_index()).is_some_and(|x| {
+                resolution.is_discarded(input.index, x)
+                    && resolution
+                        .global(here)
+                        .and_then(|g| resolution.globals.get(g))
+                        .and_then(|g| g.first_definition)
+                        .is_some_and(|first| first.input < input.index)
+            })
+        };
         for pair in &graph.calls {
+            if lost(pair.0) {
+                continue;
+            }
             if let (Some(from), Some(to)) = (home(pair.0), home(pair.1)) {
                 call(from, to);
             }
