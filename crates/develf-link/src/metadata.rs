@@ -789,9 +789,9 @@ impl Context<'_, '_> {
             else {
                 return false;
             };
-            match self.layout.section(*id).map(|t| t.info) {
-                Some(InfoField::Function { symbol, .. }) => self.inputs.get(symbol.input).is_some_and(|i| !i.abi7),
-                _ => false,
+            match self.layout.section(*id).and_then(|t| t.info.function_symbol()) {
+                Some(symbol) => self.inputs.get(symbol.input).is_some_and(|i| !i.abi7),
+                None => false,
             }
         })
     }
