@@ -639,8 +639,19 @@ impl Context<'_, '_> {
         // without the assert, or with a second kernel, it stays).
         let (kernel_externs, extended) = match function {
             Some(f) if self.layout.executable && kernel => {
-                let (list, own) = self.kernel_externs(f, facts);
+                let (mut list, own, early) = self.kernel_externs(f, facts);
                 let extended = list.len() > own;
+                // The output's only kernel, its list extended: what the
+                // functions of earlier inputs brought comes before its own
+                // entries, the rest after (sys_util + sys_main: sys_checked's
+                // __assertfail, sys_report's vprintf, then malloc, free;
+                // fresh2 tl_c + tl_b + tl_a-r24 with `-kernels-used`: tl_c's
+                // tl_rec_b's vprintf before the kernel's own __assertfail;
+                // sm_75..sm_90a). With more kernels its own entries stay first.
+                if extended && self.kernels().len() < 2 && !early.is_empty() {
+                    list.retain(|e| !early.contains(e));
+                    list.splice(0..0, early);
+                }
                 (Some(list), extended)
             }
             _ => (None, false),
@@ -886,7 +897,9 @@ impl Context<'_, '_> {
     /// sys_checked's `__assertfail`, sys_report's `vprintf`); any other
     /// undefined function reached last, by symbol index.
     /// Returns the list and how many of its names the kernel's own list gave.
-    fn kernel_externs(&self, f: u32, facts: &CallFacts) -> (Vec<u32>, usize) {
+    /// Also says which entries only functions of earlier inputs than the
+    /// kernel's brought (see `function_info`'s use of them).
+    fn kernel_externs(&self, f: u32, facts: &CallFacts) -> (Vec<u32>, usize, Vec<u32>) {
         let mut out: Vec<u32> = Vec::new();
         let add = |out: &mut Vec<u32>, e: u32| {
             if self.extern_kept(e) && !out.contains(&e) {
@@ -898,7 +911,7 @@ impl Context<'_, '_> {
         }
         let own = out.len();
         if facts.externs.is_empty() && !facts.undefined_target {
-            return (out, own);
+            return (out, own, Vec::new());
         }
         let reach = facts.reach_through_addresses(f);
         let text_of = |g: u32| match self.symbols.symbols.get(g as usize).map(|s| &s.section) {
@@ -921,8 +934,15 @@ impl Context<'_, '_> {
                 .filter_map(|&g| text_of(g).map(|t| (info_of(t), t, g)))
                 .collect();
         defined.sort_unstable();
-        for (_, _, g) in defined {
+        let input_of = |t: crate::layout::OutId| self.layout.section(t)?.pieces.first().map(|p| p.input);
+        let kernel_input = text_of(f).and_then(input_of);
+        let mut early = Vec::new();
+        for (_, t, g) in defined {
+            let earlier = matches!((input_of(t), kernel_input), (Some(i), Some(k)) if i < k);
             for &e in facts.externs.get(&g).map(Vec::as_slice).unwrap_or_default() {
+                if earlier && !early.contains(&e) && self.extern_kept(e) {
+                    early.push(e);
+                }
                 add(&mut out, e);
             }
         }
@@ -931,7 +951,7 @@ impl Context<'_, '_> {
         for e in undefined {
             add(&mut out, e);
         }
-        (out, own)
+        (out, own, early)
     }
 
     /// Rule 7.3: the first input's records, each byte-valued record of
