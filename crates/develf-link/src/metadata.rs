@@ -639,24 +639,26 @@ impl Context<'_, '_> {
         // without the assert, or with a second kernel, it stays).
         let (kernel_externs, extended) = match function {
             Some(f) if self.layout.executable && kernel => {
-                let (mut list, own, early) = self.kernel_externs(f, facts);
+                let (list, own, early) = self.kernel_externs(f, facts);
                 let extended = list.len() > own;
-                // The output's only kernel, its list extended: what the
-                // functions of earlier inputs brought comes before its own
-                // entries, the rest after (sys_util + sys_main: sys_checked's
-                // __assertfail, sys_report's vprintf, then malloc, free;
-                // fresh2 tl_c + tl_b + tl_a-r24 with `-kernels-used`: tl_c's
-                // tl_rec_b's vprintf before the kernel's own __assertfail;
-                // sm_75..sm_90a). With more kernels its own entries stay first.
-                if extended && self.kernels().len() < 2 && !early.is_empty() {
-                    list.retain(|e| !early.contains(e));
-                    list.splice(0..0, early);
-                }
-                (Some(list), extended)
+                (Some((list, early)), extended)
             }
             _ => (None, false),
         };
         let externs_last = extended && self.kernels().len() < 2;
+        // That last list puts what the functions of earlier inputs brought
+        // before the kernel's own entries, the rest after (sys_util +
+        // sys_main: sys_checked's __assertfail, sys_report's vprintf, then
+        // malloc, free; fresh2 tl_c + tl_b + tl_a-r24 with `-kernels-used`:
+        // tl_c's tl_rec_b's vprintf before the kernel's own __assertfail;
+        // sm_75..sm_90a). In place, its own entries stay first.
+        let kernel_externs = kernel_externs.map(|(mut list, early)| {
+            if externs_last && !early.is_empty() {
+                list.retain(|e| !early.contains(e));
+                list.splice(0..0, early);
+            }
+            list
+        });
         let mut had_externs = false;
         for record in decoded.records {
             let mut attr = record.attribute;
