@@ -95,10 +95,8 @@ pub fn create(args: &CreateArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // Write beside the target and rename, so a failure leaves no partial file.
-    let tmp = args.output.with_extension("develf-tmp");
-    if let Err(e) = std::fs::write(&tmp, &bytes).and_then(|()| std::fs::rename(&tmp, &args.output)) {
-        let _ = std::fs::remove_file(&tmp);
+    // A failure leaves no partial file.
+    if let Err(e) = crate::output_file::write_atomically(&args.output, &bytes) {
         eprintln!("{}: {e}", args.output.display());
         return ExitCode::FAILURE;
     }

@@ -9,6 +9,7 @@ pub mod input_file;
 pub mod metadata;
 pub mod model;
 pub mod nvlink_cmd;
+pub mod output_file;
 pub mod ptx_jit;
 pub mod text;
 pub mod zebin_dump;

@@ -18,6 +18,7 @@
 //! 1 for a fatal error (bad command line, unreadable input), 255 for link
 //! errors (as nvlink's `Undefined reference`) and for warnings under `-Werror`.
 
+use crate::output_file::{write_atomically, write_atomically_to_file};
 use develf_format::header::Arch;
 use develf_link::{Input, LinkError, LinkOptions, OutputKind};
 use develf_parse::ar::Archive;
@@ -25,10 +26,8 @@ use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// What an option does once recognised.
@@ -1288,54 +1287,6 @@ fn register_file_text(registered: &[Registered], reporter: &Reporter) -> String 
     out
 }
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Writes `bytes` to `path` through a temporary file in the same directory and
-/// a rename: `path` is either untouched or complete.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomically_with(path, |f| f.write_all(bytes))
-}
-
-/// [`write_atomically`], the contents written by `fill` (through a buffer)
-/// into the temporary file: `path` is either untouched or complete.
-pub fn write_atomically_with(
-    path: &Path,
-    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    write_atomically_to_file(path, |f| {
-        let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
-        fill(&mut w)?;
-        w.flush()
-    })
-}
-
-/// [`write_atomically`], `fill` writing the temporary file as it likes
-/// (positional writes from several threads included).
-pub fn write_atomically_to_file(
-    path: &Path,
-    fill: impl FnOnce(&std::fs::File) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let Some(file_name) = path.file_name() else {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "the output path names no file"));
-    };
-    let unique = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let temp = dir.join(format!(".{}.develf-{}-{unique}.tmp", file_name.to_string_lossy(), std::process::id()));
-    let result = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|f| fill(&f))
-        .and_then(|()| std::fs::rename(&temp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
-}
-
 /// Exit status for link errors, as nvlink's (`exit(-1)`).
 pub const LINK_ERROR_STATUS: u8 = 255;
 /// Exit status for fatal errors (command line, unreadable inputs), as nvlink's.
@@ -1581,10 +1532,20 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
         Ok(f) => f,
         Err(message) => return reporter.fatal(&message),
     };
+    // With DEVELF_TIME_PHASES set, as develf-link times its phases: what
+    // the command spends around the link (reading, writing the output).
+    let timed = std::env::var_os("DEVELF_TIME_PHASES").is_some();
+    let stamp = |step: &str| {
+        if timed {
+            eprintln!("develf: {step:<16} {:8.2} ms since start", start.elapsed().as_secs_f64() * 1e3);
+        }
+    };
+    stamp("files read");
     let gathered = match gather_objects(&loaded, request, reporter) {
         Ok(g) => g,
         Err(failure) => return report(failure, reporter),
     };
+    stamp("objects gathered");
     if request.virtual_target {
         // nvlink 13.5 for `-arch=compute_XX`: no device link, no output file;
         // only the register file nvcc asked for.
@@ -1625,6 +1586,7 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     let register_text =
         request.register_link_binaries.as_ref().map(|_| register_file_text(&gathered.registered, reporter));
     let output_bytes = image.len();
+    stamp("linked");
     if let Err(e) = write_atomically_to_file(&request.output, |f| image.write_to_file(f)) {
         return reporter.fatal(&format!("Could not write output file '{}': {e}", request.output.display()));
     }
@@ -1636,6 +1598,7 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     // The process ends after this: freeing the link's state would only cost
     // time (Image's `state`).
     std::mem::forget(image);
+    stamp("output written");
     if let Some(demangle) = request.dump_callgraph {
         // nvlink prints no call graph for a relocatable link.
         if !request.relocatable {
