@@ -296,6 +296,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbreuse_a", "sbreuse_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbreuse_b", "sbreuse_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
+    // 11.9 (a capsule counted without `WARPSYNC.ALL`): a TMA kernel.
+    cu("tmacl", "tmacl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
     // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).
@@ -572,6 +575,7 @@ const GROUPS: &[GroupSpec] = &[
     // barrier's group is numbered first) and a loop behind a branch (merc2
     // `minmax`).
     GroupSpec { name: "sbshfl", inputs: &[Abi8("sbshfl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "tmacl", inputs: &[Abi8("tmacl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "jtab",
         inputs: &[Abi8("jtab_a"), Abi8("jtab_b")],

@@ -48,6 +48,8 @@ const OP_BRA: u64 = 0x947;
 /// offset before it was followed).
 const OP_BRA_UNIFORM: u64 = 0x547;
 const OP_NOP: u64 = 0x918;
+/// `WARPSYNC.ALL` (`numbered_from_end`).
+const OP_WARPSYNC_ALL: u64 = 0x948;
 const OP_CGAERRBAR: u64 = 0x5ab;
 /// An instruction pattern: (mask, value) of the low 64 bits, (mask, value)
 /// of the high 64 bits.
@@ -650,7 +652,10 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let carried: Vec<usize> = (1..ops.len()).filter(|&i| ops[i] == OP_EXIT && ops[i - 1] == OP_CGAERRBAR).collect();
     for change in &moves.exits {
         if change.before == 1 {
-            let k = number.as_ref()?.get(change.index).copied().flatten()?;
+            let k = match &number {
+                Some(number) => number.get(change.index).copied().flatten()?,
+                None => numbered_from_end(code, count, change.index)?,
+            };
             let carried_before = (0..k).filter(|&j| !bit(j)).count();
             // A bare `EXIT` becomes carried.
             if !bit(k) {
@@ -705,6 +710,28 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     out.push((first & 0x7f) | (((tail & 1) as u8) << 7));
     out.push((tail >> 1) as u8);
     Some(out)
+}
+
+/// The capsule number of instruction `index` counted back from the final
+/// `BRA`, for a capsule whose count pairs up with no numbering: only where
+/// every instruction from `index` to that `BRA` is one every numbering
+/// counts. Some instructions are counted in some kernels and not in
+/// others (`WARPSYNC.ALL`: left out of nw2 `tma_kernel`'s count, 58 for
+/// 61 instructions up to its `BRA`, counted in libcudadevrt's kernels), so
+/// no numbering is sure from the start; the exit before the final `BRA`
+/// is (nw2 `tma_kernel` under `-g`: nvlink carries instruction 56 of 58;
+/// sm_100, sm_100a, sm_103, sm_110, sm_120, sm_121).
+fn numbered_from_end(code: &[u8], count: usize, index: usize) -> Option<usize> {
+    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let end = words.iter().rposition(|&(lo, _)| lo & 0xfff == OP_BRA)? + 1;
+    let uncertain = |w: &(u64, u64)| {
+        w.0 & 0xfff == OP_WARPSYNC_ALL
+            || CAPSULE_NUMBERINGS[3].iter().chain(FENCE_CAPSULE_NUMBERING).any(|&p| matches(w, p))
+    };
+    if index >= end || words.get(index..end)?.iter().any(uncertain) {
+        return None;
+    }
+    count.checked_sub(end - index)
 }
 
 /// A capsule's 2-byte item of `kind` (the low 7 bits of `first`) holding

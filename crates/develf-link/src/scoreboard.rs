@@ -72,6 +72,14 @@ const OP_CALL: u64 = 0x943;
 /// The predicate field (bits 12..15 of the low word) and its value for `PT`.
 const PREDICATE_SHIFT: u32 = 12;
 const PT: u64 = 7;
+/// Low 12 bits of uniform-datapath instructions, which read uniform
+/// registers only, never the stack pointer `R1`: `UIADD3`, `ULEA`, `UMOV`
+/// (register and immediate forms), `USHF`, `S2UR`, `LDCU`. A wait on the
+/// stack-pointer load's barrier there is not a use of the stack (nw2
+/// `tma_kernel`'s `ULEA` at 0x160 waits on it before the TMA load; nvlink
+/// drops the load's scoreboard and the wait; sm_100, sm_100a, sm_103,
+/// sm_110 exec).
+const UNIFORM_ONLY: [u64; 7] = [0x290, 0x291, 0x882, 0xc82, 0x899, 0x9c3, 0x7ac];
 /// Past this many words of pending-set work the kernel is left as ptxas
 /// wrote it (the largest sm_100+ kernels seen are far below).
 const MAX_WORK: usize = 1 << 28;
@@ -386,7 +394,10 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             // `CALL` waits on it, and nvlink leaves the kernel alone), or it
             // is for a later group ptxas put on the same barrier (`minmax`
             // on sm_100: 0x340 waits for the `LDCU` of 0x2c0).
-            let reads_no_register = |i: usize| code[i].0 & 0xfff == 0xb82 && (code[i].0 >> 24) & 0xff == 0xff;
+            let reads_no_register = |i: usize| {
+                (code[i].0 & 0xfff == 0xb82 && (code[i].0 >> 24) & 0xff == 0xff)
+                    || UNIFORM_ONLY.contains(&(code[i].0 & 0xfff))
+            };
             let other = |i: usize| (0..all.len()).any(|k| k != stack && all[k].barrier == b && live[k].get(i));
             let uses_stack =
                 |i: usize| live[stack].get(i) && controls[i].waits(b) && !reads_no_register(i) && !other(i);
