@@ -299,6 +299,9 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule counted without `WARPSYNC.ALL`): a TMA kernel.
     cu("tmacl", "tmacl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 9.12: an address-taken function outlives the code taking its
+    // address; for options/commands.txt only.
+    cu("atk", "atk.cu", Archs::Only(&["sm_75", "sm_90", "sm_100"]), ABI7_NONE),
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
     // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).

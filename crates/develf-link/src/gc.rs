@@ -1,7 +1,7 @@
 //! Phase 3: dead-code elimination (rule 9). Executables keep only the
 //! functions a kernel can reach (the kernels named by `-kernels-used`, when
 //! given) through relocations and `.nv.callgraph` calls, plus functions whose
-//! address is stored in data.
+//! address is stored in data or taken anywhere (rule 9.12).
 //! `-r`, `-preserve-relocs` and `-g` keep everything. One pass over the relocations builds the edges; one
 //! breadth-first walk marks the live code: linear in the size of the call graph.
 
@@ -115,6 +115,16 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                 let text_of = |i: usize, x: usize| is_text(i, x).then(|| node(i, x)).flatten();
                 if let (Some(from), Some(to)) = (text_of(fi, fx), text_of(ti, tx)) {
                     found.edge(from, to);
+                }
+            });
+            // Rule 9.12: so does every function the input's call graph lists
+            // as address-taken, even where the code taking its address is
+            // dead (nw `-G` `-kernels-used`: libcu++'s
+            // `__cuda_fetch_local_bop_add` stays, its taker goes; sm_90,
+            // sm_100; fixture atk).
+            crate::resolve::input_address_taken(inputs, resolution, input, |(ti, tx)| {
+                if let Some(to) = is_text(ti, tx).then(|| node(ti, tx)).flatten() {
+                    found.in_data.push(to);
                 }
             });
             for s in input.symbols() {

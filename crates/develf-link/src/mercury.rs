@@ -662,6 +662,28 @@ fn dead_signatures<'a>(
                 };
             }
         }
+        // A signature a placed address-taken function or indirect call site
+        // has in `.nv.callgraph` stays, whatever its prototype entries say
+        // (nw `-G` on sm_100 with `-kernels-used`/`-variables-used`:
+        // `#vll` of `__cuda_fetch_local_bop_add`, kept as address-taken
+        // while its prototype's other users are dead; rule 9.12).
+        for s in input
+            .sections()
+            .iter()
+            .filter(|s| s.sh_type == develf_format::section::SHT_CUDA_CALLGRAPH && s.name == ".nv.callgraph")
+        {
+            let Ok(graph) = develf_eiattr::CallGraph::decode(s.bytes()) else { continue };
+            for pair in graph.address_taken.iter().chain(&graph.indirect_calls) {
+                let here = SymbolRef { input: input.index, symbol: pair.0 as usize };
+                let placed = resolution.definition_of(here).is_some_and(|d| {
+                    let section = inputs.get(d.input).and_then(|i| i.symbol(d.symbol)).and_then(|s| s.section_index());
+                    section.is_some_and(|x| layout.placed(d.input, x).is_some())
+                });
+                if let (true, Some(text)) = (placed, string_at(strings, pair.1)) {
+                    live.insert(text);
+                }
+            }
+        }
     }
     dead.retain(|t| !live.contains(t));
     dead

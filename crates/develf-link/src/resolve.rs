@@ -208,6 +208,33 @@ pub(crate) fn input_callgraph_calls(
     }
 }
 
+/// The functions `input`'s own `.nv.callgraph` lists as address-taken
+/// (its second block), as (input, `.text` section) of their definitions.
+pub(crate) fn input_address_taken(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    input: &InputObject<'_>,
+    mut taken: impl FnMut((usize, usize)),
+) {
+    for s in input.sections() {
+        if s.sh_type != SHT_CUDA_CALLGRAPH || s.name != ".nv.callgraph" || resolution.is_discarded(input.index, s.index)
+        {
+            continue;
+        }
+        let Ok(graph) = develf_eiattr::CallGraph::decode(s.bytes()) else { continue };
+        for pair in &graph.address_taken {
+            let Some(def) = resolution.definition_of(SymbolRef { input: input.index, symbol: pair.0 as usize }) else {
+                continue;
+            };
+            if let Some(section) =
+                inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index())
+            {
+                taken((def.input, section));
+            }
+        }
+    }
+}
+
 pub(crate) fn is_defined(s: &Symbol<'_>) -> bool {
     s.section_index().is_some()
 }
