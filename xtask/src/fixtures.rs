@@ -299,6 +299,9 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule counted without `WARPSYNC.ALL`): a TMA kernel.
     cu("tmacl", "tmacl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.3: a loop head's wait on the stack-pointer load's barrier
+    // from an instruction that does not read `R1`.
+    cu("sbimad", "sbimad.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 9.12: an address-taken function outlives the code taking its
     // address; for options/commands.txt only.
     cu("atk", "atk.cu", Archs::Only(&["sm_75", "sm_90", "sm_100"]), ABI7_NONE),
@@ -579,6 +582,7 @@ const GROUPS: &[GroupSpec] = &[
     // `minmax`).
     GroupSpec { name: "sbshfl", inputs: &[Abi8("sbshfl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "tmacl", inputs: &[Abi8("tmacl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "sbimad", inputs: &[Abi8("sbimad")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "jtab",
         inputs: &[Abi8("jtab_a"), Abi8("jtab_b")],

@@ -80,6 +80,25 @@ const PT: u64 = 7;
 /// drops the load's scoreboard and the wait; sm_100, sm_100a, sm_103,
 /// sm_110 exec).
 const UNIFORM_ONLY: [u64; 7] = [0x290, 0x291, 0x882, 0xc82, 0x899, 0x9c3, 0x7ac];
+
+/// Whether an instruction may read the stack pointer `R1`. Its register
+/// operands sit in bits 24..32 (`Ra`) and 32..40 (`Rb`) of the low word and
+/// 0..8 of the high word (`Rc`); a field naming `R0` or `R1` may read it
+/// (`R0.64` is the pair `R0:R1`). A field that holds no register here (an
+/// immediate, a constant offset) only makes the answer "may". Uniform
+/// instructions read uniform registers only, and an `LDC` with an `RZ`
+/// index reads none (merc2 `minmax` 0xd0 `LDC.64 R4, c[0x0][0x380]`).
+/// fresh `hist_kernel`'s `IMAD R6, R6, UR5, RZ` at 0x160 waits on the
+/// stack-pointer load's barrier without reading it: nvlink drops both
+/// (sm_100 exec).
+fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
+    let opcode = lo & 0xfff;
+    if UNIFORM_ONLY.contains(&opcode) || (opcode == 0xb82 && (lo >> 24) & 0xff == 0xff) {
+        return false;
+    }
+    [(lo >> 24) & 0xff, (lo >> 32) & 0xff, hi & 0xff].iter().any(|&r| r <= 1)
+}
+
 /// Past this many words of pending-set work the kernel is left as ptxas
 /// wrote it (the largest sm_100+ kernels seen are far below).
 const MAX_WORK: usize = 1 << 28;
@@ -388,19 +407,16 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         Some(stack) if all[stack].producers.len() == 1 => {
             let b = all[stack].barrier;
             // A wait on the load's barrier is a use of the stack, unless the
-            // waiting instruction reads no register: `LDC` with an `RZ`
-            // index (merc2 `minmax` 0xd0 `LDC.64 R4, c[0x0][0x380]` waits on
-            // it before the loop, and nvlink drops both; fptr `kfp2`'s
-            // `CALL` waits on it, and nvlink leaves the kernel alone), or it
-            // is for a later group ptxas put on the same barrier (`minmax`
-            // on sm_100: 0x340 waits for the `LDCU` of 0x2c0).
-            let reads_no_register = |i: usize| {
-                (code[i].0 & 0xfff == 0xb82 && (code[i].0 >> 24) & 0xff == 0xff)
-                    || UNIFORM_ONLY.contains(&(code[i].0 & 0xfff))
-            };
+            // waiting instruction does not read `R1` (`reads_stack_pointer`:
+            // merc2 `minmax` 0xd0, nw2 `tma_kernel` 0x160, fresh
+            // `hist_kernel` 0x160 wait on it, and nvlink drops both; fptr
+            // `kfp2`'s `CALL` waits on it, and nvlink leaves the kernel
+            // alone), or it is for a later group ptxas put on the same
+            // barrier (`minmax` on sm_100: 0x340 waits for the `LDCU` of
+            // 0x2c0).
             let other = |i: usize| (0..all.len()).any(|k| k != stack && all[k].barrier == b && live[k].get(i));
             let uses_stack =
-                |i: usize| live[stack].get(i) && controls[i].waits(b) && !reads_no_register(i) && !other(i);
+                |i: usize| live[stack].get(i) && controls[i].waits(b) && reads_stack_pointer(code[i]) && !other(i);
             if !removing && (0..code.len()).any(uses_stack) {
                 return None;
             }
