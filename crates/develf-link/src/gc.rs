@@ -111,22 +111,26 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             // `.nv.info`, FDE and prototype (cub sm_75, sm_80, 10/10 links).
             // Only the input's own `.nv.callgraph` (the merc copy repeats it
             // with other indices).
-            crate::resolve::input_callgraph_calls(inputs, resolution, input, |(fi, fx), (ti, tx)| {
-                let text_of = |i: usize, x: usize| is_text(i, x).then(|| node(i, x)).flatten();
-                if let (Some(from), Some(to)) = (text_of(fi, fx), text_of(ti, tx)) {
-                    found.edge(from, to);
-                }
-            });
-            // Rule 9.12: so does every function the input's call graph lists
-            // as address-taken, even where the code taking its address is
-            // dead (nw `-G` `-kernels-used`: libcu++'s
-            // `__cuda_fetch_local_bop_add` stays, its taker goes; sm_90,
-            // sm_100; fixture atk).
-            crate::resolve::input_address_taken(inputs, resolution, input, |(ti, tx)| {
-                if let Some(to) = is_text(ti, tx).then(|| node(ti, tx)).flatten() {
-                    found.in_data.push(to);
-                }
-            });
+            //
+            // Rule 9.12: every function the input's call graph lists as
+            // address-taken is kept like a pointer in data, even where the
+            // code taking its address is dead (nw `-G` `-kernels-used`:
+            // libcu++'s `__cuda_fetch_local_bop_add` stays, its taker goes;
+            // sm_90, sm_100; fixture atk).
+            let text_of = |i: usize, x: usize| is_text(i, x).then(|| node(i, x)).flatten();
+            let mut taken = Vec::new();
+            crate::resolve::input_callgraph(
+                inputs,
+                resolution,
+                input,
+                |(fi, fx), (ti, tx)| {
+                    if let (Some(from), Some(to)) = (text_of(fi, fx), text_of(ti, tx)) {
+                        found.edge(from, to);
+                    }
+                },
+                |(ti, tx)| taken.extend(text_of(ti, tx)),
+            );
+            found.in_data.extend(taken);
             for s in input.symbols() {
                 if !is_kernel(s)
                     || resolution.definition_of(SymbolRef { input: input.index, symbol: s.index })

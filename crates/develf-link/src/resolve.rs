@@ -158,16 +158,19 @@ pub(crate) fn callgraph_calls(
     mut call: impl FnMut((usize, usize), (usize, usize)),
 ) {
     for input in inputs {
-        input_callgraph_calls(inputs, resolution, input, &mut call);
+        input_callgraph(inputs, resolution, input, &mut call, |_| {});
     }
 }
 
-/// [`callgraph_calls`] of one input's `.nv.callgraph`.
-pub(crate) fn input_callgraph_calls(
+/// [`callgraph_calls`] of one input's `.nv.callgraph`; and `taken`, the
+/// definition of each function it lists as address-taken (its second
+/// block), from the same decoding.
+pub(crate) fn input_callgraph(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     input: &InputObject<'_>,
     mut call: impl FnMut((usize, usize), (usize, usize)),
+    mut taken: impl FnMut((usize, usize)),
 ) {
     for s in input.sections() {
         if s.sh_type != SHT_CUDA_CALLGRAPH || s.name != ".nv.callgraph" || resolution.is_discarded(input.index, s.index)
@@ -205,31 +208,9 @@ pub(crate) fn input_callgraph_calls(
                 call(from, to);
             }
         }
-    }
-}
-
-/// The functions `input`'s own `.nv.callgraph` lists as address-taken
-/// (its second block), as (input, `.text` section) of their definitions.
-pub(crate) fn input_address_taken(
-    inputs: &[InputObject<'_>],
-    resolution: &Resolution<'_>,
-    input: &InputObject<'_>,
-    mut taken: impl FnMut((usize, usize)),
-) {
-    for s in input.sections() {
-        if s.sh_type != SHT_CUDA_CALLGRAPH || s.name != ".nv.callgraph" || resolution.is_discarded(input.index, s.index)
-        {
-            continue;
-        }
-        let Ok(graph) = develf_eiattr::CallGraph::decode(s.bytes()) else { continue };
         for pair in &graph.address_taken {
-            let Some(def) = resolution.definition_of(SymbolRef { input: input.index, symbol: pair.0 as usize }) else {
-                continue;
-            };
-            if let Some(section) =
-                inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index())
-            {
-                taken((def.input, section));
+            if let Some(at) = home(pair.0) {
+                taken(at);
             }
         }
     }
