@@ -302,6 +302,9 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 11.3: a loop head's wait on the stack-pointer load's barrier
     // from an instruction that does not read `R1`.
     cu("sbimad", "sbimad.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.7: capsule counts leave `B2R.RESULT` out.
+    cu("b2r_a", "b2r_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("b2r_b", "b2r_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 9.12: an address-taken function outlives the code taking its
     // address; for options/commands.txt only.
     cu("atk", "atk.cu", Archs::Only(&["sm_75", "sm_90", "sm_100"]), ABI7_NONE),
@@ -583,6 +586,7 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "sbshfl", inputs: &[Abi8("sbshfl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "tmacl", inputs: &[Abi8("tmacl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "sbimad", inputs: &[Abi8("sbimad")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "b2r", inputs: &[Abi8("b2r_a"), Abi8("b2r_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "jtab",
         inputs: &[Abi8("jtab_a"), Abi8("jtab_b")],

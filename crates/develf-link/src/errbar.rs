@@ -57,6 +57,12 @@ type Pattern = (u64, u64, u64, u64);
 const NOP: Pattern = (0xfff, OP_NOP, 0, 0);
 const ENDCOLLECTIVE: Pattern = (0xfff, 0x91b, 0, 0);
 const WARPSYNC: Pattern = (0xfff, 0x348, 0, 0);
+/// `B2R.RESULT` after a `BAR.RED`: never counted in a capsule (fresh
+/// `bits_kernel`: 46 for 48 instructions, `__syncthreads_count` and
+/// `__syncthreads_or` each leave one; all 58 capsules of the sm_100+
+/// objects seen that have one pair up only without it, and its
+/// `c_disp` load's field is then found, rule 11.7).
+const B2R_RESULT: Pattern = (0xfff, 0x31c, 0, 0);
 /// The barriers rule 11.9 inserts (`MEMBAR.SC.VC`: scope bits 0x5000).
 const MEMBAR_SC_VC: Pattern = (0xfff, 0x992, 0xf000, 0x5000);
 const ERRBAR: Pattern = (0xfff, 0x9ab, 0, 0);
@@ -83,6 +89,7 @@ fn is_fence(w: &(u64, u64)) -> bool {
 /// the fence in `kcl`, so the mark found is the same either way.
 const FENCE_CAPSULE_NUMBERING: &[Pattern] = &[
     NOP,
+    B2R_RESULT,
     ENDCOLLECTIVE,
     WARPSYNC,
     MEMBAR_SC_VC,
@@ -101,7 +108,7 @@ fn matches(&(lo, hi): &(u64, u64), (ml, vl, mh, vh): Pattern) -> bool {
 }
 
 /// The instructions a capsule's instruction count leaves out, as tried in
-/// turn until the count pairs up with the capsule's: NOPs alone (rule 11.7;
+/// turn until the count pairs up with the capsule's: NOPs (and `B2R.RESULT`) alone (rule 11.7;
 /// every link identical before rule 11.9 numbers so); with `ENDCOLLECTIVE`
 /// and `WARPSYNC` (merc2 `hist_kernel`: one of each, count 49 for 51; 117
 /// capsules of `-g` runs pair up and are then rewritten exactly, none
@@ -111,10 +118,10 @@ fn matches(&(lo, hi): &(u64, u64), (ml, vl, mh, vh): Pattern) -> bool {
 /// fence workaround (cub `red_int`: 45 of 54, the `MEMBAR.SC.GPU` and the
 /// atomic counted, `d1 04 | 01 49 | 51 01 | 02 4e`).
 pub(crate) const CAPSULE_NUMBERINGS: [&[Pattern]; 4] = [
-    &[NOP],
-    &[NOP, ENDCOLLECTIVE, WARPSYNC],
-    &[NOP, ENDCOLLECTIVE, WARPSYNC, MEMBAR_SC_VC, ERRBAR, CGAERRBAR],
-    &[NOP, ENDCOLLECTIVE, WARPSYNC, MEMBAR_SC_VC, ERRBAR, CGAERRBAR, FENCE_LDS, MEMBAR_ALL_CTA, CCTL_IVALL],
+    &[NOP, B2R_RESULT],
+    &[NOP, B2R_RESULT, ENDCOLLECTIVE, WARPSYNC],
+    &[NOP, B2R_RESULT, ENDCOLLECTIVE, WARPSYNC, MEMBAR_SC_VC, ERRBAR, CGAERRBAR],
+    &[NOP, B2R_RESULT, ENDCOLLECTIVE, WARPSYNC, MEMBAR_SC_VC, ERRBAR, CGAERRBAR, FENCE_LDS, MEMBAR_ALL_CTA, CCTL_IVALL],
 ];
 
 /// Per instruction of `code` up to its last `BRA`: its number among the
