@@ -34,8 +34,8 @@
 //! `-preserve-relocs` sm_75/sm_90); the only kernel's EXTERNS with what
 //! earlier inputs' functions bring first (rule 7.2: sys reversed, sm_75,
 //! sm_90, sm_100; tlib and tlib-repl `-kernels-used=tl_kernel_b`); a TMA
-//! kernel's capsule under `-g` and `-g -r`, counted without its
-//! `WARPSYNC.ALL` (rule 11.9: tmacl, sm_100/sm_120); an address-taken
+//! kernel's capsule under `-g` and `-g -r`, whose count pairs up with no
+//! numbering (rule 11.9: tmacl, sm_100/sm_120); an address-taken
 //! function kept though the code taking its address is dead, with its
 //! Mercury signature (rule 9.12: atk `-kernels-used`, `-variables-used`,
 //! sm_75/sm_90/sm_100). Linked

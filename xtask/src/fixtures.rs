@@ -297,7 +297,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbreuse_b", "sbreuse_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
-    // 11.9 (a capsule counted without `WARPSYNC.ALL`): a TMA kernel.
+    // 11.9 (a capsule whose count pairs up with no numbering): a TMA kernel.
     cu("tmacl", "tmacl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.3: a loop head's wait on the stack-pointer load's barrier
     // from an instruction that does not read `R1`.

@@ -722,12 +722,16 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
 /// The capsule number of instruction `index` counted back from the final
 /// `BRA`, for a capsule whose count pairs up with no numbering: only where
 /// every instruction from `index` to that `BRA` is one every numbering
-/// counts. Some instructions are counted in some kernels and not in
-/// others (`WARPSYNC.ALL`: left out of nw2 `tma_kernel`'s count, 58 for
-/// 61 instructions up to its `BRA`, counted in libcudadevrt's kernels), so
-/// no numbering is sure from the start; the exit before the final `BRA`
-/// is (nw2 `tma_kernel` under `-g`: nvlink carries instruction 56 of 58;
-/// sm_100, sm_100a, sm_103, sm_110, sm_120, sm_121).
+/// counts. nw2 `tma_kernel` counts 58 of the 61 instructions up to its
+/// `BRA`: by its items, three of those before its `__cuda_syscall`
+/// fallback's `CALL` are left out, which no numbering models (the two
+/// return-address `MOV`s are counted in libcudadevrt's kernels, and so is
+/// `WARPSYNC.ALL` there and in `tma_kernel` itself); the exit before the
+/// final `BRA` is numbered all the same (`tma_kernel` under `-g`: nvlink
+/// carries instruction 56 of 58; sm_100, sm_100a, sm_103, sm_110, sm_120,
+/// sm_121). Instructions counted in some capsules and not in others
+/// (`WARPSYNC.ALL`: 24 `-G` capsules pair up only without it) make the
+/// count back unsure, as do the numberings' own.
 fn numbered_from_end(code: &[u8], count: usize, index: usize) -> Option<usize> {
     let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
     let end = words.iter().rposition(|&(lo, _)| lo & 0xfff == OP_BRA)? + 1;
