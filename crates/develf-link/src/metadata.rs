@@ -91,6 +91,9 @@ struct CallFacts {
     /// `callees` plus each indirect call site's address-taken targets of
     /// its prototype (rule 7.1), when there are indirect calls.
     widened: Option<HashMap<u32, Vec<u32>>>,
+    /// The output's kernel when it has exactly one (rule 7.2.1: that kernel's
+    /// EXTERNS gathers every function's list).
+    only_kernel: Option<u32>,
     /// Whether any call or address-taken target is undefined in the output:
     /// without one, and without EXTERNS, no kernel's list can grow.
     undefined_target: bool,
@@ -418,6 +421,12 @@ impl Context<'_, '_> {
                 }
                 _ => {}
             }
+        }
+        if self.layout.executable {
+            facts.only_kernel = match self.kernels().as_slice() {
+                [k] => Some(*k),
+                _ => None,
+            };
         }
         facts.find_recursion();
         facts.find_recursion_through_addresses();
@@ -924,7 +933,19 @@ impl Context<'_, '_> {
         if facts.externs.is_empty() && !facts.undefined_target {
             return (out, own, Vec::new());
         }
-        let reach = facts.reach_through_addresses(f);
+        let mut reach = facts.reach_through_addresses(f);
+        // The output's only kernel gets the lists of *every* function in the
+        // output, not only of those it reaches (fresh3 `-kernels-used=
+        // ps_smooth`, `ps_apply_forces` or `ps_tree_kernel`: the kernel gains
+        // `free` from the virtual deleting destructors the vtables keep,
+        // which none of the three calls; with two kernels neither gains it;
+        // sm_75..sm_90a).
+        if facts.only_kernel == Some(f) {
+            let seen: HashSet<u32> = reach.iter().copied().collect();
+            let mut rest: Vec<u32> = facts.externs.keys().copied().filter(|g| !seen.contains(g)).collect();
+            rest.sort_unstable();
+            reach.extend(rest);
+        }
         let text_of = |g: u32| match self.symbols.symbols.get(g as usize).map(|s| &s.section) {
             Some(crate::symbols::SymbolSection::Section(id)) => Some(*id),
             _ => None,
