@@ -723,6 +723,18 @@ impl Context<'_, '_> {
             }
         }
         reversed.reverse();
+        // Rule 7.1: an executable's recursive kernel without a CRS_STACK_SIZE
+        // record of its own gets one saying "unknown" (poly: `kack` calls the
+        // recursive `ack`; a kernel with the record has it rewritten in place),
+        // before an appended EXTERNS (virt `-kernels-used=virt_rec_kernel`,
+        // sm_90: `CRS_STACK_SIZE, EXTERNS free`).
+        if self.layout.executable
+            && kernel
+            && recursive
+            && !reversed.iter().chain(&group).any(|a| matches!(a, Attribute::CrsStackSize(_)))
+        {
+            reversed.push(Attribute::CrsStackSize(Word(UNKNOWN_STACK)));
+        }
         // Rule 7.2, exec EXTERNS of a kernel without a list of its own, or
         // of the output's only kernel: appended last (sys: sys_kernel gets
         // `__assertfail` from sys_checked). Device functions keep their own
@@ -762,16 +774,6 @@ impl Context<'_, '_> {
                     payload: Vec::new(),
                 }));
             }
-        }
-        // Rule 7.1: an executable's recursive kernel without a CRS_STACK_SIZE
-        // record of its own gets one saying "unknown" (poly: `kack` calls the
-        // recursive `ack`; a kernel with the record has it rewritten in place).
-        if self.layout.executable
-            && kernel
-            && recursive
-            && !reversed.iter().chain(&group).any(|a| matches!(a, Attribute::CrsStackSize(_)))
-        {
-            reversed.push(Attribute::CrsStackSize(Word(UNKNOWN_STACK)));
         }
         // Rule 10 (after rule 7.1's CRS_STACK_SIZE: fptr_b's recursive
         // `kfp2` ends `CRS_STACK_SIZE, 0x66`): a kernel without the 0x66
