@@ -968,11 +968,16 @@ impl Context<'_, '_> {
                 .filter_map(|&g| text_of(g).map(|t| (info_of(t), t, g)))
                 .collect();
         defined.sort_unstable();
-        let input_of = |t: crate::layout::OutId| self.layout.section(t)?.pieces.first().map(|p| p.input);
-        let kernel_input = text_of(f).and_then(input_of);
+        // Where a function's code sits in the inputs: input, then section.
+        let place_of = |t: crate::layout::OutId| self.layout.section(t)?.pieces.first().map(|p| (p.input, p.section));
+        let kernel_place = text_of(f).and_then(place_of);
         let mut early = Vec::new();
         for (_, t, g) in defined {
-            let earlier = matches!((input_of(t), kernel_input), (Some(i), Some(k)) if i < k);
+            // Before the kernel in input order: an earlier input, or earlier
+            // in the kernel's own input (fresh3 `-kernels-used=ps_make_forces`:
+            // ps_a's destructors, ahead of the kernel there, bring `free`
+            // before its own `malloc`; sm_75..sm_90a).
+            let earlier = matches!((place_of(t), kernel_place), (Some(i), Some(k)) if i < k);
             for &e in facts.externs.get(&g).map(Vec::as_slice).unwrap_or_default() {
                 if earlier && !early.contains(&e) && self.extern_kept(e) {
                     early.push(e);
