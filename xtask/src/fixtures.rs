@@ -303,6 +303,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
     // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).
+    // Rule 7.2.1, for options/commands.txt only: the only kernel's EXTERNS
+    // gathers an unreached destructor's `free`, ahead of its own `malloc`.
+    cu("onlyk", "onlyk.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
     // U28 for a kernel's own arrays; for options/commands.txt only.
     cu("shorder", "shorder.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     cu("tma_a", "tma_a.cu", Archs::Only(&["sm_90", "sm_90a"]), ABI7_NONE),
