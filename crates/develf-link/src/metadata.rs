@@ -823,6 +823,12 @@ impl Context<'_, '_> {
     /// are its own input's, do not (sm_75, sm_90 exec).
     fn reaches_marked_code(&self, facts: &CallFacts, function: Option<u32>) -> bool {
         let Some(f) = function else { return false };
+        // The output's only kernel reaches every function, as in rule 7.2.1
+        // (fresh3 `-kernels-used=ps_mixed`: the ABI-7 leaf kernel, alone with
+        // ps_a's ABI-8 destructors, gets 0x66; sm_75..sm_90a).
+        if facts.only_kernel == Some(f) {
+            return facts.marked.iter().any(|&g| g != f);
+        }
         // Indirect calls count (fresh2 ABI-7 `gi_kernel` calls gi_b's
         // `gi_op_dbl` through a `__device__` table: 0x66).
         let reach = facts.reach_through_addresses(f);
