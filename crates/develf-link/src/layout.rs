@@ -136,6 +136,10 @@ impl SectionClass {
         }
         Some(match name {
             "" | ".shstrtab" | ".strtab" | ".symtab" | ".symtab_shndx" => return None,
+            // CUDA 12.9's Mercury objects carry this (deprecated) note;
+            // nvlink writes neither it nor its name (fresh3 ABI-7 `ps_c`,
+            // `ps_e` on sm_100/sm_120, exec and `-r`).
+            ".note.nv.cuver" => return None,
             ".note.nv.tkinfo" => C::TkInfo,
             ".note.nv.cuinfo" => C::CuInfo,
             ".nv.info" => C::NvInfo,
