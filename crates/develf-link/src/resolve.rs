@@ -14,7 +14,7 @@ use develf_format::symbol::{
     STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
 };
 use develf_parse::elf::Symbol;
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 
 /// `STT_CUDA_SAMPLER`, not in develf-format's table.
 pub(crate) const STT_CUDA_SAMPLER: u8 = 11;
@@ -126,6 +126,10 @@ pub(crate) struct Resolution<'a> {
     /// alignment) define, in global order: (global, size, alignment), the
     /// largest of their copies. The linker allocates them (layout).
     pub common: Vec<(GlobalId, u64, u64)>,
+    /// Every definition that was the chosen one when it was met (the first
+    /// copy, and each weak copy that beat it); the other copies lost when
+    /// met (rule 9.11).
+    pub taken: HashSet<SymbolRef>,
 }
 
 impl<'a> Resolution<'a> {
@@ -188,14 +192,10 @@ pub(crate) fn input_callgraph_calls(
         // `tl_poly<double>` is replaced and its dsqrt stays.
         let lost = |symbol: u32| {
             let here = SymbolRef { input: input.index, symbol: symbol as usize };
-            input.symbol(here.symbol).and_then(|s| s.section_index()).is_some_and(|x| {
-                resolution.is_discarded(input.index, x)
-                    && resolution
-                        .global(here)
-                        .and_then(|g| resolution.globals.get(g))
-                        .and_then(|g| g.first_definition)
-                        .is_some_and(|first| first.input < input.index)
-            })
+            input
+                .symbol(here.symbol)
+                .and_then(|s| s.section_index())
+                .is_some_and(|x| resolution.is_discarded(input.index, x) && !resolution.taken.contains(&here))
         };
         for pair in &graph.calls {
             if lost(pair.0) {
@@ -284,6 +284,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
         table.get(&r.symbol).copied()
     };
     let mut losers: Vec<SymbolRef> = Vec::new();
+    let mut taken: HashSet<SymbolRef> = HashSet::new();
     let mut duplicates: HashMap<GlobalId, Vec<SymbolRef>> = HashMap::new();
     let mut clash = None;
     for input in inputs {
@@ -299,6 +300,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
             let Some(current) = global.definition else {
                 global.definition = Some(here);
                 global.first_definition = Some(here);
+                taken.insert(here);
                 continue;
             };
             let Some(cur) = inputs.get(current.input).and_then(|i| i.symbol(current.symbol)) else { continue };
@@ -312,21 +314,31 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
                     losers.push(current);
                     global.definition = Some(here);
                 }
-                (STB_WEAK, STB_WEAK)
-                    if cur.st_type == STT_FUNC && s.st_type == STT_FUNC && {
-                        // Equal counts: the copy built for the newer SM (the
-                        // target's) wins (U13: sm_80 + sm_86 objects for sm_86
-                        // keep sm_86's `shared_helper`, 24 = 24 registers, but
-                        // sm_80's `tsum<int>`, 36 < 44).
-                        let sm = |r: SymbolRef| inputs.get(r.input).map_or(0, |i| i.cubin.flags().sm);
-                        match (regs(here), regs(current)) {
-                            (Some(new), Some(old)) => new < old || (new == old && sm(here) > sm(current)),
-                            _ => false,
-                        }
-                    } =>
-                {
-                    losers.push(current);
-                    global.definition = Some(here);
+                (STB_WEAK, STB_WEAK) if cur.st_type == STT_FUNC && s.st_type == STT_FUNC => {
+                    // Fewer registers than the copy chosen so far win (U9);
+                    // with equal counts, a copy built for a newer SM than the
+                    // *first* copy's (U13: sm_80 + sm_86 objects for sm_86
+                    // keep sm_86's `shared_helper`, 24 = 24 registers, but
+                    // sm_80's `tsum<int>`, 36 < 44). The first copy, not the
+                    // chosen one: fresh3 sm_80 ps_a, sm_86 ps_b, sm_86 ps_e
+                    // linked for sm_86: ps_b's `ps_fill<float>` replaces
+                    // ps_a's, and ps_e's, equal to ps_b's, replaces it too
+                    // (its `.nv.info` records, and all three FDE relocations,
+                    // rule 9.11); without ps_a, ps_e's loses (sm_86/sm_89,
+                    // exec and `-r`).
+                    let sm = |r: SymbolRef| inputs.get(r.input).map_or(0, |i| i.cubin.flags().sm);
+                    let first = global.first_definition.unwrap_or(current);
+                    let wins = match (regs(here), regs(current)) {
+                        (Some(new), Some(old)) => new < old || (new == old && sm(here) > sm(first)),
+                        _ => false,
+                    };
+                    if wins {
+                        losers.push(current);
+                        global.definition = Some(here);
+                        taken.insert(here);
+                    } else {
+                        losers.push(here);
+                    }
                 }
                 _ => losers.push(here),
             }
@@ -373,7 +385,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
         }
     }
     common.sort_unstable();
-    Ok(Resolution { globals, global_of, discarded, common })
+    Ok(Resolution { globals, global_of, discarded, common, taken })
 }
 
 /// Per symbol of `input`: the REGCOUNT its `.nv.info` gives the function.
