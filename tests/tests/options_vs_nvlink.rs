@@ -42,7 +42,9 @@
 //! functions it does not call (rule 10: a7bar_k + onlyk
 //! `-kernels-used=a7bar_leaf`, sm_75/sm_90); `-r -g` ignoring
 //! `-kernels-used` when it creates kernels (rules 9.6/9.7: calls, sm_75, every
-//! kernel's `.nv.shared.<k>` name). Linked
+//! kernel's `.nv.shared.<k>` name); weak copies of equal register counts
+//! from sm_80 and sm_86 objects (U13, rule 9.11: the newer SM measured against
+//! the first copy; wsm, sm_86 exec and `-r`). Linked
 //! through the same command-line parser and `link_bytes` as `develf nvlink`.
 
 use develf_cli::nvlink_cmd::{self, InputArg, Reporter, Style};
@@ -83,7 +85,7 @@ fn code_selection_options_link_like_nvlink() {
         checked += 1;
     }
     println!("{checked} option links byte-identical to nvlink's");
-    assert!(checked >= 110, "{}: fewer links than expected", list.display());
+    assert!(checked >= 113, "{}: fewer links than expected", list.display());
 }
 
 /// Links not yet byte-identical: none since the Mercury ptx texture

@@ -306,6 +306,10 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 7.2.1, for options/commands.txt only: the only kernel's EXTERNS
     // gathers an unreached destructor's `free`, ahead of its own `malloc`.
     cu("onlyk", "onlyk.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
+    // U13 / rule 9.11, for options/commands.txt only: weak copies of equal
+    // register counts from sm_80 and sm_86 objects linked for sm_86.
+    cu("wsm_a", "wsm_a.cu", Archs::Only(&["sm_80", "sm_86"]), ABI7_NONE),
+    cu("wsm_b", "wsm_b.cu", Archs::Only(&["sm_86"]), ABI7_NONE),
     // U28 for a kernel's own arrays; for options/commands.txt only.
     cu("shorder", "shorder.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     cu("tma_a", "tma_a.cu", Archs::Only(&["sm_90", "sm_90a"]), ABI7_NONE),
