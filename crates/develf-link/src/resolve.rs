@@ -126,13 +126,20 @@ pub(crate) struct Resolution<'a> {
     /// alignment) define, in global order: (global, size, alignment), the
     /// largest of their copies. The linker allocates them (layout).
     pub common: Vec<(GlobalId, u64, u64)>,
-    /// Every definition that was the chosen one when it was met (the first
-    /// copy, and each weak copy that beat it); the other copies lost when
-    /// met (rule 9.11).
-    pub taken: HashSet<SymbolRef>,
+    /// The weak copies that replaced the one chosen before them (U9/U13).
+    /// With the first copies, these were chosen when met; every other copy
+    /// lost when met (rule 9.11). Few: a set per link, not per symbol.
+    pub replacers: HashSet<SymbolRef>,
 }
 
 impl<'a> Resolution<'a> {
+    /// Rule 9.11: a definition never chosen, neither the first copy nor one
+    /// that replaced the chosen copy when it was met.
+    pub fn lost_when_met(&self, r: SymbolRef) -> bool {
+        let first = self.global(r).and_then(|g| self.globals.get(g)).and_then(|g| g.first_definition);
+        first.is_some_and(|f| f != r) && !self.replacers.contains(&r)
+    }
+
     pub fn global(&self, r: SymbolRef) -> Option<GlobalId> {
         self.global_of.get(r.input).and_then(|g| g.get(r.symbol)).copied().flatten()
     }
@@ -195,7 +202,7 @@ pub(crate) fn input_callgraph_calls(
             input
                 .symbol(here.symbol)
                 .and_then(|s| s.section_index())
-                .is_some_and(|x| resolution.is_discarded(input.index, x) && !resolution.taken.contains(&here))
+                .is_some_and(|x| resolution.is_discarded(input.index, x) && resolution.lost_when_met(here))
         };
         for pair in &graph.calls {
             if lost(pair.0) {
@@ -284,7 +291,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
         table.get(&r.symbol).copied()
     };
     let mut losers: Vec<SymbolRef> = Vec::new();
-    let mut taken: HashSet<SymbolRef> = HashSet::new();
+    let mut replacers: HashSet<SymbolRef> = HashSet::new();
     let mut duplicates: HashMap<GlobalId, Vec<SymbolRef>> = HashMap::new();
     let mut clash = None;
     for input in inputs {
@@ -300,7 +307,6 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
             let Some(current) = global.definition else {
                 global.definition = Some(here);
                 global.first_definition = Some(here);
-                taken.insert(here);
                 continue;
             };
             let Some(cur) = inputs.get(current.input).and_then(|i| i.symbol(current.symbol)) else { continue };
@@ -335,7 +341,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
                     if wins {
                         losers.push(current);
                         global.definition = Some(here);
-                        taken.insert(here);
+                        replacers.insert(here);
                     } else {
                         losers.push(here);
                     }
@@ -385,7 +391,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
         }
     }
     common.sort_unstable();
-    Ok(Resolution { globals, global_of, discarded, common, taken })
+    Ok(Resolution { globals, global_of, discarded, common, replacers })
 }
 
 /// Per symbol of `input`: the REGCOUNT its `.nv.info` gives the function.
