@@ -80,7 +80,8 @@ struct CallFacts {
     /// indices in input order (rule 7.2).
     externs: HashMap<u32, Vec<u32>>,
     /// The functions whose winning `.nv.info.<fn>` carries the 0x66 record
-    /// (rule 10: every function ptxas 13.x compiled).
+    /// (rule 10: ptxas 13.x writes it for its functions, not for built-in
+    /// helpers such as `__cuda_sm70_matchsync_any_b32`; CUDA 12.9 never).
     marked: HashSet<u32>,
     /// Per output symbol: whether a cycle is reachable from it (set by
     /// [`CallFacts::find_recursion`], linear in the call graph).
