@@ -282,6 +282,10 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("gi_b", "gi_b.cu", Archs::Only(CONST_ARCHS), ABI7_SM75_UP),
     cu("cx_a", "cx_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
     cu("cx_b", "cx_b.cu", Archs::Only(CONST_ARCHS), ABI7_SM75_UP),
+    // fresh3: an ABI-7 kernel with a named barrier and a static shared array
+    // calling ABI-8 code (rules 10 and 12.1): an ABI-7 build only.
+    cu("a7bar_k", "a7bar_k.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    cu("a7bar_f", "a7bar_f.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     // Rules 1.4 and 7.1 (same-named static functions, recursion through an
     // indirect call): one architecture per family keeps the bytes small.
     cu("twin_a", "twin_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
@@ -311,6 +315,13 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
     // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).
+    // Rule 7.2.1, for options/commands.txt only: the only kernel's EXTERNS
+    // gathers an unreached destructor's `free`, ahead of its own `malloc`.
+    cu("onlyk", "onlyk.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
+    // U13 / rule 9.11, for options/commands.txt only: weak copies of equal
+    // register counts from sm_80 and sm_86 objects linked for sm_86.
+    cu("wsm_a", "wsm_a.cu", Archs::Only(&["sm_80", "sm_86"]), ABI7_NONE),
+    cu("wsm_b", "wsm_b.cu", Archs::Only(&["sm_86"]), ABI7_NONE),
     // U28 for a kernel's own arrays; for options/commands.txt only.
     cu("shorder", "shorder.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     cu("tma_a", "tma_a.cu", Archs::Only(&["sm_90", "sm_90a"]), ABI7_NONE),
@@ -668,6 +679,23 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "cxt-mixed-abi",
         inputs: &[Abi8("cx_a"), Abi7("cx_b")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 10: the ABI-7 kernel reaching ABI-8 code gets 0x66, then the
+    // NUM_BARRIERS its `.text` flags carry; rule 12.1: its sm_90 window gets
+    // the reserved 0x400 though no input has `.nv.reservedSmem.cap`.
+    GroupSpec {
+        name: "a7bar-mixed-abi",
+        inputs: &[Abi7("a7bar_k"), Abi8("a7bar_f")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 10 again through the `-r` output: its kernel lacks the 0x66
+    // record and its `.text` keeps the barrier bits.
+    GroupSpec {
+        name: "a7bar-mixed-abi-relink",
+        inputs: &[LinkR("a7bar-mixed-abi")],
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },

@@ -136,6 +136,10 @@ impl SectionClass {
         }
         Some(match name {
             "" | ".shstrtab" | ".strtab" | ".symtab" | ".symtab_shndx" => return None,
+            // CUDA 12.9's Mercury objects carry this (deprecated) note;
+            // nvlink writes neither it nor its name (fresh3 ABI-7 `ps_c`,
+            // `ps_e` on sm_100/sm_120, exec and `-r`).
+            ".note.nv.cuver" => return None,
             ".note.nv.tkinfo" => C::TkInfo,
             ".note.nv.cuinfo" => C::CuInfo,
             ".nv.info" => C::NvInfo,
@@ -943,8 +947,12 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             // Rule 9.6: `-r` with `-kernels-used`/`-variables-used` creates a
             // kernel the list does not select like a device function: its
             // `.nv.info.<k>` comes with the input's other function infos and it
-            // gets no `.nv.shared.<k>` (tpl, vars on sm_90).
+            // gets no `.nv.shared.<k>` (tpl, vars on sm_90). Not under `-g`,
+            // which ignores the lists (rule 9.7; fresh3 `-r -g
+            // -kernels-used=ps_driver`: every kernel's `.nv.shared.<k>` name,
+            // sm_75..sm_90a).
             let selected = executable
+                || options.debug
                 || (options.kernels_used.is_none() && options.variables_used.is_none())
                 || crate::host_info::is_root_kernel(options, s.name);
             if is_kernel(s) && selected {

@@ -79,6 +79,10 @@ struct CallFacts {
     /// EXTERNS of each function's input `.nv.info.<fn>`, as output symbol
     /// indices in input order (rule 7.2).
     externs: HashMap<u32, Vec<u32>>,
+    /// The functions whose winning `.nv.info.<fn>` carries the 0x66 record
+    /// (rule 10: ptxas 13.x writes it for its functions, not for built-in
+    /// helpers such as `__cuda_sm70_matchsync_any_b32`; CUDA 12.9 never).
+    marked: HashSet<u32>,
     /// Per output symbol: whether a cycle is reachable from it (set by
     /// [`CallFacts::find_recursion`], linear in the call graph).
     recursive: Vec<bool>,
@@ -88,6 +92,9 @@ struct CallFacts {
     /// `callees` plus each indirect call site's address-taken targets of
     /// its prototype (rule 7.1), when there are indirect calls.
     widened: Option<HashMap<u32, Vec<u32>>>,
+    /// The output's kernel when it has exactly one (rule 7.2.1: that kernel's
+    /// EXTERNS gathers every function's list).
+    only_kernel: Option<u32>,
     /// Whether any call or address-taken target is undefined in the output:
     /// without one, and without EXTERNS, no kernel's list can grow.
     undefined_target: bool,
@@ -403,6 +410,7 @@ impl Context<'_, '_> {
             for (function, out) in part.externs {
                 facts.externs.entry(function).or_insert(out);
             }
+            facts.marked.extend(part.marked);
         }
         for attr in nv_info {
             match attr {
@@ -414,6 +422,12 @@ impl Context<'_, '_> {
                 }
                 _ => {}
             }
+        }
+        if self.layout.executable {
+            facts.only_kernel = match self.kernels().as_slice() {
+                [k] => Some(*k),
+                _ => None,
+            };
         }
         facts.find_recursion();
         facts.find_recursion_through_addresses();
@@ -450,17 +464,22 @@ impl Context<'_, '_> {
             part.address_taken.extend(graph.address_taken.into_iter().filter_map(signed));
         }
         for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_INFO && s.name.starts_with(".nv.info.")) {
-            let Some(function) = input.function_in(s.info as usize).and_then(|y| self.out_index(input.index, y as u32))
-            else {
-                continue;
-            };
-            // Only three codes matter here: decode just those records.
+            let Some(symbol) = input.function_in(s.info as usize) else { continue };
+            let Some(function) = self.out_index(input.index, symbol as u32) else { continue };
+            // Only four codes matter here: decode just those records.
             let wanted = |r: &RawRecord<'_>| {
                 r.attribute == EIATTR_NUM_BARRIERS
                     || r.attribute == EIATTR_EXTERNS
                     || r.attribute == EIATTR_NUM_MBARRIERS
+                    || r.attribute == ATTR_ABI7_MARK
             };
             for raw in nvinfo::records(s.bytes()).flatten().filter(wanted) {
+                if raw.attribute == ATTR_ABI7_MARK {
+                    if self.survives(input.index, symbol as u32) {
+                        part.marked.push(function);
+                    }
+                    continue;
+                }
                 if raw.attribute == EIATTR_NUM_MBARRIERS {
                     if raw.format == EIFMT_HVAL {
                         part.mbarriers.push((function, raw.value));
@@ -623,6 +642,7 @@ impl Context<'_, '_> {
         });
         let Some(source) = source else { return Ok(Vec::new()) };
         let decoded = NvInfo::decode(source.bytes());
+        let decoded_has_mark = decoded.records.iter().any(|r| r.attribute.code() == ATTR_ABI7_MARK);
         let mut reversed: Vec<Attribute> = Vec::new();
         let mut group: Vec<Attribute> = Vec::new();
         let function = match self.layout.section(text).and_then(|t| t.info.function_symbol()) {
@@ -704,6 +724,18 @@ impl Context<'_, '_> {
             }
         }
         reversed.reverse();
+        // Rule 7.1: an executable's recursive kernel without a CRS_STACK_SIZE
+        // record of its own gets one saying "unknown" (poly: `kack` calls the
+        // recursive `ack`; a kernel with the record has it rewritten in place),
+        // before an appended EXTERNS (virt `-kernels-used=virt_rec_kernel`,
+        // sm_90: `CRS_STACK_SIZE, EXTERNS free`).
+        if self.layout.executable
+            && kernel
+            && recursive
+            && !reversed.iter().chain(&group).any(|a| matches!(a, Attribute::CrsStackSize(_)))
+        {
+            reversed.push(Attribute::CrsStackSize(Word(UNKNOWN_STACK)));
+        }
         // Rule 7.2, exec EXTERNS of a kernel without a list of its own, or
         // of the output's only kernel: appended last (sys: sys_kernel gets
         // `__assertfail` from sys_checked). Device functions keep their own
@@ -744,38 +776,37 @@ impl Context<'_, '_> {
                 }));
             }
         }
-        // Rule 7.1: an executable's recursive kernel without a CRS_STACK_SIZE
-        // record of its own gets one saying "unknown" (poly: `kack` calls the
-        // recursive `ack`; a kernel with the record has it rewritten in place).
-        if self.layout.executable
-            && kernel
-            && recursive
-            && !reversed.iter().chain(&group).any(|a| matches!(a, Attribute::CrsStackSize(_)))
-        {
-            reversed.push(Attribute::CrsStackSize(Word(UNKNOWN_STACK)));
-        }
         // Rule 10 (after rule 7.1's CRS_STACK_SIZE: fptr_b's recursive
-        // `kfp2` ends `CRS_STACK_SIZE, 0x66`): only ABI-7 *kernels* get it
-        // (calls-mixed-abi's kernels do; ptx-mixed-abi's device function
-        // `ptx_lib_affine` does not, 4/4 exec links; ABI-8 inputs carry it
-        // already). An ABI-7 function using barriers (its `.text` sh_flags
-        // bits 20..26) gets NUM_BARRIERS with that count appended instead,
-        // kernel or device function (cub_b built by CUDA 12.9's ptxas, sm_75
-        // and sm_90: `scan_long`, `red_int2`, `shared_scan` all 0x100006 ->
-        // NUM_BARRIERS 1, no 0x66; fptr_b's `kfp2`, flags 6: 0x66).
-        let abi7_barriers =
-            input.section(piece.section).filter(|_| input.abi7).map_or(0, |t| (t.flags & ABI7_BARRIER_MASK) >> 20);
-        if self.layout.executable && abi7_barriers != 0 {
-            if !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
-                reversed.push(Attribute::NumBarriers(ByteValue(u16::try_from(abi7_barriers).unwrap_or(u16::MAX))));
-            }
-        } else if self.layout.executable && input.abi7 && kernel && self.reaches_abi8_code(facts, function) {
+        // `kfp2` ends `CRS_STACK_SIZE, 0x66`): a kernel without the 0x66
+        // record of ptxas 13.x gets it when it reaches a function that has
+        // it. That is an ABI-7 kernel calling into ABI-8 code (calls-mixed-abi;
+        // ptx-mixed-abi's device function `ptx_lib_affine` gets none, 4/4
+        // exec links), and also one whose ABI-7 origin a `-r` output hides
+        // (fresh3 `mix` relinked: `ps_driver`, sm_75..sm_90a).
+        let mark = self.layout.executable && kernel && !decoded_has_mark && self.reaches_marked_code(facts, function);
+        if mark {
             reversed.push(Attribute::Raw(RawAttribute {
                 format: 4,
                 code: ATTR_ABI7_MARK,
                 value: 4,
                 payload: vec![3, 0, 0, 0],
             }));
+        }
+        // An ABI-7 function using barriers (its `.text` sh_flags bits
+        // 20..26) gets NUM_BARRIERS with that count appended, kernel or
+        // device function, after the 0x66 record (cub_b built by CUDA 12.9's
+        // ptxas, sm_75 and sm_90: `scan_long`, `red_int2`, `shared_scan` all
+        // 0x100006 -> NUM_BARRIERS 1, no 0x66: they reach no ABI-8 code;
+        // fresh3 ABI-7 `ps_warp_stats`, `bar.sync 3, 64`, calls ABI-8
+        // `ps_bucket`: 0x66 then NUM_BARRIERS 4, sm_75..sm_90a). A `-r`
+        // output keeps the bits, and relinking it does the same (fresh3
+        // `a7` relinked, sm_75..sm_90a); ptxas 13.x never sets them.
+        let abi7_barriers = input.section(piece.section).map_or(0, |t| (t.flags & ABI7_BARRIER_MASK) >> 20);
+        if self.layout.executable
+            && abi7_barriers != 0
+            && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_)))
+        {
+            reversed.push(Attribute::NumBarriers(ByteValue(u16::try_from(abi7_barriers).unwrap_or(u16::MAX))));
         }
         // Rule 7.2 (merc): group F follows the exec additions above (sys:
         // EXTERNS, cluster: NUM_BARRIERS come before CBANK_PARAM_SIZE).
@@ -785,28 +816,24 @@ impl Context<'_, '_> {
         encode(&reversed, name)
     }
 
-    /// Rule 10: an ABI-7 kernel gets the 0x66 record only when it reaches
-    /// (calls, through any chain) a function of an ABI-8 input, whose
-    /// `.nv.info.<fn>` carries it: fresh2 ABI-7 `tl_kernel_c` (calls tl_b's
-    /// `tl_rec_c`) and `cx_kernel_b` (cx_a's `cx_lookup`) get it; the leaf
-    /// kernels `cx_unused` and `tl_apply<lambda>`, and `tl_kernel_a`, whose
-    /// callees are its own input's, do not (sm_75, sm_90 exec).
-    fn reaches_abi8_code(&self, facts: &CallFacts, function: Option<u32>) -> bool {
+    /// Rule 10: a kernel lacking the 0x66 record gets it only when it
+    /// reaches (calls, through any chain) a function whose `.nv.info.<fn>`
+    /// carries it: fresh2 ABI-7 `tl_kernel_c` (calls tl_b's `tl_rec_c`) and
+    /// `cx_kernel_b` (cx_a's `cx_lookup`) get it; the leaf kernels
+    /// `cx_unused` and `tl_apply<lambda>`, and `tl_kernel_a`, whose callees
+    /// are its own input's, do not (sm_75, sm_90 exec).
+    fn reaches_marked_code(&self, facts: &CallFacts, function: Option<u32>) -> bool {
         let Some(f) = function else { return false };
+        // The output's only kernel reaches every function, as in rule 7.2.1
+        // (fresh3 `-kernels-used=ps_mixed`: the ABI-7 leaf kernel, alone with
+        // ps_a's ABI-8 destructors, gets 0x66; sm_75..sm_90a).
+        if facts.only_kernel == Some(f) {
+            return facts.marked.iter().any(|&g| g != f);
+        }
         // Indirect calls count (fresh2 ABI-7 `gi_kernel` calls gi_b's
         // `gi_op_dbl` through a `__device__` table: 0x66).
         let reach = facts.reach_through_addresses(f);
-        reach.iter().filter(|&&g| g != f).any(|&g| {
-            let Some(crate::symbols::SymbolSection::Section(id)) =
-                self.symbols.symbols.get(g as usize).map(|s| &s.section)
-            else {
-                return false;
-            };
-            match self.layout.section(*id).and_then(|t| t.info.function_symbol()) {
-                Some(symbol) => self.inputs.get(symbol.input).is_some_and(|i| !i.abi7),
-                None => false,
-            }
-        })
+        reach.iter().filter(|&&g| g != f).any(|g| facts.marked.contains(g))
     }
 
     /// Rule 7.5: nvlink's own note, then (executables) every input's.
@@ -915,7 +942,19 @@ impl Context<'_, '_> {
         if facts.externs.is_empty() && !facts.undefined_target {
             return (out, own, Vec::new());
         }
-        let reach = facts.reach_through_addresses(f);
+        let mut reach = facts.reach_through_addresses(f);
+        // The output's only kernel gets the lists of *every* function in the
+        // output, not only of those it reaches (fresh3 `-kernels-used=
+        // ps_smooth`, `ps_apply_forces` or `ps_tree_kernel`: the kernel gains
+        // `free` from the virtual deleting destructors the vtables keep,
+        // which none of the three calls; with two kernels neither gains it;
+        // sm_75..sm_90a).
+        if facts.only_kernel == Some(f) {
+            let seen: HashSet<u32> = reach.iter().copied().collect();
+            let mut rest: Vec<u32> = facts.externs.keys().copied().filter(|g| !seen.contains(g)).collect();
+            rest.sort_unstable();
+            reach.extend(rest);
+        }
         let text_of = |g: u32| match self.symbols.symbols.get(g as usize).map(|s| &s.section) {
             Some(crate::symbols::SymbolSection::Section(id)) => Some(*id),
             _ => None,
@@ -936,11 +975,16 @@ impl Context<'_, '_> {
                 .filter_map(|&g| text_of(g).map(|t| (info_of(t), t, g)))
                 .collect();
         defined.sort_unstable();
-        let input_of = |t: crate::layout::OutId| self.layout.section(t)?.pieces.first().map(|p| p.input);
-        let kernel_input = text_of(f).and_then(input_of);
+        // Where a function's code sits in the inputs: input, then section.
+        let place_of = |t: crate::layout::OutId| self.layout.section(t)?.pieces.first().map(|p| (p.input, p.section));
+        let kernel_place = text_of(f).and_then(place_of);
         let mut early = Vec::new();
         for (_, t, g) in defined {
-            let earlier = matches!((input_of(t), kernel_input), (Some(i), Some(k)) if i < k);
+            // Before the kernel in input order: an earlier input, or earlier
+            // in the kernel's own input (fresh3 `-kernels-used=ps_make_forces`:
+            // ps_a's destructors, ahead of the kernel there, bring `free`
+            // before its own `malloc`; sm_75..sm_90a).
+            let earlier = matches!((place_of(t), kernel_place), (Some(i), Some(k)) if i < k);
             for &e in facts.externs.get(&g).map(Vec::as_slice).unwrap_or_default() {
                 if earlier && !early.contains(&e) && self.extern_kept(e) {
                     early.push(e);
@@ -1278,6 +1322,7 @@ struct InputFacts {
     barriers: Vec<(u32, u16)>,
     mbarriers: Vec<(u32, u16)>,
     externs: Vec<(u32, Vec<u32>)>,
+    marked: Vec<u32>,
 }
 
 /// The generated sections' contents, in output section order (merged

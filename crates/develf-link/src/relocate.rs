@@ -814,11 +814,7 @@ pub(crate) fn describes_replaced_code(
     if def.input < here.input {
         return true;
     }
-    let lost_when_met = resolution
-        .global(here)
-        .and_then(|g| resolution.globals.get(g))
-        .and_then(|g| g.first_definition)
-        .is_some_and(|first| first.input < here.input);
+    let lost_when_met = resolution.lost_when_met(here);
     let mut of_fn = input.cubin.relocation_sections().filter(|rs| rs.target as usize == section).peekable();
     lost_when_met || (of_fn.peek().is_some() && of_fn.all(|rs| rs.rela))
 }

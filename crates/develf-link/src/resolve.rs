@@ -14,7 +14,7 @@ use develf_format::symbol::{
     STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
 };
 use develf_parse::elf::Symbol;
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 
 /// `STT_CUDA_SAMPLER`, not in develf-format's table.
 pub(crate) const STT_CUDA_SAMPLER: u8 = 11;
@@ -126,9 +126,20 @@ pub(crate) struct Resolution<'a> {
     /// alignment) define, in global order: (global, size, alignment), the
     /// largest of their copies. The linker allocates them (layout).
     pub common: Vec<(GlobalId, u64, u64)>,
+    /// The weak copies that replaced the one chosen before them (U9/U13).
+    /// With the first copies, these were chosen when met; every other copy
+    /// lost when met (rule 9.11). Few: a set per link, not per symbol.
+    pub replacers: HashSet<SymbolRef>,
 }
 
 impl<'a> Resolution<'a> {
+    /// Rule 9.11: a definition never chosen, neither the first copy nor one
+    /// that replaced the chosen copy when it was met.
+    pub fn lost_when_met(&self, r: SymbolRef) -> bool {
+        let first = self.global(r).and_then(|g| self.globals.get(g)).and_then(|g| g.first_definition);
+        first.is_some_and(|f| f != r) && !self.replacers.contains(&r)
+    }
+
     pub fn global(&self, r: SymbolRef) -> Option<GlobalId> {
         self.global_of.get(r.input).and_then(|g| g.get(r.symbol)).copied().flatten()
     }
@@ -191,14 +202,10 @@ pub(crate) fn input_callgraph(
         // `tl_poly<double>` is replaced and its dsqrt stays.
         let lost = |symbol: u32| {
             let here = SymbolRef { input: input.index, symbol: symbol as usize };
-            input.symbol(here.symbol).and_then(|s| s.section_index()).is_some_and(|x| {
-                resolution.is_discarded(input.index, x)
-                    && resolution
-                        .global(here)
-                        .and_then(|g| resolution.globals.get(g))
-                        .and_then(|g| g.first_definition)
-                        .is_some_and(|first| first.input < input.index)
-            })
+            input
+                .symbol(here.symbol)
+                .and_then(|s| s.section_index())
+                .is_some_and(|x| resolution.is_discarded(input.index, x) && resolution.lost_when_met(here))
         };
         for pair in &graph.calls {
             if lost(pair.0) {
@@ -292,6 +299,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
         table.get(&r.symbol).copied()
     };
     let mut losers: Vec<SymbolRef> = Vec::new();
+    let mut replacers: HashSet<SymbolRef> = HashSet::new();
     let mut duplicates: HashMap<GlobalId, Vec<SymbolRef>> = HashMap::new();
     let mut clash = None;
     for input in inputs {
@@ -320,21 +328,31 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
                     losers.push(current);
                     global.definition = Some(here);
                 }
-                (STB_WEAK, STB_WEAK)
-                    if cur.st_type == STT_FUNC && s.st_type == STT_FUNC && {
-                        // Equal counts: the copy built for the newer SM (the
-                        // target's) wins (U13: sm_80 + sm_86 objects for sm_86
-                        // keep sm_86's `shared_helper`, 24 = 24 registers, but
-                        // sm_80's `tsum<int>`, 36 < 44).
-                        let sm = |r: SymbolRef| inputs.get(r.input).map_or(0, |i| i.cubin.flags().sm);
-                        match (regs(here), regs(current)) {
-                            (Some(new), Some(old)) => new < old || (new == old && sm(here) > sm(current)),
-                            _ => false,
-                        }
-                    } =>
-                {
-                    losers.push(current);
-                    global.definition = Some(here);
+                (STB_WEAK, STB_WEAK) if cur.st_type == STT_FUNC && s.st_type == STT_FUNC => {
+                    // Fewer registers than the copy chosen so far win (U9);
+                    // with equal counts, a copy built for a newer SM than the
+                    // *first* copy's (U13: sm_80 + sm_86 objects for sm_86
+                    // keep sm_86's `shared_helper`, 24 = 24 registers, but
+                    // sm_80's `tsum<int>`, 36 < 44). The first copy, not the
+                    // chosen one: fresh3 sm_80 ps_a, sm_86 ps_b, sm_86 ps_e
+                    // linked for sm_86: ps_b's `ps_fill<float>` replaces
+                    // ps_a's, and ps_e's, equal to ps_b's, replaces it too
+                    // (its `.nv.info` records, and all three FDE relocations,
+                    // rule 9.11); without ps_a, ps_e's loses (sm_86/sm_89,
+                    // exec and `-r`).
+                    let sm = |r: SymbolRef| inputs.get(r.input).map_or(0, |i| i.cubin.flags().sm);
+                    let first = global.first_definition.unwrap_or(current);
+                    let wins = match (regs(here), regs(current)) {
+                        (Some(new), Some(old)) => new < old || (new == old && sm(here) > sm(first)),
+                        _ => false,
+                    };
+                    if wins {
+                        losers.push(current);
+                        global.definition = Some(here);
+                        replacers.insert(here);
+                    } else {
+                        losers.push(here);
+                    }
                 }
                 _ => losers.push(here),
             }
@@ -381,7 +399,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
         }
     }
     common.sort_unstable();
-    Ok(Resolution { globals, global_of, discarded, common })
+    Ok(Resolution { globals, global_of, discarded, common, replacers })
 }
 
 /// Per symbol of `input`: the REGCOUNT its `.nv.info` gives the function.

@@ -24,6 +24,8 @@ use std::collections::VecDeque;
 const EXTERN_ALIGN: u64 = 16;
 /// The symbol whose value is the reserved shared area (sm_90+ objects: 0x400).
 const RESERVED_CAP: &str = ".nv.reservedSmem.cap";
+/// The reserved shared area of every window on sm_90 and later (rule 12.1).
+const RESERVED_FROM_SM90: u64 = 0x400;
 
 /// What the shared-memory pass decided.
 #[derive(Debug, Default)]
@@ -378,13 +380,18 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
 pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, facts: Facts, layout: &mut Layout) {
     let kernels = kernels(inputs, layout, &facts);
     let debug_shared = layout.find(".nv_debug.shared");
+    // Rule 12.1: the target decides the reserved area, 0x400 from sm_90 on,
+    // not the inputs' `.nv.reservedSmem.cap` (CUDA 12.9's ptxas writes
+    // none: fresh3's ABI-7 `ps_warp_stats` window is 0x200 + 0x400 on sm_90
+    // and sm_90a, a lone ABI-7 kernel's 0x100 + 0x400 on sm_90, sm_100 and
+    // sm_120). The symbol is read too, should an input ever say more.
+    let by_target = if layout.target_sm >= 90 { RESERVED_FROM_SM90 } else { 0 };
     let reserved = inputs
         .iter()
         .flat_map(|i| i.symbols().iter())
         .filter(|s| s.name == RESERVED_CAP)
         .map(|s| s.value)
-        .max()
-        .unwrap_or(0);
+        .fold(by_target, u64::max);
     let mut plan = SharedPlan { reserved, null_value: null_value(layout, &kernels, reserved), ..SharedPlan::default() };
     if layout.executable {
         plan_executable(inputs, resolution, layout, &facts, &kernels, reserved, &mut plan);

@@ -634,12 +634,14 @@ pub(crate) fn write<'a>(
             None => symbols.section_name.get(id).copied().unwrap_or(0),
         };
         // Rule 10: an ABI-7 `.text` carries its barrier count in sh_flags
-        // bits 20..26 (0x100006 for one `bar.sync`); executables move it to
-        // the function's NUM_BARRIERS record (metadata.rs) and clear it.
-        let abi7_text =
-            s.class == SectionClass::Text && s.pieces.first().and_then(|p| inputs.get(p.input)).is_some_and(|i| i.abi7);
-        let flags =
-            if layout.executable && abi7_text { s.flags & !crate::metadata::ABI7_BARRIER_MASK } else { s.flags };
+        // bits 20..26 (0x100006 for one `bar.sync`), and so does a `-r`
+        // output's copy of it; executables move it to the function's
+        // NUM_BARRIERS record (metadata.rs) and clear it.
+        let flags = if layout.executable && s.class == SectionClass::Text {
+            s.flags & !crate::metadata::ABI7_BARRIER_MASK
+        } else {
+            s.flags
+        };
         headers.push(&Header {
             name,
             sh_type: s.sh_type,
