@@ -189,6 +189,42 @@ const EIFMT_SVAL: u8 = 4;
 const EXIT_ITEM: [u8; 18] = [0x51, 0x02, 0x01, 0x11, 0x00, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0xf8, 0, 0, 0, 0];
 const EXIT_ITEM_PREDICATE: usize = 6;
 
+/// The wait bits (in place in the high word `hi`) of an `EXIT` (low word
+/// `lo`) after `before` that the finaliser moves to the `ERRBAR` it
+/// inserts: waits on a read barrier (an instruction's sources not yet
+/// read) still pending there. Going back, the first instruction naming the
+/// barrier sets it as its read barrier, with no wait on it in between, and
+/// it can run where the `EXIT` does: not under the opposite predicate.
+/// fresh3 `ps_histogram`: `@P0 EXIT` waits on the read barrier of the
+/// `ATOM` before it, and nvlink's `@P0 ERRBAR` waits instead, not the
+/// `MEMBAR.SC.VC` nor the `EXIT` (sm_100, sm_120 `-g`, `-g -r`). Kept on
+/// the `EXIT`: libcudadevrt `memset_3d_device`'s `@P0 EXIT` waiting on an
+/// `@!P0 STG`'s read barrier, and `memcpy_3d_device`'s waiting on write
+/// barriers or on barriers already waited on (sm_100 `-g`).
+fn read_barrier_waits(before: &[(u64, u64)], lo: u64, hi: u64) -> u64 {
+    let shift = u64::from(CONTROL_SHIFT);
+    let field = |h: u64, at: u64| (h >> (shift + at)) & 7;
+    let waits = |h: u64, b: u64| (h >> (shift + 11 + b)) & 1 != 0;
+    let predicate = |l: u64| (l >> PREDICATE_SHIFT) & 0xf;
+    let p = predicate(lo);
+    let opposite = |q: u64| p & 7 != 7 && q & 7 == p & 7 && q != p;
+    let mut moved = 0;
+    for b in 0..6u64 {
+        if !waits(hi, b) {
+            continue;
+        }
+        for &(l, h) in before.iter().rev() {
+            if field(h, 8) == b && field(h, 5) != b && !opposite(predicate(l)) {
+                moved |= 1u64 << (shift + 11 + b);
+            }
+            if field(h, 5) == b || field(h, 8) == b || waits(h, b) {
+                break;
+            }
+        }
+    }
+    moved
+}
+
 /// What the finaliser does to a link's exit sequences (rules 11.8, 11.9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ExitRule {
@@ -491,6 +527,9 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             // scheduled again ([`plan`]).
             let barriers = if rule == ExitRule::ByCalls && !has_call { &BARRIERS[1..] } else { &BARRIERS[..] };
             let stall = (hi >> CONTROL_SHIFT) & 0xf;
+            // The `EXIT`'s wait on a pending read barrier moves to the
+            // `ERRBAR` (`read_barrier_waits`).
+            let waits = read_barrier_waits(&words[..i], lo, hi);
             let mut insert = Vec::with_capacity(barriers.len());
             for (k, &(b_lo, b_hi)) in barriers.iter().enumerate() {
                 let mut b_hi = b_hi;
@@ -498,8 +537,12 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
                     // Stall and yield bits off, as the `EXIT`'s.
                     b_hi &= !(0x1f << CONTROL_SHIFT);
                 }
+                if b_lo == ERRBAR.1 {
+                    b_hi |= waits;
+                }
                 insert.push((b_lo | (lo & (0xf << PREDICATE_SHIFT)), b_hi));
             }
+            let hi = hi & !waits;
             let hi = if stall > EXIT_STALL_LIMIT {
                 (hi & !(0xf << CONTROL_SHIFT)) | (EXIT_STALL_LIMIT << CONTROL_SHIFT)
             } else {
