@@ -202,22 +202,18 @@ const EXIT_ITEM_PREDICATE: usize = 6;
 /// `@!P0 STG`'s read barrier, and `memcpy_3d_device`'s waiting on write
 /// barriers or on barriers already waited on (sm_100 `-g`).
 fn read_barrier_waits(before: &[(u64, u64)], lo: u64, hi: u64) -> u64 {
-    let shift = u64::from(CONTROL_SHIFT);
-    let field = |h: u64, at: u64| (h >> (shift + at)) & 7;
-    let waits = |h: u64, b: u64| (h >> (shift + 11 + b)) & 1 != 0;
+    use crate::scoreboard::control;
     let predicate = |l: u64| (l >> PREDICATE_SHIFT) & 0xf;
     let p = predicate(lo);
     let opposite = |q: u64| p & 7 != 7 && q & 7 == p & 7 && q != p;
     let mut moved = 0;
-    for b in 0..6u64 {
-        if !waits(hi, b) {
-            continue;
-        }
+    for b in (0..6u8).filter(|&b| control(hi).waits(b)) {
         for &(l, h) in before.iter().rev() {
-            if field(h, 8) == b && field(h, 5) != b && !opposite(predicate(l)) {
-                moved |= 1u64 << (shift + 11 + b);
+            let c = control(h);
+            if c.read == b && c.write != b && !opposite(predicate(l)) {
+                moved |= 1u64 << (u64::from(CONTROL_SHIFT) + 11 + u64::from(b));
             }
-            if field(h, 5) == b || field(h, 8) == b || waits(h, b) {
+            if c.write == b || c.read == b || c.waits(b) {
                 break;
             }
         }

@@ -120,19 +120,20 @@ fn search_start(opcode: u64, write: bool, reads: bool) -> u8 {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Control {
-    write: u8,
-    read: u8,
-    wait: u8,
+pub(crate) struct Control {
+    pub(crate) write: u8,
+    pub(crate) read: u8,
+    pub(crate) wait: u8,
 }
 
 impl Control {
-    fn waits(self, barrier: u8) -> bool {
+    pub(crate) fn waits(self, barrier: u8) -> bool {
         self.wait >> barrier & 1 != 0
     }
 }
 
-fn control(hi: u64) -> Control {
+/// The scoreboard fields of an instruction's high word.
+pub(crate) fn control(hi: u64) -> Control {
     let c = hi >> CONTROL_SHIFT;
     Control { write: ((c >> 5) & 7) as u8, read: ((c >> 8) & 7) as u8, wait: ((c >> 11) & 0x3f) as u8 }
 }
