@@ -108,8 +108,9 @@ fn matches(&(lo, hi): &(u64, u64), (ml, vl, mh, vh): Pattern) -> bool {
 }
 
 /// The instructions a capsule's instruction count leaves out, as tried in
-/// turn until the count pairs up with the capsule's: NOPs (and `B2R.RESULT`) alone (rule 11.7;
-/// every link identical before rule 11.9 numbers so); with `ENDCOLLECTIVE`
+/// turn until the count pairs up with the capsule's: NOPs and `B2R.RESULT`
+/// alone (rule 11.7; every link identical before rule 11.9 numbers so, with
+/// NOPs only before `B2R.RESULT` was known); with `ENDCOLLECTIVE`
 /// and `WARPSYNC` (merc2 `hist_kernel`: one of each, count 49 for 51; 117
 /// capsules of `-g` runs pair up and are then rewritten exactly, none
 /// wrongly, where NOPs alone mis-number 8 of jacobi's); with the error

@@ -629,6 +629,11 @@ fn dead_signatures<'a>(
     let mut live = std::collections::HashSet::new();
     let live_refs =
         if layout.executable { crate::symbols::live_references(inputs, resolution, layout) } else { Vec::new() };
+    // Whether the section defining `d` is in the output (`None`: no section).
+    let placed = |d: SymbolRef| {
+        let section = inputs.get(d.input).and_then(|i| i.symbol(d.symbol)).and_then(|s| s.section_index());
+        section.map(|x| layout.placed(d.input, x).is_some())
+    };
     for input in inputs {
         let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
             continue;
@@ -641,11 +646,7 @@ fn dead_signatures<'a>(
                 let Some(text) = string_at(strings, offset) else { continue };
                 let here = SymbolRef { input: input.index, symbol };
                 let is_dead = match resolution.definition_of(here) {
-                    Some(d) => {
-                        let section =
-                            inputs.get(d.input).and_then(|i| i.symbol(d.symbol)).and_then(|s| s.section_index());
-                        section.is_some_and(|x| layout.placed(d.input, x).is_none())
-                    }
+                    Some(d) => placed(d) == Some(false),
                     // Rule 9.3 / 13.4: an undefined function only dead code
                     // calls gets no symbol, and its signature goes with it
                     // (sys sm_100 with `-kernels-used` matching no kernel:
@@ -675,11 +676,8 @@ fn dead_signatures<'a>(
             let Ok(graph) = develf_eiattr::CallGraph::decode(s.bytes()) else { continue };
             for pair in graph.address_taken.iter().chain(&graph.indirect_calls) {
                 let here = SymbolRef { input: input.index, symbol: pair.0 as usize };
-                let placed = resolution.definition_of(here).is_some_and(|d| {
-                    let section = inputs.get(d.input).and_then(|i| i.symbol(d.symbol)).and_then(|s| s.section_index());
-                    section.is_some_and(|x| layout.placed(d.input, x).is_some())
-                });
-                if let (true, Some(text)) = (placed, string_at(strings, pair.1)) {
+                let kept = resolution.definition_of(here).and_then(placed) == Some(true);
+                if let (true, Some(text)) = (kept, string_at(strings, pair.1)) {
                     live.insert(text);
                 }
             }
