@@ -1537,7 +1537,11 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     let timed = std::env::var_os("DEVELF_TIME_PHASES").is_some();
     let stamp = |step: &str| {
         if timed {
-            eprintln!("develf: {step:<16} {:8.2} ms since start", start.elapsed().as_secs_f64() * 1e3);
+            eprintln!(
+                "develf: {step:<16} {:8.2} ms since start  page faults {:6}",
+                start.elapsed().as_secs_f64() * 1e3,
+                develf_link::minor_faults()
+            );
         }
     };
     stamp("files read");
