@@ -312,6 +312,9 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 11.9: an `EXIT`'s wait on a pending read barrier moves to the
     // inserted `ERRBAR`; for options/commands.txt only.
     cu("ebwait", "ebwait.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.9: exits before a `BRA.DIV` fallback, in a capsule whose count
+    // pairs up with no numbering; for options/commands.txt only.
+    cu("wdiv", "wdiv.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 9.12: an address-taken function outlives the code taking its
     // address; for options/commands.txt only.
     cu("atk", "atk.cu", Archs::Only(&["sm_75", "sm_90", "sm_100"]), ABI7_NONE),

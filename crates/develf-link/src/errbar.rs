@@ -47,6 +47,9 @@ const OP_BRA: u64 = 0x947;
 /// `memcpy_3d_device` under `-g`: 12 kernels' `BRA.U !UP0` kept a stale
 /// offset before it was followed).
 const OP_BRA_UNIFORM: u64 = 0x547;
+/// `BRA.DIV`: the `BRA` taken when the warp has diverged (fresh3
+/// `ps_warp_stats`' `BRA.DIV UR4, 0x410` = `0x0000_0002_0490_7947`).
+const BRA_DIVERGENT: u64 = 1 << 33;
 const OP_NOP: u64 = 0x918;
 /// `WARPSYNC.ALL` (`numbered_from_end`).
 const OP_WARPSYNC_ALL: u64 = 0x948;
@@ -701,7 +704,8 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
         if change.before == 1 {
             let k = match &number {
                 Some(number) => number.get(change.index).copied().flatten()?,
-                None => numbered_from_end(code, count, change.index)?,
+                None => numbered_from_end(code, count, change.index)
+                    .or_else(|| numbered_before_divergence(code, change.index))?,
             };
             let carried_before = (0..k).filter(|&j| !bit(j)).count();
             // A bare `EXIT` becomes carried.
@@ -783,6 +787,31 @@ fn numbered_from_end(code: &[u8], count: usize, index: usize) -> Option<usize> {
         return None;
     }
     count.checked_sub(end - index)
+}
+
+/// The capsule number of instruction `index`, counted from the start as
+/// [`CAPSULE_NUMBERINGS`]' second does, for a capsule whose count pairs up
+/// with no numbering: only where `index` comes before the code a `BRA.DIV`
+/// branches to (its warp-divergent fallback, reached only by branches),
+/// where the instructions that numbering miscounts are (fresh3
+/// `ps_warp_stats`: count 72 for 73, the fallback of its
+/// `__match_any_sync`/`__reduce_add_sync` after its final `EXIT`; nvlink
+/// carries its exits as instructions 53 and 63, numbered from the start;
+/// merc2 `jacobi`'s extra NOPs are after its `BRA.DIV`s too).
+fn numbered_before_divergence(code: &[u8], index: usize) -> Option<usize> {
+    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let fallback = words
+        .iter()
+        .enumerate()
+        .filter(|(_, (lo, _))| lo & 0xfff == OP_BRA && lo & BRA_DIVERGENT != 0)
+        .filter_map(|(i, &(lo, _))| usize::try_from((i as i64 + 1) * 16 + branch_offset(lo)).ok())
+        .map(|at| at / 16)
+        .min()?;
+    if index >= fallback {
+        return None;
+    }
+    let (number, _) = numbering_without(code, CAPSULE_NUMBERINGS[1]);
+    number.get(index).copied().flatten()
 }
 
 /// A capsule's 2-byte item of `kind` (the low 7 bits of `first`) holding
