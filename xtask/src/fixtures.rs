@@ -272,6 +272,27 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(INDIR_ARCHS),
         abi7: ABI7_NONE,
     },
+    // Rule 9.13 for line tables (fresh2 tl-mix2): tl_b with line info and
+    // tl_c with -G, whose `tl_poly<float>` replaces tl_b's; for
+    // options/commands.txt only.
+    ObjectSpec {
+        name: "tl_b-lineinfo",
+        source: "tl_b.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-lineinfo"],
+        ptxas_flags: &["--generate-line-info"],
+        archs: Archs::Only(INDIR_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "tl_c-G",
+        source: "tl_c.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(INDIR_ARCHS),
+        abi7: ABI7_NONE,
+    },
     // ABI-7 copies too: rules 7.8 (prototype order, last declaration) and 10.
     cu("tl_b", "tl_b.cu", Archs::Only(TLIB_ARCHS), ABI7_SM75_UP),
     cu("tl_c", "tl_c.cu", Archs::Only(TLIB_ARCHS), ABI7_SM75_UP),

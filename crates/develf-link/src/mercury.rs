@@ -1140,7 +1140,7 @@ fn describes_gone_code(
         inputs.get(here.input).and_then(|i| i.symbol(here.symbol)).is_some_and(|s| s.section_index().is_some());
     // Rules 9.11 and 9.13 as in `.rela.debug_frame` (fresh2 `tl_c tl_b tl_a`,
     // sm_100/sm_120: tl_b's replaced `tl_poly<double>` FDE goes).
-    if defined_here && def != here && crate::relocate::describes_replaced_code(inputs, resolution, here, def) {
+    if defined_here && def != here && crate::relocate::describes_replaced_code(inputs, resolution, here, def, false) {
         return true;
     }
     let section = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index());

@@ -260,7 +260,7 @@ impl<'a> SymbolResolver<'_, 'a> {
         // `describes_replaced_code`.
         let describes_loser = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
             && sym.st_type == STT_FUNC
-            && describes_replaced_code(self.inputs, self.resolution, here, def);
+            && describes_replaced_code(self.inputs, self.resolution, here, def, patched == SymbolHome::DebugLine);
         let Some((id, base)) = self.layout.placed(def.input, section) else {
             let name = def_input.section(section).map_or("", |s| s.name);
             // Duplicates are recorded against `.symtab`'s sections (the merc
@@ -799,12 +799,18 @@ pub(crate) fn undefined_local_value(value: u64) -> u64 {
 ///   only reads a `__device__` global goes too. sm_75..sm_89, where ptxas
 ///   writes a `.rel.text.<fn>` beside the `.rela` one (and the FDE
 ///   relocations are `.rel`), keep them all (same links); which of the two
-///   nvlink looks at is not known.
+///   nvlink looks at is not known. A `line_table` (`.debug_line`) has no such
+///   exception: there any relocation of the copy's own counts (fresh2
+///   tl-mix2 `-g`, `tl_a tl_b-li tl_c-G`, sm_75..sm_89: tl_b's
+///   `tl_poly<float>`, calling the dsqrt slow path, keeps its FDE relocation
+///   and loses its line-table one; tl-mix3, `tl_c-li tl_b tl_a-r24`: tl_c's
+///   leaf `tl_reduce<float>` keeps its line-table relocation).
 pub(crate) fn describes_replaced_code(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     here: SymbolRef,
     def: SymbolRef,
+    line_table: bool,
 ) -> bool {
     let Some(input) = inputs.get(here.input) else { return false };
     let Some(section) = input.symbol(here.symbol).and_then(|s| s.section_index()) else { return false };
@@ -816,5 +822,5 @@ pub(crate) fn describes_replaced_code(
     }
     let lost_when_met = resolution.lost_when_met(here);
     let mut of_fn = input.cubin.relocation_sections().filter(|rs| rs.target as usize == section).peekable();
-    lost_when_met || (of_fn.peek().is_some() && of_fn.all(|rs| rs.rela))
+    lost_when_met || (of_fn.peek().is_some() && (line_table || of_fn.all(|rs| rs.rela)))
 }
