@@ -139,7 +139,7 @@ pub(crate) fn capsule_numbering(code: &[u8], count: usize, numberings: &[&[Patte
 /// none): its number among those matching none of `left_out`; and how many
 /// there are.
 pub(crate) fn numbering_without(code: &[u8], left_out: &[Pattern]) -> (Vec<Option<usize>>, usize) {
-    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let words = instruction_words(code);
     let end = words.iter().rposition(|&(lo, _)| lo & 0xfff == OP_BRA).map_or(words.len(), |i| i + 1);
     let mut n = 0;
     let numbers = words[..end]
@@ -346,7 +346,7 @@ struct ExitChange {
 /// `sync_spin_kernel` (sm_100, sm_100a, sm_120), sweep cub `red_int`,
 /// `red_int2`, atom `kb`, gcall `kcl` (sm_100, sm_120).
 fn plan_fence(code: &[u8]) -> Option<Moves> {
-    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let words = instruction_words(code);
     let mut removed = vec![false; words.len()];
     for i in 0..words.len().saturating_sub(FENCE_RUN) {
         if words[i..i + 4].iter().all(|w| matches(w, FENCE_LDS))
@@ -383,7 +383,7 @@ fn plan_fence(code: &[u8]) -> Option<Moves> {
 /// → `50 07`). `None` (capsule unchanged) where that does not fit.
 fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let count = usize::try_from(word32(bytes, 8)).ok()?;
-    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let words = instruction_words(code);
     let number = capsule_numbering(code, count, &CAPSULE_NUMBERINGS[1..])
         .or_else(|| capsule_numbering(code, count, &[FENCE_CAPSULE_NUMBERING]))?;
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
@@ -471,6 +471,11 @@ fn put32(bytes: &mut [u8], at: usize, value: u32) {
     if let Some(b) = bytes.get_mut(at..at.saturating_add(4)) {
         b.copy_from_slice(&value.to_le_bytes());
     }
+}
+
+/// The code's instructions as (low, high) 64-bit words.
+pub(crate) fn instruction_words(code: &[u8]) -> Vec<(u64, u64)> {
+    code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect()
 }
 
 fn word32(bytes: &[u8], at: usize) -> u32 {
@@ -625,7 +630,7 @@ fn apply(code: &[u8], words: &[(u64, u64)], edits: &[Edit], exits: Vec<ExitChang
 }
 
 fn plan(code: &[u8], rule: ExitRule) -> Option<Moves> {
-    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let words = instruction_words(code);
     let (edits, exits) = plan_exits(&words, rule)?;
     let mut moves = apply(code, &words, &edits, exits)?;
     // Rule 11.8: a kernel without calls that gains error barriers in an
@@ -634,7 +639,7 @@ fn plan(code: &[u8], rule: ExitRule) -> Option<Moves> {
     // as ptxas wrote it where the model does not apply.
     let has_call = words.iter().any(|&(lo, _)| OP_CALLS.contains(&(lo & 0xfff)));
     if rule == ExitRule::ByCalls && !has_call && moves.exits.iter().any(|e| e.before == 1) {
-        let new: Vec<(u64, u64)> = moves.code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+        let new = instruction_words(&moves.code);
         let his = crate::scoreboard::rescheduled(&new)?;
         for (chunk, hi) in moves.code.chunks_exact_mut(16).zip(his) {
             chunk[8..].copy_from_slice(&hi.to_le_bytes());
@@ -777,7 +782,7 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
 /// (`WARPSYNC.ALL`: 24 `-G` capsules pair up only without it) make the
 /// count back unsure, as do the numberings' own.
 fn numbered_from_end(code: &[u8], count: usize, index: usize) -> Option<usize> {
-    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let words = instruction_words(code);
     let end = words.iter().rposition(|&(lo, _)| lo & 0xfff == OP_BRA)? + 1;
     let uncertain = |w: &(u64, u64)| {
         w.0 & 0xfff == OP_WARPSYNC_ALL
@@ -799,7 +804,7 @@ fn numbered_from_end(code: &[u8], count: usize, index: usize) -> Option<usize> {
 /// carries its exits as instructions 53 and 63, numbered from the start;
 /// merc2 `jacobi`'s extra NOPs are after its `BRA.DIV`s too).
 fn numbered_before_divergence(code: &[u8], index: usize) -> Option<usize> {
-    let words: Vec<(u64, u64)> = code.chunks_exact(16).map(|c| (word(c, 0), word(c, 8))).collect();
+    let words = instruction_words(code);
     let fallback = words
         .iter()
         .enumerate()

@@ -1786,16 +1786,11 @@ fn drop_stack_scoreboard(text: &mut [u8]) {
     if crate::scoreboard::reallocate(text) {
         return;
     }
-    let read = |b: &[u8]| {
-        let mut q = [0u8; 8];
-        q.copy_from_slice(b);
-        u64::from_le_bytes(q)
-    };
     let fields = |hi: u64| {
         let c = hi >> CONTROL_SHIFT;
         ((c >> 5) & 7, (c >> 8) & 7, (c >> 11) & 0x3f)
     };
-    let mut words: Vec<(u64, u64)> = text.chunks_exact(16).map(|i| (read(&i[..8]), read(&i[8..]))).collect();
+    let mut words = crate::errbar::instruction_words(text);
     let Some(&(lo, hi)) = words.first() else { return };
     if lo != LOAD_STACK_POINTER || fields(hi).0 != 0 {
         return;

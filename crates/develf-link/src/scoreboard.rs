@@ -331,12 +331,7 @@ fn allocate(
 /// `.text` as nvlink's finaliser does for an executable; returns whether the
 /// model applied (the code is unchanged otherwise).
 pub(crate) fn reallocate(text: &mut [u8]) -> bool {
-    let read = |b: &[u8]| {
-        let mut q = [0u8; 8];
-        q.copy_from_slice(b);
-        u64::from_le_bytes(q)
-    };
-    let code: Vec<(u64, u64)> = text.chunks_exact(16).map(|i| (read(&i[..8]), read(&i[8..]))).collect();
+    let code = crate::errbar::instruction_words(text);
     let Some(controls) = plan(&code, &vec![false; code.len()], false) else { return false };
     for (chunk, (&(_, hi), c)) in text.chunks_exact_mut(16).zip(code.iter().zip(controls)) {
         chunk[8..].copy_from_slice(&with_control(hi, c).to_le_bytes());
