@@ -336,6 +336,12 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 11.9: exits before a `BRA.DIV` fallback, in a capsule whose count
     // pairs up with no numbering; for options/commands.txt only.
     cu("wdiv", "wdiv.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.9: the same with a loop's `__syncwarp()`, a `NOP` after each
+    // `BRA.DIV` counted; for options/commands.txt only.
+    cu("wsdiv", "wsdiv.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.9: exits after surface stores (the `SUST`'s wait stays on the
+    // `EXIT`, its stall before the barriers); for options/commands.txt only.
+    cu("sustx", "sustx.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 9.12: an address-taken function outlives the code taking its
     // address; for options/commands.txt only.
     cu("atk", "atk.cu", Archs::Only(&["sm_75", "sm_90", "sm_100"]), ABI7_NONE),

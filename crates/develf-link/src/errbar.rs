@@ -54,6 +54,8 @@ const OP_NOP: u64 = 0x918;
 /// `WARPSYNC.ALL` (`numbered_from_end`).
 const OP_WARPSYNC_ALL: u64 = 0x948;
 const OP_CGAERRBAR: u64 = 0x5ab;
+/// `SUST` (surface store; `SUST.D.BA.2D.STRONG.SM.TRAP`).
+const OP_SUST: u64 = 0xf9d;
 /// An instruction pattern: (mask, value) of the low 64 bits, (mask, value)
 /// of the high 64 bits.
 type Pattern = (u64, u64, u64, u64);
@@ -204,7 +206,11 @@ const EXIT_ITEM_PREDICATE: usize = 6;
 /// `MEMBAR.SC.VC` nor the `EXIT` (sm_100, sm_120 `-g`, `-g -r`). Kept on
 /// the `EXIT`: libcudadevrt `memset_3d_device`'s `@P0 EXIT` waiting on an
 /// `@!P0 STG`'s read barrier, and `memcpy_3d_device`'s waiting on write
-/// barriers or on barriers already waited on (sm_100 `-g`).
+/// barriers or on barriers already waited on (sm_100 `-g`). Kept too: a
+/// wait on a `SUST`'s read barrier, whether the `SUST` is right before the
+/// `EXIT` or not, predicated or not (merc2 `stencil_surf`; kernels built
+/// for the purpose, `surf2Dwrite` then `return`, or a store after it,
+/// sm_100 `-g`), where an `ATOM`'s moves.
 fn read_barrier_waits(before: &[(u64, u64)], lo: u64, hi: u64) -> u64 {
     use crate::scoreboard::control;
     let predicate = |l: u64| (l >> PREDICATE_SHIFT) & 0xf;
@@ -214,7 +220,7 @@ fn read_barrier_waits(before: &[(u64, u64)], lo: u64, hi: u64) -> u64 {
     for b in (0..6u8).filter(|&b| control(hi).waits(b)) {
         for &(l, h) in before.iter().rev() {
             let c = control(h);
-            if c.read == b && c.write != b && !opposite(predicate(l)) {
+            if c.read == b && c.write != b && !opposite(predicate(l)) && l & 0xfff != OP_SUST {
                 moved |= 1u64 << (u64::from(CONTROL_SHIFT) + 11 + u64::from(b));
             }
             if c.write == b || c.read == b || c.waits(b) {
@@ -553,6 +559,16 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             } else {
                 hi
             };
+            // A `SUST` right before the `EXIT` stalls 1, not 2, before
+            // the `MEMBAR.SC.VC` (merc2 `stencil_surf`, sm_100..sm_121 `-g`,
+            // and four kernels built for the purpose, predicated or not; an
+            // `STG`'s stall 2 stays: fresh3 `ps_driver`).
+            if let Some(&(s_lo, s_hi)) = i.checked_sub(1).and_then(|k| words.get(k)) {
+                if s_lo & 0xfff == OP_SUST && (s_hi >> CONTROL_SHIFT) & 0xf == 2 {
+                    let s_hi = (s_hi & !(0xf << CONTROL_SHIFT)) | (1 << CONTROL_SHIFT);
+                    edits.push(Edit { at: i - 1, insert: Vec::new(), word: Some((s_lo, s_hi)) });
+                }
+            }
             edits.push(Edit { at: i, insert, word: Some((lo, hi)) });
             exits.push(ExitChange { index: i, predicate, before: 1, after: 1 + barriers.len() });
         } else if rule == ExitRule::ByCalls && !has_call && i >= 3 && is(i - 2, ERRBAR) && is(i - 3, MEMBAR_SC_VC) {
@@ -795,28 +811,38 @@ fn numbered_from_end(code: &[u8], count: usize, index: usize) -> Option<usize> {
 }
 
 /// The capsule number of instruction `index`, counted from the start as
-/// [`CAPSULE_NUMBERINGS`]' second does, for a capsule whose count pairs up
-/// with no numbering: only where `index` comes before the code a `BRA.DIV`
-/// branches to (its warp-divergent fallback, reached only by branches),
-/// where the instructions that numbering miscounts are (fresh3
-/// `ps_warp_stats`: count 72 for 73, the fallback of its
-/// `__match_any_sync`/`__reduce_add_sync` after its final `EXIT`; nvlink
-/// carries its exits as instructions 53 and 63, numbered from the start;
-/// merc2 `jacobi`'s extra NOPs are after its `BRA.DIV`s too).
+/// [`CAPSULE_NUMBERINGS`]' second does but for a `NOP` right after a
+/// `BRA.DIV`, which is counted, for a capsule whose count pairs up with no
+/// numbering: only where `index` comes before the code a `BRA.DIV` branches
+/// to (its warp-divergent fallback, reached only by branches), where the
+/// instructions that numbering miscounts are. fresh3 `ps_warp_stats`: count
+/// 72 where the numbering gives 73, its `__match_any_sync` /
+/// `__reduce_add_sync` fallback after its last `EXIT`; nvlink carries its
+/// exits as instructions 53 and 63. merc2 `jacobi` (grid syncs): count 292
+/// where the numbering gives 282; the five `NOP`s after its `BRA.DIV`s are
+/// counted (five more in its fallbacks make up the rest).
 fn numbered_before_divergence(code: &[u8], index: usize) -> Option<usize> {
     let words = instruction_words(code);
+    let divergent = |w: &(u64, u64)| w.0 & 0xfff == OP_BRA && w.0 & BRA_DIVERGENT != 0;
     let fallback = words
         .iter()
         .enumerate()
-        .filter(|(_, (lo, _))| lo & 0xfff == OP_BRA && lo & BRA_DIVERGENT != 0)
+        .filter(|(_, w)| divergent(w))
         .filter_map(|(i, &(lo, _))| usize::try_from((i as i64 + 1) * 16 + branch_offset(lo)).ok())
         .map(|at| at / 16)
         .min()?;
     if index >= fallback {
         return None;
     }
-    let (number, _) = numbering_without(code, CAPSULE_NUMBERINGS[1]);
-    number.get(index).copied().flatten()
+    let left_out = |i: usize| {
+        let w = &words[i];
+        let after_divergence = w.0 & 0xfff == OP_NOP && i > 0 && divergent(&words[i - 1]);
+        CAPSULE_NUMBERINGS[1].iter().any(|&p| matches(w, p)) && !after_divergence
+    };
+    if left_out(index) {
+        return None;
+    }
+    Some((0..index).filter(|&i| !left_out(i)).count())
 }
 
 /// A capsule's 2-byte item of `kind` (the low 7 bits of `first`) holding
