@@ -106,8 +106,12 @@ const CONST_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// tests/tests/reloc_nvlink.rs cannot yet tell which input's local dsqrt
 /// copy a `.nv.merc.debug_frame` relocation names; `tlib-repl`'s replaced
 /// FDE nvlink writes 8 bytes longer there (U9, not modelled).
-const TLIB_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
+const TLIB_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90", "sm_100"];
 const TLIB_REPL_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
+/// tl_a-r24 on sm_100 too, for options/commands.txt (rules 7.8 and U13 on
+/// Mercury); its group stays off sm_100, where nvlink rewrites a replaced
+/// copy's `.debug_frame` (docs/nvlink-layout.md, "Left on Mercury").
+const TLIB_R24_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90", "sm_100"];
 /// What nvcc passes to ptxas for -G.
 const MDBG_ARCHS: &[&str] = &["sm_100"];
 /// One sm_100 and one sm_120 build: Mercury code without the sm_100a copy.
@@ -260,7 +264,7 @@ const OBJECTS: &[ObjectSpec] = &[
         recipe: Recipe::Nvcc,
         nvcc_flags: &["--extended-lambda", "-maxrregcount=24"],
         ptxas_flags: &[],
-        archs: Archs::Only(TLIB_REPL_ARCHS),
+        archs: Archs::Only(TLIB_R24_ARCHS),
         abi7: ABI7_NONE,
     },
     ObjectSpec {

@@ -1165,6 +1165,22 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
         // Rule 11: Mercury sections, carried in input order when what they
         // describe survived; their links are set in crate::mercury.
         for s in crate::mercury::placement_order(input) {
+            // U13 on Mercury too: a weak function's merc relocation section
+            // is named where its losing copy is, when the winner comes from
+            // a later input (fresh2 allmix sm_100, `tl_b-O0 tl_a-r24`:
+            // `.nv.merc.rela.text._Z7tl_polyIdET_S0_` before tl_b's
+            // `.nv.merc.rela.text._Z7tl_polyIfET_S0_` in `.shstrtab`).
+            let replaced = s.sh_type == SHT_CUDA_MERCURY_RELA
+                && s.size > 0
+                && s.name
+                    .strip_prefix(".nv.merc.rela")
+                    .filter(|n| n.starts_with(".text."))
+                    .and_then(|n| input.sections().iter().find(|t| t.name == n))
+                    .is_some_and(|t| b.resolution.is_discarded(i, t.index) && lost_to_later(b, i, t.index));
+            if replaced {
+                b.create(s.name, C::Mercury, s.sh_type, s.flags, s.addralign.max(1));
+                continue;
+            }
             if b.class_of(i, s.index) == Some(C::Mercury)
                 && crate::mercury::carried(inputs, resolution, &b.layout, i, s)
             {

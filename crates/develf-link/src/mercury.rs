@@ -587,7 +587,7 @@ pub(crate) fn finish_symbols(
     // Rule 4.3: `.strtab` = the names in symtab order, then the merc-only
     // names, then the prototype signatures, less those only dead functions
     // (rule 9) use (sys exec drops `sys_alloc_ints`'s `#li`; 3/3 links).
-    let dead_signatures = dead_signatures(inputs, resolution, layout);
+    let (dead_signatures, dead_entries) = dead_signatures(inputs, resolution, layout);
     let mut strtab = StringTable::new();
     for (k, (s, &name)) in symbols.iter_mut().zip(&names).enumerate() {
         // The `.symtab` section symbol of `.nv.constant2.<fn>` is named like
@@ -600,7 +600,12 @@ pub(crate) fn finish_symbols(
     for (s, name) in &mut merc_out {
         s.name = strtab.add(name);
     }
-    for p in crate::symbols::prototype_strings(inputs, true) {
+    // A signature comes in at its first live entry (fresh2 tl-ku sm_100,
+    // `-kernels-used=tl_kernel_b`: tl_a's dead `tl_reduce<float, Plus>`
+    // does not bring in `#ilib1`, tl_b's live `tl_reduce<int, Max>` does,
+    // after tl_a's `#ii`).
+    let live_entry = |e: crate::symbols::PrototypeEntry| !dead_entries.contains(&e);
+    for p in crate::symbols::prototype_strings_where(inputs, true, &live_entry) {
         if !dead_signatures.contains(p) {
             strtab.add(p);
         }
@@ -619,13 +624,15 @@ pub(crate) fn finish_symbols(
 
 /// The `.nv.prototype` signature strings whose every entry names a function
 /// that is defined but not in the output (dead code, rule 9), or an
-/// undefined function that gets no symbol (rule 9.3).
+/// undefined function that gets no symbol (rule 9.3); and the entries that
+/// name such a function.
 fn dead_signatures<'a>(
     inputs: &[InputObject<'a>],
     resolution: &Resolution<'_>,
     layout: &Layout,
-) -> std::collections::HashSet<&'a str> {
+) -> (std::collections::HashSet<&'a str>, std::collections::HashSet<crate::symbols::PrototypeEntry>) {
     let mut dead = std::collections::HashSet::new();
+    let mut dead_entries = std::collections::HashSet::new();
     let mut live = std::collections::HashSet::new();
     let live_refs =
         if layout.executable { crate::symbols::live_references(inputs, resolution, layout) } else { Vec::new() };
@@ -640,7 +647,7 @@ fn dead_signatures<'a>(
         };
         let Some(strings) = input.section(strtab).and_then(|s| s.data) else { continue };
         for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE) {
-            for entry in s.bytes().chunks_exact(8) {
+            for (index, entry) in s.bytes().chunks_exact(8).enumerate() {
                 let symbol = u32::from_le_bytes([entry[0], entry[1], entry[2], entry[3]]) as usize;
                 let offset = u32::from_le_bytes([entry[4], entry[5], entry[6], entry[7]]);
                 let Some(text) = string_at(strings, offset) else { continue };
@@ -657,6 +664,7 @@ fn dead_signatures<'a>(
                     }
                 };
                 if is_dead {
+                    dead_entries.insert(crate::symbols::PrototypeEntry { input: input.index, section: s.index, index });
                     dead.insert(text)
                 } else {
                     live.insert(text)
@@ -684,7 +692,7 @@ fn dead_signatures<'a>(
         }
     }
     dead.retain(|t| !live.contains(t));
-    dead
+    (dead, dead_entries)
 }
 
 struct Relocator<'l, 'a> {

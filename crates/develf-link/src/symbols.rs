@@ -190,19 +190,44 @@ pub(crate) fn shared_kept(s: &crate::layout::OutSection) -> bool {
 /// ones: a third input's virtual-call signature `#il` leads the first
 /// input's `#ii` on sm_100..sm_121, where sm_75..sm_90 keep input order.
 pub(crate) fn prototype_strings<'a>(inputs: &[InputObject<'a>], callgraph_first: bool) -> Vec<&'a str> {
+    prototype_strings_where(inputs, callgraph_first, &|_| true)
+}
+
+/// [`prototype_strings`], a `.nv.prototype` entry counted only where `keep`
+/// says so (a [`PrototypeEntry`]).
+pub(crate) fn prototype_strings_where<'a>(
+    inputs: &[InputObject<'a>],
+    callgraph_first: bool,
+    keep: &dyn Fn(PrototypeEntry) -> bool,
+) -> Vec<&'a str> {
     let mut out: Vec<&'a str> = Vec::new();
     let passes: &[(bool, bool)] = if callgraph_first { &[(true, false), (false, true)] } else { &[(true, true)] };
     for &(graphs, prototypes) in passes {
         for input in inputs {
-            signature_strings(input, graphs, prototypes, &mut out);
+            signature_strings(input, graphs, prototypes, keep, &mut out);
         }
     }
     out
 }
 
+/// One `.nv.prototype` entry: its input, section and index there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct PrototypeEntry {
+    pub input: usize,
+    pub section: usize,
+    pub index: usize,
+}
+
 /// Adds one input's signature strings to `out` (first use first): those of
-/// its `.nv.callgraph` blocks, then those of its `.nv.prototype`.
-fn signature_strings<'a>(input: &InputObject<'a>, graphs: bool, prototypes: bool, out: &mut Vec<&'a str>) {
+/// its `.nv.callgraph` blocks, then those of its `.nv.prototype` entries
+/// that `keep` keeps.
+fn signature_strings<'a>(
+    input: &InputObject<'a>,
+    graphs: bool,
+    prototypes: bool,
+    keep: &dyn Fn(PrototypeEntry) -> bool,
+    out: &mut Vec<&'a str>,
+) {
     let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
         return;
     };
@@ -221,7 +246,13 @@ fn signature_strings<'a>(input: &InputObject<'a>, graphs: bool, prototypes: bool
     }
     if prototypes {
         for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE) {
-            offsets.extend(s.bytes().chunks_exact(8).map(|p| u32::from_le_bytes([p[4], p[5], p[6], p[7]])));
+            offsets.extend(
+                s.bytes()
+                    .chunks_exact(8)
+                    .enumerate()
+                    .filter(|&(index, _)| keep(PrototypeEntry { input: input.index, section: s.index, index }))
+                    .map(|(_, p)| u32::from_le_bytes([p[4], p[5], p[6], p[7]])),
+            );
         }
     }
     for offset in offsets {
