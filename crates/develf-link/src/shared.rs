@@ -136,6 +136,9 @@ pub(crate) struct Facts {
     extern_align: u64,
     /// The largest extern alignment each function's code refers to.
     node_extern_align: HashMap<Node, u64>,
+    /// Per code section: the alignment of the extern its first input
+    /// relocation against extern memory names (rule 12.3's instance offset).
+    node_first_extern_align: HashMap<Node, u64>,
     /// The extern symbols each function's code names.
     node_externs: HashMap<Node, Vec<String>>,
 }
@@ -150,6 +153,7 @@ pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, exe
         defined_extern: false,
         extern_align: 0,
         node_extern_align: HashMap::new(),
+        node_first_extern_align: HashMap::new(),
         node_externs: HashMap::new(),
     };
     // Same-named externs are one symbol, and the first copy (input order,
@@ -212,6 +216,9 @@ pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, exe
     for (node, names) in node_names {
         let a = names.iter().filter_map(|n| name_align.get(n)).copied().max().unwrap_or(EXTERN_ALIGN);
         f.node_extern_align.insert(node, a);
+        if let Some(first) = names.first().and_then(|n| name_align.get(n)) {
+            f.node_first_extern_align.insert(node, *first);
+        }
         f.node_externs.insert(node, names.iter().map(|n| (*n).to_string()).collect());
     }
     // The link's extern alignment counts every extern, named by code or not
@@ -932,7 +939,13 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                 // a 0x80 section: instance 0x40 when the first instance copy
                 // is 0x40-aligned, 0x20 when it is 0x10; size 0x80 either way).
                 let mine = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max();
-                let mine = mine.unwrap_or(a);
+                // A kernel naming several externs itself: the one its first
+                // input relocation names (fresh4 r-two-externs: `k1`, whose
+                // `.rel.text` lists `dynB` (16) before `dynA` (64), gets the
+                // instance 0x10, `k2` 0x40; fx_pipe's `ns2::kern`: 0x10 for
+                // `fx_dyn_pipe`, not 0x80 for `fx_dyn_pipe_raw`; sm_75..sm_90a).
+                let first = k.reach.first().and_then(|n| facts.node_first_extern_align.get(n)).copied();
+                let mine = first.or(mine).unwrap_or(a);
                 if let Some(offset) = debug_offset(k) {
                     // Rule 12.10: `-r -g`, a kernel whose own code names
                     // extern memory: room up to its symbols' offset, at least
@@ -984,6 +997,13 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // over-aligned executable window (12.9).
         let offset = debug_offset(k);
         let dropped = offset == Some(0) && k.own.is_empty() && a > EXTERN_ALIGN;
+        // Rule 12.3: a kernel with no shared memory of its own that does not
+        // use extern memory gets no section when the link's extern alignment
+        // is above 16 (fresh4 r-extern-align: `kb` next to a kernel using
+        // `extern __shared__ __align__(32|128)`: none, `-r` and `-r -g`,
+        // sm_75/sm_90; 0x10 with a 4-, 8- or 16-aligned extern).
+        let dropped = dropped
+            || (!k.uses_extern && k.own.is_empty() && k.own_size == 0 && k.room.is_none() && a > EXTERN_ALIGN);
         let keep = (facts.any_extern || !k.own.is_empty() || k.own_size > 0) && !dropped;
         if k.own.is_empty() && k.own_size == 0 && (!k.uses_extern || (layout.debug && offset.unwrap_or(0) == 0)) {
             // Kept only for the extern room: no section symbol (R1: `kz`;
