@@ -525,8 +525,11 @@ impl<'a> Context<'_, 'a> {
                     // range in poly_b's `.debug_info`, exec `-g` and `-r`, sm_75
                     // and sm_90); `.debug_frame`, `.debug_line` and
                     // `.nv_debug_line_sass` drop them (tplli, weak, polyG).
+                    // `.debug_loc` keeps them too (fresh4 `G.gr`, `mix.r`:
+                    // fx_tab-G's 20 entries against its losing
+                    // `fx_horner<double,5>`, sm_75..sm_90a `-r`, `-g`).
                     if resolved.state == SymbolState::DiscardedDuplicate
-                        && out.name == ".debug_info"
+                        && (out.name == ".debug_info" || out.name == ".debug_loc")
                         && self.winner_placed(piece.input, r.symbol as usize)
                     {
                         resolved.state = SymbolState::Live;
