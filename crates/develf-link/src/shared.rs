@@ -576,6 +576,7 @@ fn plan_executable(
     reserved: u64,
     plan: &mut SharedPlan,
 ) {
+    let debug = layout.debug;
     // Device functions' variables (`.nv_debug.shared`), by the kernels that reach them.
     let mut pool: Vec<(Variable, Node)> = Vec::new();
     // The alignment of each pool variable's input `.nv_debug.shared`.
@@ -758,7 +759,23 @@ fn plan_executable(
             // alignment the kernel reaches (rr-shm: `ksa` reaches its own
             // 0x100 instance and `dev_sh`'s 16-aligned `dyn`: 0x3a0; `ksb`
             // only the instance: 0x200).
-            let reached = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().min();
+            // The kernel's own code counts with the extern its first input
+            // relocation names (fresh4 r-two-externs `c.cu`: `k1` names
+            // `dynB` (16) first, `dynA` (64) later: extern at 0x20 after its
+            // 0x14 bytes; `k2` the other way round: 0x40; fx_pipe's
+            // `ns2::kern`: 0x30, not 0x80; sm_75..sm_120).
+            // Not under `-g`, where the externs named by several kernels have
+            // one value (fresh4 G.g/li.g: `fx_dyn_pipe` and `fx_dyn_pipe_raw`
+            // both at 0x80, sm_80..sm_90a).
+            let own =
+                |i: usize, n: &Node| if i == 0 && !debug { facts.node_first_extern_align.get(n) } else { None };
+            let reached = k
+                .reach
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| own(i, n).or_else(|| facts.node_extern_align.get(n)))
+                .copied()
+                .min();
             cur = align_up(align_up(cur, EXTERN_ALIGN), reached.unwrap_or(EXTERN_ALIGN));
             plan.extern_offset.insert(k.text, cur);
             // Rule 12.8: the largest extern alignment the kernel reaches
