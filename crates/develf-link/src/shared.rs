@@ -402,7 +402,20 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
     let mut plan = SharedPlan { reserved, null_value: null_value(layout, &kernels, reserved), ..SharedPlan::default() };
     if layout.executable {
         plan_executable(inputs, resolution, layout, &facts, &kernels, reserved, &mut plan);
+        // Inputs' `.nv_debug.shared` holding only extern definitions (a
+        // `-r -g` output's): their alignment is not kept (fresh4 Grr.g,
+        // lirr.g: G.gr's 0x80-aligned section relinked with `-g` comes out
+        // 16-aligned, as from the objects; sm_75..sm_120).
+        let only_externs = inputs.iter().all(|i| {
+            i.sections()
+                .iter()
+                .filter(|s| s.name == ".nv_debug.shared")
+                .all(|s| !holds_variables(inputs, i.index, s.index))
+        });
         if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
+            if only_externs && facts.any_extern {
+                out.align = EXTERN_ALIGN;
+            }
             // Rule 12.2: no bytes of its own in an executable (sm_100+: the
             // reserved area, and so under `-g` or `-preserve-relocs`, rule
             // 12.4); kept only for extern shared memory.
