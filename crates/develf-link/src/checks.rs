@@ -264,6 +264,24 @@ pub(crate) fn register_limits(
             }
         }
     }
+    // Indirect calls count: a call site of prototype P reaches every
+    // address-taken function of prototype P (fresh4 `indirect-regcap`:
+    // `__maxnreg__(24)` kernel `k` calling `tab[i](x)`, `tab = {hs, he}`:
+    // nvlink fails, naming `he` (83) and its callees; sm_75..sm_120).
+    let mut indirect = hashbrown::HashMap::new();
+    crate::shared::indirect_edges(inputs, resolution, &mut indirect);
+    for (from, targets) in indirect {
+        if !inputs.get(from.0).and_then(|i| i.section(from.1)).is_some_and(|s| is_code_section(s.name)) {
+            continue;
+        }
+        for to in targets {
+            let Some(symbol) = inputs.get(to.0).and_then(|i| i.function_in(to.1)) else { continue };
+            let list = edges.entry(from).or_default();
+            if !list.iter().any(|(n, _)| *n == to) {
+                list.push((to, SymbolRef { input: to.0, symbol }));
+            }
+        }
+    }
     let mut over = Vec::new();
     for (kernel, limit) in limits {
         // Breadth first: the shortest call path to each function.

@@ -1607,6 +1607,24 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
             }
         }
     });
+    // Indirect calls count: a call site of prototype P reaches every
+    // address-taken function of prototype P (rules 7.1, 9.12, 12.1; fresh4
+    // `fx_pipe_tab`, `fx_tab_kern`, `ns1::driver` call `fx_m_sin`/`fx_m_erf`
+    // through `__device__ fx_table[]`: nvlink puts their 0x700 bytes in each
+    // kernel's bank, sm_75..sm_120).
+    let mut indirect = HashMap::new();
+    crate::shared::indirect_edges(inputs, resolution, &mut indirect);
+    for ((fi, fx), targets) in indirect {
+        let Some((from, _)) = b.layout.placed(fi, fx) else { continue };
+        for (ti, tx) in targets {
+            if let Some((to, _)) = b.layout.placed(ti, tx) {
+                let callees = calls.entry(from).or_default();
+                if !callees.contains(&to) {
+                    callees.push(to);
+                }
+            }
+        }
+    }
     // Kernels, last `.text` first, with the banked functions each reaches.
     let mut kernels: Vec<(OutId, HashSet<OutId>)> = Vec::new();
     for (id, out) in b.layout.sections.iter().enumerate().rev() {

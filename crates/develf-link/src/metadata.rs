@@ -1159,12 +1159,10 @@ impl Context<'_, '_> {
                 // U13: an address-taken weak function whose winner comes from
                 // a later input is listed at its losing copy's place (poly
                 // sm_80 + sm_86 for sm_86, exec and `-r`).
-                let taken = |Pair(a, p): Pair| {
-                    if later(a) {
-                        return Some(Pair(self.out_index(i, a)?, self.signature(input, p)?));
-                    }
-                    with_signature(Pair(a, p))
-                };
+                // So is one whose winner comes from an *earlier* input (fresh4
+                // dp: fx_main-dp launches the weak kernel `fx_scale<float>`,
+                // whose winner is fx_coop's: nvlink lists it, sm_75..sm_90a).
+                let taken = |Pair(a, p): Pair| Some(Pair(self.out_index(i, a)?, self.signature(input, p)?));
                 // Rule 9.13: `-r` keeps a replaced copy's calls as well, once
                 // each: fresh2 `tl_c tl_b tl_a` (tl_a `-maxrregcount=24`,
                 // sm_90 `-r`) lists tl_b's `tl_poly<double> -> dsqrt` (its

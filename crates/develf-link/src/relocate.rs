@@ -263,6 +263,23 @@ impl<'a> SymbolResolver<'_, 'a> {
             && describes_replaced_code(self.inputs, self.resolution, here, def, patched == SymbolHome::DebugLine);
         let Some((id, base)) = self.layout.placed(def.input, section) else {
             let name = def_input.section(section).map_or("", |s| s.name);
+            // Rule 6.1: a device function's bank 2 that no kernel reaches
+            // (kept only as an address in data: `-variables-used=fx_table`,
+            // `-kernels-used=ns1::kern`) is placed nowhere, but nvlink still
+            // applies its relocations as if at offset 0 of bank 2 (fresh4
+            // repro/unreached-bank: `c[0x2][0x0]`, where develf left
+            // `c[0x0][0x0]`; sm_75..sm_89).
+            if self.layout.merged_banks.contains(&(def.input, section)) && name.starts_with(".nv.constant2.") {
+                return Resolved {
+                    state: SymbolState::Live,
+                    home: SymbolHome::ConstantBank,
+                    value: def_sym.value,
+                    bank: bank_number(name),
+                    index,
+                    undefined_constant: false,
+                    preemptible: false,
+                };
+            }
             // Duplicates are recorded against `.symtab`'s sections (the merc
             // table's point at the `.nv.merc.*` copies).
             let main_section = def_input.symbol(def.symbol).and_then(|s| s.section_index());
@@ -525,8 +542,11 @@ impl<'a> Context<'_, 'a> {
                     // range in poly_b's `.debug_info`, exec `-g` and `-r`, sm_75
                     // and sm_90); `.debug_frame`, `.debug_line` and
                     // `.nv_debug_line_sass` drop them (tplli, weak, polyG).
+                    // `.debug_loc` keeps them too (fresh4 `G.gr`, `mix.r`:
+                    // fx_tab-G's 20 entries against its losing
+                    // `fx_horner<double,5>`, sm_75..sm_90a `-r`, `-g`).
                     if resolved.state == SymbolState::DiscardedDuplicate
-                        && out.name == ".debug_info"
+                        && (out.name == ".debug_info" || out.name == ".debug_loc")
                         && self.winner_placed(piece.input, r.symbol as usize)
                     {
                         resolved.state = SymbolState::Live;

@@ -136,6 +136,9 @@ pub(crate) struct Facts {
     extern_align: u64,
     /// The largest extern alignment each function's code refers to.
     node_extern_align: HashMap<Node, u64>,
+    /// Per code section: the alignment of the extern its first input
+    /// relocation against extern memory names (rule 12.3's instance offset).
+    node_first_extern_align: HashMap<Node, u64>,
     /// The extern symbols each function's code names.
     node_externs: HashMap<Node, Vec<String>>,
 }
@@ -150,6 +153,7 @@ pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, exe
         defined_extern: false,
         extern_align: 0,
         node_extern_align: HashMap::new(),
+        node_first_extern_align: HashMap::new(),
         node_externs: HashMap::new(),
     };
     // Same-named externs are one symbol, and the first copy (input order,
@@ -212,6 +216,9 @@ pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, exe
     for (node, names) in node_names {
         let a = names.iter().filter_map(|n| name_align.get(n)).copied().max().unwrap_or(EXTERN_ALIGN);
         f.node_extern_align.insert(node, a);
+        if let Some(first) = names.first().and_then(|n| name_align.get(n)) {
+            f.node_first_extern_align.insert(node, *first);
+        }
         f.node_externs.insert(node, names.iter().map(|n| (*n).to_string()).collect());
     }
     // The link's extern alignment counts every extern, named by code or not
@@ -395,7 +402,20 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
     let mut plan = SharedPlan { reserved, null_value: null_value(layout, &kernels, reserved), ..SharedPlan::default() };
     if layout.executable {
         plan_executable(inputs, resolution, layout, &facts, &kernels, reserved, &mut plan);
+        // Inputs' `.nv_debug.shared` holding only extern definitions (a
+        // `-r -g` output's): their alignment is not kept (fresh4 Grr.g,
+        // lirr.g: G.gr's 0x80-aligned section relinked with `-g` comes out
+        // 16-aligned, as from the objects; sm_75..sm_120).
+        let only_externs = inputs.iter().all(|i| {
+            i.sections()
+                .iter()
+                .filter(|s| s.name == ".nv_debug.shared")
+                .all(|s| !holds_variables(inputs, i.index, s.index))
+        });
         if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
+            if only_externs && facts.any_extern {
+                out.align = EXTERN_ALIGN;
+            }
             // Rule 12.2: no bytes of its own in an executable (sm_100+: the
             // reserved area, and so under `-g` or `-preserve-relocs`, rule
             // 12.4); kept only for extern shared memory.
@@ -569,6 +589,7 @@ fn plan_executable(
     reserved: u64,
     plan: &mut SharedPlan,
 ) {
+    let debug = layout.debug;
     // Device functions' variables (`.nv_debug.shared`), by the kernels that reach them.
     let mut pool: Vec<(Variable, Node)> = Vec::new();
     // The alignment of each pool variable's input `.nv_debug.shared`.
@@ -751,7 +772,23 @@ fn plan_executable(
             // alignment the kernel reaches (rr-shm: `ksa` reaches its own
             // 0x100 instance and `dev_sh`'s 16-aligned `dyn`: 0x3a0; `ksb`
             // only the instance: 0x200).
-            let reached = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().min();
+            // The kernel's own code counts with the extern its first input
+            // relocation names (fresh4 r-two-externs `c.cu`: `k1` names
+            // `dynB` (16) first, `dynA` (64) later: extern at 0x20 after its
+            // 0x14 bytes; `k2` the other way round: 0x40; fx_pipe's
+            // `ns2::kern`: 0x30, not 0x80; sm_75..sm_120).
+            // Not under `-g`, where the externs named by several kernels have
+            // one value (fresh4 G.g/li.g: `fx_dyn_pipe` and `fx_dyn_pipe_raw`
+            // both at 0x80, sm_80..sm_90a).
+            let own =
+                |i: usize, n: &Node| if i == 0 && !debug { facts.node_first_extern_align.get(n) } else { None };
+            let reached = k
+                .reach
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| own(i, n).or_else(|| facts.node_extern_align.get(n)))
+                .copied()
+                .min();
             cur = align_up(align_up(cur, EXTERN_ALIGN), reached.unwrap_or(EXTERN_ALIGN));
             plan.extern_offset.insert(k.text, cur);
             // Rule 12.8: the largest extern alignment the kernel reaches
@@ -932,7 +969,13 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                 // a 0x80 section: instance 0x40 when the first instance copy
                 // is 0x40-aligned, 0x20 when it is 0x10; size 0x80 either way).
                 let mine = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max();
-                let mine = mine.unwrap_or(a);
+                // A kernel naming several externs itself: the one its first
+                // input relocation names (fresh4 r-two-externs: `k1`, whose
+                // `.rel.text` lists `dynB` (16) before `dynA` (64), gets the
+                // instance 0x10, `k2` 0x40; fx_pipe's `ns2::kern`: 0x10 for
+                // `fx_dyn_pipe`, not 0x80 for `fx_dyn_pipe_raw`; sm_75..sm_90a).
+                let first = k.reach.first().and_then(|n| facts.node_first_extern_align.get(n)).copied();
+                let mine = first.or(mine).unwrap_or(a);
                 if let Some(offset) = debug_offset(k) {
                     // Rule 12.10: `-r -g`, a kernel whose own code names
                     // extern memory: room up to its symbols' offset, at least
@@ -984,6 +1027,13 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // over-aligned executable window (12.9).
         let offset = debug_offset(k);
         let dropped = offset == Some(0) && k.own.is_empty() && a > EXTERN_ALIGN;
+        // Rule 12.3: a kernel with no shared memory of its own that does not
+        // use extern memory gets no section when the link's extern alignment
+        // is above 16 (fresh4 r-extern-align: `kb` next to a kernel using
+        // `extern __shared__ __align__(32|128)`: none, `-r` and `-r -g`,
+        // sm_75/sm_90; 0x10 with a 4-, 8- or 16-aligned extern).
+        let dropped = dropped
+            || (!k.uses_extern && k.own.is_empty() && k.own_size == 0 && k.room.is_none() && a > EXTERN_ALIGN);
         let keep = (facts.any_extern || !k.own.is_empty() || k.own_size > 0) && !dropped;
         if k.own.is_empty() && k.own_size == 0 && (!k.uses_extern || (layout.debug && offset.unwrap_or(0) == 0)) {
             // Kept only for the extern room: no section symbol (R1: `kz`;
