@@ -107,6 +107,10 @@ const CONST_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// copy a `.nv.merc.debug_frame` relocation names; `tlib-repl`'s replaced
 /// FDE nvlink writes 8 bytes longer there (U9, not modelled).
 const TLIB_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90", "sm_100"];
+/// The fresh4 reproductions' objects (session 9).
+const FRESH4_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// Their group whose `-r -g` output is relinked (rule 12.2).
+const FRESH4_GROUP_ARCHS: &[&str] = &["sm_75", "sm_90"];
 const TLIB_REPL_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
 /// tl_a-r24 on sm_100 too, for options/commands.txt (rules 7.8 and U13 on
 /// Mercury); its group stays off sm_100, where nvlink rewrites a replaced
@@ -295,6 +299,26 @@ const OBJECTS: &[ObjectSpec] = &[
         nvcc_flags: &["-G"],
         ptxas_flags: PTXAS_DEVICE_DEBUG,
         archs: Archs::Only(INDIR_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    // fresh4 (session 9), for options/commands.txt and the groups below:
+    // rule 6.1's banks through a pointer table and of a function no kept
+    // kernel reaches, rules 12.1/12.3's extern alignments, rule 9's
+    // `.debug_loc` of a losing copy.
+    cu("ib_a", "ib_a.cu", Archs::Only(FRESH4_ARCHS), ABI7_NONE),
+    cu("ib_b", "ib_b.cu", Archs::Only(FRESH4_ARCHS), ABI7_NONE),
+    cu("ub", "ub.cu", Archs::Only(FRESH4_ARCHS), ABI7_NONE),
+    cu("rea_a", "rea_a.cu", Archs::Only(FRESH4_ARCHS), ABI7_NONE),
+    cu("rea_b", "rea_b.cu", Archs::Only(FRESH4_ARCHS), ABI7_NONE),
+    cu("rte", "rte.cu", Archs::Only(FRESH4_ARCHS), ABI7_NONE),
+    cu("dll_a", "dll_a.cu", Archs::Only(FRESH4_ARCHS), ABI7_NONE),
+    ObjectSpec {
+        name: "dll_b-G",
+        source: "dll_b.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(FRESH4_ARCHS),
         abi7: ABI7_NONE,
     },
     // ABI-7 copies too: rules 7.8 (prototype order, last declaration) and 10.
@@ -683,6 +707,16 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::Only(INDIR_ARCHS),
     },
     GroupSpec { name: "tlib-li-relink", inputs: &[LinkR("tlib-li")], flags: &[], archs: Archs::Only(INDIR_ARCHS) },
+    // Rule 12.2 (fresh4): relinking this group's `-r -g` output, whose
+    // `.nv_debug.shared` holds only extern definitions, aligns the
+    // executable's to 16, not to the extern's 128 (options/commands.txt
+    // `rgds_relink*`; a relink with `-r` differs, docs/nvlink-layout.md).
+    GroupSpec {
+        name: "rgds",
+        inputs: &[Abi8("rea_a"), Abi8("rea_b")],
+        flags: &["-g"],
+        archs: Archs::Only(FRESH4_GROUP_ARCHS),
+    },
     GroupSpec { name: "ginit", inputs: &[Abi8("gi_a"), Abi8("gi_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
     GroupSpec { name: "cxt", inputs: &[Abi8("cx_a"), Abi8("cx_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
     // Rule 7.8: ABI-7 tl_a's `__assertfail` signature replaced by ABI-8

@@ -780,8 +780,7 @@ fn plan_executable(
             // Not under `-g`, where the externs named by several kernels have
             // one value (fresh4 G.g/li.g: `fx_dyn_pipe` and `fx_dyn_pipe_raw`
             // both at 0x80, sm_80..sm_90a).
-            let own =
-                |i: usize, n: &Node| if i == 0 && !debug { facts.node_first_extern_align.get(n) } else { None };
+            let own = |i: usize, n: &Node| if i == 0 && !debug { facts.node_first_extern_align.get(n) } else { None };
             let reached = k
                 .reach
                 .iter()
@@ -1032,8 +1031,8 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // is above 16 (fresh4 r-extern-align: `kb` next to a kernel using
         // `extern __shared__ __align__(32|128)`: none, `-r` and `-r -g`,
         // sm_75/sm_90; 0x10 with a 4-, 8- or 16-aligned extern).
-        let dropped = dropped
-            || (!k.uses_extern && k.own.is_empty() && k.own_size == 0 && k.room.is_none() && a > EXTERN_ALIGN);
+        let dropped =
+            dropped || (!k.uses_extern && k.own.is_empty() && k.own_size == 0 && k.room.is_none() && a > EXTERN_ALIGN);
         let keep = (facts.any_extern || !k.own.is_empty() || k.own_size > 0) && !dropped;
         if k.own.is_empty() && k.own_size == 0 && (!k.uses_extern || (layout.debug && offset.unwrap_or(0) == 0)) {
             // Kept only for the extern room: no section symbol (R1: `kz`;

@@ -89,6 +89,22 @@ fn register_limit_below_a_callee_names_the_call_path() {
 }
 
 #[test]
+fn register_limit_follows_indirect_calls() {
+    // nvlink (checks/regs_indirect.nvlink.txt) fails the link: `k`, limited
+    // to 24 registers, calls `he` (75) through a pointer table. develf names
+    // the path, and `hs` too, which nvlink leaves out (rule 12.7).
+    let options = LinkOptions::new(sm("sm_90"));
+    let files = ["checks/regs_indirect_kernel.cubin", "checks/regs_indirect_table.cubin"];
+    let error = link_files(&options, &files).expect_err("nvlink: max regcount of 24 calls _Z2hed with regcount of 75");
+    let LinkError::RegisterLimit(over) = &error else { panic!("wrong error: {error}") };
+    let text = error.to_string();
+    let callee = |name: &str| over.iter().find(|o| o.callee.mangled == name).map(|o| (o.limit, o.needed));
+    assert_eq!(callee("_Z2hed"), Some((24, 75)), "{text}");
+    assert!(callee("_Z2hsd").is_some_and(|(_, needed)| needed > 24), "{text}");
+    assert!(text.contains("call path: k(double*) -> he(double)"), "{text}");
+}
+
+#[test]
 fn arch_mismatch_names_the_file_and_both_targets() {
     let options = LinkOptions::new(sm("sm_75"));
     let error = link_files(&options, &["obj/sm_90/calls_main.cubin", "obj/sm_75/calls_lib.cubin"])
