@@ -83,6 +83,25 @@ impl<'a> InputObject<'a> {
         }
     }
 
+    /// The bytes of section `index`, read from the input's source where its
+    /// bytes do not hold them ([`InputObject::piece_bytes`]); empty when
+    /// they cannot be read. For the phases that parse a section's contents:
+    /// a damaged input may flag any section as code (the fuzz target's
+    /// `.debug_line` with SHF_EXECINSTR, which `develf nvlink` leaves out
+    /// of its buffer like code).
+    pub fn contents(&self, index: usize) -> std::borrow::Cow<'a, [u8]> {
+        match self.piece_bytes(index) {
+            PieceBytes::Here(bytes) => std::borrow::Cow::Borrowed(bytes),
+            PieceBytes::Elsewhere { source, offset, len } => {
+                let mut buf = vec![0; usize::try_from(len).unwrap_or(0)];
+                match source.read_exact_at(&mut buf, offset) {
+                    Ok(()) => std::borrow::Cow::Owned(buf),
+                    Err(_) => std::borrow::Cow::Borrowed(&[]),
+                }
+            }
+        }
+    }
+
     /// The name of section `index` for messages.
     pub fn section_name(&self, index: usize) -> String {
         self.cubin.section_label(index)

@@ -1098,8 +1098,10 @@ fn cut_frame_entries(
     let mut cut: Vec<(u64, u64)> = Vec::new();
     for piece in &out.pieces {
         let Some(input) = inputs.get(piece.input) else { continue };
-        let Some(section) = input.section(piece.section) else { continue };
-        let entries = frame_entries(section.bytes());
+        if input.section(piece.section).is_none() {
+            continue;
+        }
+        let entries = frame_entries(&input.contents(piece.section));
         // The function each FDE describes: the relocation at its initial location.
         let mut describes: HashMap<u64, usize> = HashMap::new();
         for rs in input.cubin.relocation_sections().filter(|r| r.target as usize == piece.section) {
@@ -1184,8 +1186,10 @@ fn cut_line_sequences<'a>(
     };
     for piece in &out.pieces {
         let Some(input) = inputs.get(piece.input) else { continue };
-        let Some(section) = input.section(piece.section) else { continue };
-        let bytes = section.bytes();
+        if input.section(piece.section).is_none() {
+            continue;
+        }
+        let bytes = input.contents(piece.section);
         let mut sites: Vec<(u64, usize)> = Vec::new();
         for rs in input.cubin.relocation_sections().filter(|r| r.target as usize == piece.section) {
             for r in rs.entries() {
@@ -1441,7 +1445,8 @@ fn copy_line_string_bases(
         if home != table {
             continue;
         }
-        let (normal_units, copy_units) = (line_units(normal.bytes()), line_units(copy.bytes()));
+        let (normal_units, copy_units) =
+            (line_units(&input.contents(normal.index)), line_units(&input.contents(copy.index)));
         let symbols = merc.get(i).map_or(&[][..], Vec::as_slice);
         for rs in input.cubin.relocation_sections().filter(|r| r.target as usize == copy.index) {
             for r in rs.entries().filter(|r| r.r_type == R_MERCURY_ABS32) {
@@ -1514,8 +1519,10 @@ fn clear_register_ranges(
     let mut clear: Vec<u64> = Vec::new();
     for piece in &out.pieces {
         let Some(input) = inputs.get(piece.input) else { continue };
-        let Some(section) = input.section(piece.section) else { continue };
-        let bytes = section.bytes();
+        if input.section(piece.section).is_none() {
+            continue;
+        }
+        let bytes = input.contents(piece.section);
         // This input's defined functions by name (the first of a name).
         let mut functions: HashMap<&[u8], usize> = HashMap::new();
         for (index, s) in input.symbols().iter().enumerate() {

@@ -292,6 +292,53 @@ fn code_read_from_its_source_gives_the_same_output() {
     }
 }
 
+/// The fuzz target's finding (session 9): a damaged input whose
+/// `.debug_line` is flagged SHF_EXECINSTR counts as code, which `develf
+/// nvlink` leaves out of its buffer; Mercury's line-table rules read it
+/// from the source all the same, so the output does not depend on where the
+/// bytes come from.
+#[test]
+fn a_line_table_flagged_as_code_reads_the_same_from_its_source() {
+    let root = fixtures();
+    let read = |name: &str| std::fs::read(root.join(format!("obj/sm_100/{name}.cubin"))).expect("fixture");
+    let (mut a, mut b) = (read("mdbg_a-lineinfo"), read("mdbg_b-lineinfo"));
+    // The artifact's byte flips: `.debug_line`'s sh_flags become 0x3e
+    // (SHF_EXECINSTR among them), a `.text.` name loses its `x`, and a few
+    // other bytes of both inputs change.
+    for (at, flip) in [(0x23e, 0x3e), (0x9df, 0x5e), (0x3e3e, 0x3e)] {
+        a[at] ^= flip;
+    }
+    for (at, flip) in [(0x29c4, 0x25), (0x29da, 0x3e)] {
+        b[at] ^= flip;
+    }
+    let cubin = develf_parse::Cubin::parse(&a).expect("parses");
+    let line = cubin.sections().iter().find(|s| s.name == ".debug_line").expect("a .debug_line");
+    assert!(is_code_section(line.sh_type, line.flags), "the flip makes `.debug_line` code");
+    let mut options = LinkOptions::new(Arch::parse("sm_100").expect("arch"));
+    options.output = OutputKind::Relocatable;
+    options.debug = true;
+    options.preserve_relocs = true;
+    let in_memory = link(&options, &[Input::new("a.cubin", &a), Input::new("b.cubin", &b)]).map_err(|e| e.to_string());
+    let zeroed = |bytes: &[u8]| {
+        let mut copy = bytes.to_vec();
+        for s in develf_parse::Cubin::parse(bytes).expect("parses").sections() {
+            if is_code_section(s.sh_type, s.flags) {
+                let start = s.offset as usize;
+                copy[start..start + s.bytes().len()].fill(0);
+            }
+        }
+        copy
+    };
+    let (a_rest, b_rest) = (zeroed(&a), zeroed(&b));
+    let inputs = [
+        Input { name: "a.cubin", bytes: &a_rest, code: Some(&a as &dyn CodeSource) },
+        Input { name: "b.cubin", bytes: &b_rest, code: Some(&b as &dyn CodeSource) },
+    ];
+    let elsewhere = link(&options, &inputs).map_err(|e| e.to_string());
+    assert!(in_memory.is_ok(), "{in_memory:?}");
+    assert!(in_memory == elsewhere, "a line table read from its source changes the output");
+}
+
 #[test]
 fn undefined_symbol_is_a_clear_error() {
     // calls_main alone calls lib_fibi and lib_scalei, which only calls_lib defines.
