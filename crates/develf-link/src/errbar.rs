@@ -1213,6 +1213,12 @@ fn replace(bytes: &mut Vec<u8>, s: &Section<'_>, new: &[u8]) -> Option<()> {
 
 fn rewrite_input(input: &Input<'_>, rewrite: Rewrite) -> Option<Vec<u8>> {
     let first = Cubin::parse(input.bytes).ok()?;
+    // A damaged input is left as it is, for the link to report on the
+    // user's bytes rather than on a rewritten copy's (whose size the
+    // message would give: the fuzz target, session 9).
+    if crate::input::section_outside_file(&first).is_some() {
+        return None;
+    }
     if rewrite.exits.is_none()
         && input.code.is_none()
         && !first.sections().iter().any(|s| is_code_section(s.sh_type, s.flags) && s.data.is_some_and(has_fence))

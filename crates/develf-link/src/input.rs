@@ -183,6 +183,12 @@ fn overlapping_code<'c, 'a>(cubin: &'c Cubin<'a>) -> Option<(&'c Section<'a>, &'
     )
 }
 
+/// A section whose bytes are not all in the file (it would link as zeros):
+/// an input error.
+pub(crate) fn section_outside_file<'c>(cubin: &'c Cubin<'_>) -> Option<&'c Section<'c>> {
+    cubin.sections().iter().find(|s| s.size > 0 && s.data.is_none() && occupies_file(s.sh_type))
+}
+
 fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputObject<'a>, LinkError> {
     let bad = |message: String| LinkError::BadInput { file: input.name.to_string(), message };
     let cubin = Cubin::parse(input.bytes).map_err(|d| bad(d.to_string()))?;
@@ -199,9 +205,7 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
     if cubin.symtab().is_none() {
         return Err(bad("no .symtab".to_string()));
     }
-    // A section whose bytes are not all in the file would link as zeros.
-    let outside = cubin.sections().iter().find(|s| s.size > 0 && s.data.is_none() && occupies_file(s.sh_type));
-    if let Some(s) = outside {
+    if let Some(s) = section_outside_file(&cubin) {
         return Err(bad(format!(
             "section {} ({} bytes at {:#x}) runs past the end of the {}-byte file",
             cubin.section_label(s.index),

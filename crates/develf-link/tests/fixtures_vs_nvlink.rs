@@ -339,6 +339,26 @@ fn a_line_table_flagged_as_code_reads_the_same_from_its_source() {
     assert!(in_memory == elsewhere, "a line table read from its source changes the output");
 }
 
+/// The fuzz target's second finding (session 9): under `-g` on Mercury the
+/// inputs are rewritten first (rule 11.9); a damaged input is not, so the
+/// error names the user's file as it is (its size included), in memory and
+/// with its code read from the source alike.
+#[test]
+fn a_damaged_input_is_reported_as_given() {
+    let root = fixtures();
+    let mut b = std::fs::read(root.join("obj/sm_100/mdbg_b-lineinfo.cubin")).expect("fixture");
+    let a = std::fs::read(root.join("obj/sm_100/mdbg_a-lineinfo.cubin")).expect("fixture");
+    let cubin = develf_parse::Cubin::parse(&b).expect("parses");
+    let frame = cubin.sections().iter().find(|s| s.name == ".nv.merc.debug_frame").expect("a merc frame").index;
+    let shoff = u64::from_le_bytes(b[0x28..0x30].try_into().expect("8 bytes")) as usize;
+    b[shoff + frame * 64 + 24..shoff + frame * 64 + 32].copy_from_slice(&0x7600_1b48u64.to_le_bytes());
+    let mut options = LinkOptions::new(Arch::parse("sm_100").expect("arch"));
+    options.debug = true;
+    let err = link(&options, &[Input::new("a.cubin", &a), Input::new("b.cubin", &b)]).expect_err("damaged");
+    let text = err.to_string();
+    assert!(text.contains(&format!("runs past the end of the {}-byte file", b.len())), "{text}");
+}
+
 #[test]
 fn undefined_symbol_is_a_clear_error() {
     // calls_main alone calls lib_fibi and lib_scalei, which only calls_lib defines.
