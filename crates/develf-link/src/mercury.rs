@@ -794,9 +794,12 @@ impl Relocator<'_, '_> {
                 // Rule 9 as in `.rela.debug_info`: the merc `.debug_info` of a
                 // losing weak copy keeps its records, pointing at the live
                 // winner (two `-G` inputs instantiating one template, sm_100
-                // exec and `-r`: b's `twice<int>` pc range, 2 entries).
+                // exec and `-r`: b's `twice<int>` pc range, 2 entries), and
+                // so does its merc `.debug_loc` (fresh5: two `-G` copies of the
+                // weak kernel `tk<unsigned>`, sm_100/sm_120 exec `-g`, `-r`,
+                // `-r -g`: the second copy's 2 location-list entries).
                 if resolved.state == SymbolState::DiscardedDuplicate
-                    && target_name == ".nv.merc.debug_info"
+                    && (target_name == ".nv.merc.debug_info" || target_name == ".nv.merc.debug_loc")
                     && crate::relocate::winner_placed(
                         self.inputs,
                         self.resolution,

@@ -1196,10 +1196,13 @@ impl Context<'_, '_> {
             }
         }
         // Rule 9.13: `-r` keeps one of a replaced copy's pairs that repeat
-        // another (the winner's).
+        // another (the winner's): the first met, the replaced copy's, at its
+        // place (fresh5: a `-G` `tk<unsigned>` calling `tw`, `ti`, replaced by
+        // a later plain or `-lineinfo` copy calling `tw`: nvlink lists
+        // `tk -> ti, tk -> tw` as for the `-G` input alone, sm_86..sm_120).
         for pair in replaced_calls {
             if out.calls.iter().filter(|&&p| p == pair).count() > 1 {
-                if let Some(at) = out.calls.iter().position(|&p| p == pair) {
+                if let Some(at) = out.calls.iter().rposition(|&p| p == pair) {
                     out.calls.remove(at);
                 }
             }

@@ -841,6 +841,14 @@ pub(crate) fn describes_replaced_code(
         return true;
     }
     let lost_when_met = resolution.lost_when_met(here);
+    // A replaced *kernel* with a `.rel.text.<k>` (sm_75..sm_89) keeps its
+    // line-table relocation (fresh5: a `-G` `tk<unsigned>` calling `tw`, `ti`,
+    // replaced by a later plain or `-lineinfo` copy, sm_86 exec, `-g`, `-r`,
+    // `-r -g`; a device function copy loses it, as tl-mix2's).
+    let kernel = input.symbol(here.symbol).is_some_and(|s| crate::resolve::is_kernel(s));
     let mut of_fn = input.cubin.relocation_sections().filter(|rs| rs.target as usize == section).peekable();
+    if line_table && kernel && input.cubin.relocation_sections().any(|rs| rs.target as usize == section && !rs.rela) {
+        return lost_when_met;
+    }
     lost_when_met || (of_fn.peek().is_some() && (line_table || of_fn.all(|rs| rs.rela)))
 }

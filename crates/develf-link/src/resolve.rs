@@ -302,8 +302,23 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
     let mut replacers: HashSet<SymbolRef> = HashSet::new();
     let mut duplicates: HashMap<GlobalId, Vec<SymbolRef>> = HashMap::new();
     let mut clash = None;
+    // Rule 12.8 (relinking a `-r` output with extern shared memory): an
+    // object's undefined global `extern __shared__` symbol met before any
+    // definition counts as one, so a `-r` output defining the same name (in
+    // `.nv_debug.shared`) later is a multiple definition ("first defined in"
+    // the object); the other order links (fresh5 `pamix`: plain `b.cubin`
+    // before `-r` output `pa.cubin`, exec, `-r`, `-g` and `-r -g`).
+    let mut extern_first: HashMap<GlobalId, SymbolRef> = HashMap::new();
     for input in inputs {
         for s in input.symbols() {
+            if s.bind == STB_GLOBAL && !is_defined(s) && s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED {
+                if let Some(id) = global_of.get(input.index).and_then(|m| m.get(s.index)).copied().flatten() {
+                    if globals.get(id).is_some_and(|g| g.definition.is_none()) {
+                        extern_first.entry(id).or_insert(SymbolRef { input: input.index, symbol: s.index });
+                    }
+                }
+                continue;
+            }
             if s.bind == STB_LOCAL || !is_defined(s) {
                 continue;
             }
@@ -312,6 +327,11 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
             };
             let here = SymbolRef { input: input.index, symbol: s.index };
             let Some(global) = globals.get_mut(id) else { continue };
+            if global.definition.is_none() && s.bind == STB_GLOBAL {
+                if let Some(&first) = extern_first.get(&id) {
+                    duplicates.entry(id).or_insert_with(|| vec![first]).push(here);
+                }
+            }
             let Some(current) = global.definition else {
                 global.definition = Some(here);
                 global.first_definition = Some(here);

@@ -425,6 +425,14 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
             // defined here (relinked shm, xshm: a device function's `dyn`;
             // relinked shared, whose `dyn` no code names: kept).
             out.keep = if facts.any_extern && !facts.defined_extern { Keep::Always } else { Keep::Never };
+            // Under `-g` it stays when an input's `.nv_debug.shared` holds
+            // variables too (a `-r -g` output's, with a device function's
+            // `static __shared__` beside the defined externs: fresh5 p6/p7
+            // `-g` relinks, reserved size, the externs defined at 0,
+            // sm_75..sm_120).
+            if layout.debug && facts.any_extern && !only_externs {
+                out.keep = Keep::Always;
+            }
             // Rule 12.10: under `-g`/`-preserve-relocs` it holds the common
             // area after the reserved one (xshm 0x420, g2 0x418; g3, with a
             // private variable only, 0x400) and is kept for it (g5, without
