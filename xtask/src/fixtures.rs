@@ -109,6 +109,8 @@ const CONST_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 const TLIB_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90", "sm_100"];
 /// The fresh4 reproductions' objects (session 9).
 const FRESH4_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// The fresh5 reproductions' objects and groups (session 9).
+const FRESH5_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
 /// Their group whose `-r -g` output is relinked (rule 12.2).
 const FRESH4_GROUP_ARCHS: &[&str] = &["sm_75", "sm_90"];
 const TLIB_REPL_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
@@ -321,6 +323,29 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(FRESH4_ARCHS),
         abi7: ABI7_NONE,
     },
+    // fresh5 (session 9): rule 9.13 for a replaced `-G` weak template
+    // kernel, rule 12.8 for `-g` executables of `-r -g` outputs (group
+    // `eo_a`, `eo_b` below); for options/commands.txt.
+    ObjectSpec {
+        name: "wtk_a-G",
+        source: "wtk_a.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(FRESH5_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "wtk_b-lineinfo",
+        source: "wtk_b.cu",
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-lineinfo"],
+        ptxas_flags: &["--generate-line-info"],
+        archs: Archs::Only(FRESH5_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    cu("eo_a", "eo_a.cu", Archs::Only(FRESH5_ARCHS), ABI7_NONE),
+    cu("eo_b", "eo_b.cu", Archs::Only(FRESH5_ARCHS), ABI7_NONE),
     // ABI-7 copies too: rules 7.8 (prototype order, last declaration) and 10.
     cu("tl_b", "tl_b.cu", Archs::Only(TLIB_ARCHS), ABI7_SM75_UP),
     cu("tl_c", "tl_c.cu", Archs::Only(TLIB_ARCHS), ABI7_SM75_UP),
@@ -717,6 +742,10 @@ const GROUPS: &[GroupSpec] = &[
         flags: &["-g"],
         archs: Archs::Only(FRESH4_GROUP_ARCHS),
     },
+    // Rule 12.8 (fresh5): each object linked `-g` (`-r -g`), the `-r -g`
+    // outputs then linked `-g` by options/commands.txt (`eo_*`).
+    GroupSpec { name: "eo_a", inputs: &[Abi8("eo_a")], flags: &["-g"], archs: Archs::Only(FRESH5_ARCHS) },
+    GroupSpec { name: "eo_b", inputs: &[Abi8("eo_b")], flags: &["-g"], archs: Archs::Only(FRESH5_ARCHS) },
     GroupSpec { name: "ginit", inputs: &[Abi8("gi_a"), Abi8("gi_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
     GroupSpec { name: "cxt", inputs: &[Abi8("cx_a"), Abi8("cx_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
     // Rule 7.8: ABI-7 tl_a's `__assertfail` signature replaced by ABI-8

@@ -16,7 +16,13 @@ pub struct Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.file, self.section)?;
+        // An extern declaration has no section: its file alone (rule 12.8's
+        // multiple definition of an `extern __shared__` met undefined first).
+        if self.section.is_empty() {
+            write!(f, "{} (undefined extern)", self.file)?;
+        } else {
+            write!(f, "{} ({})", self.file, self.section)?;
+        }
         if let Some(w) = &self.within {
             write!(f, " in {w}")?;
         }

@@ -105,6 +105,21 @@ fn register_limit_follows_indirect_calls() {
 }
 
 #[test]
+fn an_extern_met_before_its_relocatable_definition_is_a_duplicate() {
+    // checks/extshared.nvlink.txt: nvlink fails `extshared_b` + the `-r`
+    // output `extshared_pa` (`Multiple definition of 'dyn'`) and links the
+    // other order (checks/extshared_links.nvlink.cubin), rule 12.8.
+    let options = LinkOptions::new(sm("sm_90"));
+    let error = link_files(&options, &["checks/extshared_b.cubin", "checks/extshared_pa.cubin"])
+        .expect_err("nvlink: Multiple definition of 'dyn'");
+    let text = error.to_string();
+    assert!(matches!(error, LinkError::DuplicateDefinitions(_)), "{text}");
+    assert!(text.contains("`dyn`") && text.contains("undefined extern"), "{text}");
+    let linked = link_files(&options, &["checks/extshared_pa.cubin", "checks/extshared_b.cubin"]).expect("links");
+    assert_eq!(linked, fixture("checks/extshared_links.nvlink.cubin"), "the other order links as nvlink does");
+}
+
+#[test]
 fn arch_mismatch_names_the_file_and_both_targets() {
     let options = LinkOptions::new(sm("sm_75"));
     let error = link_files(&options, &["obj/sm_90/calls_main.cubin", "obj/sm_75/calls_lib.cubin"])
