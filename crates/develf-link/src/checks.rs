@@ -268,13 +268,11 @@ pub(crate) fn register_limits(
     // address-taken function of prototype P (fresh4 `indirect-regcap`:
     // `__maxnreg__(24)` kernel `k` calling `tab[i](x)`, `tab = {hs, he}`:
     // nvlink fails, naming `he` (83) and its callees; sm_75..sm_120).
-    let mut indirect = hashbrown::HashMap::new();
-    crate::shared::indirect_edges(inputs, resolution, &mut indirect);
-    for (from, targets) in indirect {
+    for (&from, targets) in &liveness.indirect {
         if !inputs.get(from.0).and_then(|i| i.section(from.1)).is_some_and(|s| is_code_section(s.name)) {
             continue;
         }
-        for to in targets {
+        for &to in targets {
             let Some(symbol) = inputs.get(to.0).and_then(|i| i.function_in(to.1)) else { continue };
             let list = edges.entry(from).or_default();
             if !list.iter().any(|(n, _)| *n == to) {

@@ -21,6 +21,11 @@ pub(crate) struct Liveness {
     /// object names them. Unlike other dead code, nvlink still creates their
     /// `.nv.shared.<k>` name (in `.shstrtab`, where the `.text` would be).
     pub host_pruned: Vec<(usize, usize)>,
+    /// Rules 9.12 and 12.1: per (input, section) holding an indirect call
+    /// site, the (input, section) of every address-taken function of its
+    /// prototype ([`crate::shared::indirect_edges`]), for the phases that
+    /// walk calls (layout's banks and shared memory, the register check).
+    pub indirect: hashbrown::HashMap<(usize, usize), Vec<(usize, usize)>>,
 }
 
 impl Liveness {
@@ -45,13 +50,14 @@ pub(crate) fn is_debug_section(name: &str) -> bool {
 
 pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Liveness {
     let mut dead: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.sections().len()]).collect();
+    let indirect = crate::shared::indirect_edges(inputs, resolution);
     // Rule 8.2: `-preserve-relocs` keeps every function too, `-kernels-used`
     // or not (reloc: `reloc_unused` on sm_75/sm_90/sm_100; calls with
     // `-kernels-used=calls_fib` keeps all four functions). Rule 9.7: so does
     // `-g` (sys keeps `sys_alloc_ints`; debug-G with a `-kernels-used`
     // matching no kernel keeps both functions).
     if options.output == OutputKind::Relocatable || options.preserve_relocs || options.debug {
-        return Liveness { dead, host_pruned: Vec::new() };
+        return Liveness { dead, host_pruned: Vec::new(), indirect };
     }
     // Dense numbering of all input sections: base[input] + section.
     let mut base = Vec::with_capacity(inputs.len());
@@ -175,11 +181,9 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
     // Rule 9.12: an indirect call site reaches every address-taken function
     // of its prototype (fresh `-kernels-used=disp_kernel`: `chain1`, called
     // through a `__constant__` table, keeps `chain2` and the division slow path).
-    let mut indirect = hashbrown::HashMap::new();
-    crate::shared::indirect_edges(inputs, resolution, &mut indirect);
-    for ((fi, fx), targets) in indirect {
+    for (&(fi, fx), targets) in &indirect {
         let Some(from) = is_text(fi, fx).then(|| node(fi, fx)).flatten() else { continue };
-        for (ti, tx) in targets {
+        for &(ti, tx) in targets {
             if let (Some(to), Some(e)) = (is_text(ti, tx).then(|| node(ti, tx)).flatten(), edges.get_mut(from)) {
                 e.push(to);
             }
@@ -229,7 +233,7 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
         .flat_map(|f| f.host_candidates)
         .filter(|&(i, t)| !node(i, t).and_then(|n| live.get(n)).copied().unwrap_or(true))
         .collect();
-    Liveness { dead, host_pruned }
+    Liveness { dead, host_pruned, indirect }
 }
 
 /// What one input adds to the call graph (dense section numbers).

@@ -787,7 +787,12 @@ pub(crate) fn build(
     // the inputs, which is one thread's (it replays nvlink's creation order).
     let ((), (shared_facts, vetoes)) = rayon::join(
         || place_inputs(&mut b, options),
-        || (crate::shared::facts(inputs, resolution, executable), prototype_vetoes(inputs, resolution)),
+        || {
+            (
+                crate::shared::facts(inputs, resolution, executable, &liveness.indirect),
+                prototype_vetoes(inputs, resolution),
+            )
+        },
     );
     b.layout.prototype_vetoed = vetoes;
 
@@ -1612,11 +1617,9 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
     // `fx_pipe_tab`, `fx_tab_kern`, `ns1::driver` call `fx_m_sin`/`fx_m_erf`
     // through `__device__ fx_table[]`: nvlink puts their 0x700 bytes in each
     // kernel's bank, sm_75..sm_120).
-    let mut indirect = HashMap::new();
-    crate::shared::indirect_edges(inputs, resolution, &mut indirect);
-    for ((fi, fx), targets) in indirect {
+    for (&(fi, fx), targets) in &b.liveness.indirect {
         let Some((from, _)) = b.layout.placed(fi, fx) else { continue };
-        for (ti, tx) in targets {
+        for &(ti, tx) in targets {
             if let Some((to, _)) = b.layout.placed(ti, tx) {
                 let callees = calls.entry(from).or_default();
                 if !callees.contains(&to) {

@@ -144,7 +144,12 @@ pub(crate) struct Facts {
 }
 
 /// What the inputs' code says about shared memory; needs no layout.
-pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, executable: bool) -> Facts {
+pub(crate) fn facts(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    executable: bool,
+    indirect: &HashMap<Node, Vec<Node>>,
+) -> Facts {
     let mut f = Facts {
         edges: HashMap::new(),
         uses: HashMap::new(),
@@ -211,7 +216,14 @@ pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, exe
         }
     }
     if executable {
-        indirect_edges(inputs, resolution, &mut f.edges);
+        for (from, targets) in indirect {
+            let list = f.edges.entry(*from).or_default();
+            for &to in targets {
+                if !list.contains(&to) {
+                    list.push(to);
+                }
+            }
+        }
     }
     for (node, names) in node_names {
         let a = names.iter().filter_map(|n| name_align.get(n)).copied().max().unwrap_or(EXTERN_ALIGN);
@@ -240,11 +252,9 @@ pub(crate) fn facts(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, exe
 /// whose `extern __shared__` keeps the kernel's window (fresh sm_75..sm_90a).
 /// `-r` links do not count them (the kernel stays a non-user, rule 12.3).
 /// Dead-code elimination walks them too (rule 9.12).
-pub(crate) fn indirect_edges(
-    inputs: &[InputObject<'_>],
-    resolution: &Resolution<'_>,
-    edges: &mut HashMap<Node, Vec<Node>>,
-) {
+/// Computed once per link, by dead-code elimination ([`crate::gc::Liveness`]).
+pub(crate) fn indirect_edges(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> HashMap<Node, Vec<Node>> {
+    let mut edges: HashMap<Node, Vec<Node>> = HashMap::new();
     let mut sites: Vec<(Node, &str)> = Vec::new();
     let mut taken: Vec<(Node, &str)> = Vec::new();
     for input in inputs {
@@ -281,6 +291,7 @@ pub(crate) fn indirect_edges(
             }
         }
     }
+    edges
 }
 
 fn reach(facts: &Facts, start: Node) -> Vec<Node> {
