@@ -130,6 +130,32 @@ const fn cu(name: &'static str, source: &'static str, archs: Archs, abi7: &'stat
     ObjectSpec { name, source, recipe: Recipe::Nvcc, nvcc_flags: &[], ptxas_flags: &[], archs, abi7 }
 }
 
+/// An object built `-G` (nvcc, then ptxas with what nvcc passes it for `-G`).
+const fn device_debug(name: &'static str, source: &'static str, archs: Archs) -> ObjectSpec {
+    ObjectSpec {
+        name,
+        source,
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-G"],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs,
+        abi7: ABI7_NONE,
+    }
+}
+
+/// An object built `-lineinfo` (nvcc, then ptxas `--generate-line-info`).
+const fn line_info(name: &'static str, source: &'static str, archs: Archs) -> ObjectSpec {
+    ObjectSpec {
+        name,
+        source,
+        recipe: Recipe::NvccThenPtxas,
+        nvcc_flags: &["-lineinfo"],
+        ptxas_flags: &["--generate-line-info"],
+        archs,
+        abi7: ABI7_NONE,
+    }
+}
+
 const fn ptx(name: &'static str, source: &'static str) -> ObjectSpec {
     ObjectSpec {
         name,
@@ -159,15 +185,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("cluster_b", "cluster_b.cu", Archs::AtLeast(90), &["sm_90"]),
     cu("coop_grid", "coop_grid.cu", Archs::All, ABI7_SM75_UP),
     cu("coop_reduce", "coop_reduce.cu", Archs::All, ABI7_SM75_UP),
-    ObjectSpec {
-        name: "debug_a-G",
-        source: "debug_a.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-G"],
-        ptxas_flags: PTXAS_DEVICE_DEBUG,
-        archs: Archs::Only(DEBUG_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    device_debug("debug_a-G", "debug_a.cu", Archs::Only(DEBUG_ARCHS)),
     ObjectSpec {
         name: "debug_a-lineinfo",
         source: "debug_a.cu",
@@ -177,15 +195,7 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::All,
         abi7: ABI7_NONE,
     },
-    ObjectSpec {
-        name: "debug_b-G",
-        source: "debug_b.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-G"],
-        ptxas_flags: PTXAS_DEVICE_DEBUG,
-        archs: Archs::Only(DEBUG_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    device_debug("debug_b-G", "debug_b.cu", Archs::Only(DEBUG_ARCHS)),
     ObjectSpec {
         name: "debug_b-lineinfo",
         source: "debug_b.cu",
@@ -273,36 +283,12 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(TLIB_R24_ARCHS),
         abi7: ABI7_NONE,
     },
-    ObjectSpec {
-        name: "tl_c-lineinfo",
-        source: "tl_c.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-lineinfo"],
-        ptxas_flags: &["--generate-line-info"],
-        archs: Archs::Only(INDIR_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    line_info("tl_c-lineinfo", "tl_c.cu", Archs::Only(INDIR_ARCHS)),
     // Rule 9.13 for line tables (fresh2 tl-mix2): tl_b with line info and
     // tl_c with -G, whose `tl_poly<float>` replaces tl_b's; for
     // options/commands.txt only.
-    ObjectSpec {
-        name: "tl_b-lineinfo",
-        source: "tl_b.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-lineinfo"],
-        ptxas_flags: &["--generate-line-info"],
-        archs: Archs::Only(INDIR_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "tl_c-G",
-        source: "tl_c.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-G"],
-        ptxas_flags: PTXAS_DEVICE_DEBUG,
-        archs: Archs::Only(INDIR_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    line_info("tl_b-lineinfo", "tl_b.cu", Archs::Only(INDIR_ARCHS)),
+    device_debug("tl_c-G", "tl_c.cu", Archs::Only(INDIR_ARCHS)),
     // fresh4 (session 9), for options/commands.txt and the groups below:
     // rule 6.1's banks through a pointer table and of a function no kept
     // kernel reaches, rules 12.1/12.3's extern alignments, rule 9's
@@ -314,36 +300,12 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("rea_b", "rea_b.cu", Archs::Only(FRESH4_ARCHS), ABI7_NONE),
     cu("rte", "rte.cu", Archs::Only(FRESH4_ARCHS), ABI7_NONE),
     cu("dll_a", "dll_a.cu", Archs::Only(FRESH4_ARCHS), ABI7_NONE),
-    ObjectSpec {
-        name: "dll_b-G",
-        source: "dll_b.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-G"],
-        ptxas_flags: PTXAS_DEVICE_DEBUG,
-        archs: Archs::Only(FRESH4_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    device_debug("dll_b-G", "dll_b.cu", Archs::Only(FRESH4_ARCHS)),
     // fresh5 (session 9): rule 9.13 for a replaced `-G` weak template
     // kernel, rule 12.8 for `-g` executables of `-r -g` outputs (group
     // `eo_a`, `eo_b` below); for options/commands.txt.
-    ObjectSpec {
-        name: "wtk_a-G",
-        source: "wtk_a.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-G"],
-        ptxas_flags: PTXAS_DEVICE_DEBUG,
-        archs: Archs::Only(FRESH5_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "wtk_b-lineinfo",
-        source: "wtk_b.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-lineinfo"],
-        ptxas_flags: &["--generate-line-info"],
-        archs: Archs::Only(FRESH5_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    device_debug("wtk_a-G", "wtk_a.cu", Archs::Only(FRESH5_ARCHS)),
+    line_info("wtk_b-lineinfo", "wtk_b.cu", Archs::Only(FRESH5_ARCHS)),
     cu("eo_a", "eo_a.cu", Archs::Only(FRESH5_ARCHS), ABI7_NONE),
     cu("eo_b", "eo_b.cu", Archs::Only(FRESH5_ARCHS), ABI7_NONE),
     // ABI-7 copies too: rules 7.8 (prototype order, last declaration) and 10.
@@ -420,85 +382,21 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rules 5.7 and 7.2 under -G: `.nv.ptx.const0.size` with ptxas's value
     // (0x40) and NUM_MBARRIERS from callees; mbar_b (no -G) has its own
     // mbarrier instructions.
-    ObjectSpec {
-        name: "mbar_a-G",
-        source: "mbar_a.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-G"],
-        ptxas_flags: PTXAS_DEVICE_DEBUG,
-        archs: Archs::Only(&["sm_90"]),
-        abi7: ABI7_NONE,
-    },
+    device_debug("mbar_a-G", "mbar_a.cu", Archs::Only(&["sm_90"])),
     cu("mbar_b", "mbar_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Mercury debug info (rules 3.2, 8.1, 11.2, 11.8): -G and -lineinfo on
     // sm_100 only (the -G objects are 20-40 KB).
-    ObjectSpec {
-        name: "mdbg_a-G",
-        source: "mdbg_a.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-G"],
-        ptxas_flags: PTXAS_DEVICE_DEBUG,
-        archs: Archs::Only(MDBG_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "mdbg_b-G",
-        source: "mdbg_b.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-G"],
-        ptxas_flags: PTXAS_DEVICE_DEBUG,
-        archs: Archs::Only(MDBG_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "mdbg_a-lineinfo",
-        source: "mdbg_a.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-lineinfo"],
-        ptxas_flags: &["--generate-line-info"],
-        archs: Archs::Only(MDBG_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "mdbg_b-lineinfo",
-        source: "mdbg_b.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-lineinfo"],
-        ptxas_flags: &["--generate-line-info"],
-        archs: Archs::Only(MDBG_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    device_debug("mdbg_a-G", "mdbg_a.cu", Archs::Only(MDBG_ARCHS)),
+    device_debug("mdbg_b-G", "mdbg_b.cu", Archs::Only(MDBG_ARCHS)),
+    line_info("mdbg_a-lineinfo", "mdbg_a.cu", Archs::Only(MDBG_ARCHS)),
+    line_info("mdbg_b-lineinfo", "mdbg_b.cu", Archs::Only(MDBG_ARCHS)),
     // Rule 11.8's exit sequences in links with a -G input: a -G object and
     // one built without -G, sm_100.
-    ObjectSpec {
-        name: "gxmix_a-G",
-        source: "gxmix_a.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-G"],
-        ptxas_flags: PTXAS_DEVICE_DEBUG,
-        archs: Archs::Only(MDBG_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    device_debug("gxmix_a-G", "gxmix_a.cu", Archs::Only(MDBG_ARCHS)),
     cu("gxmix_b", "gxmix_b.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
     cu("gxnocall_b", "gxnocall_b.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
-    ObjectSpec {
-        name: "ghelp_a-G",
-        source: "ghelp_a.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-G"],
-        ptxas_flags: PTXAS_DEVICE_DEBUG,
-        archs: Archs::Only(DEBUG_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "ghelp_b-G",
-        source: "ghelp_b.cu",
-        recipe: Recipe::NvccThenPtxas,
-        nvcc_flags: &["-G"],
-        ptxas_flags: PTXAS_DEVICE_DEBUG,
-        archs: Archs::Only(DEBUG_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    device_debug("ghelp_a-G", "ghelp_a.cu", Archs::Only(DEBUG_ARCHS)),
+    device_debug("ghelp_b-G", "ghelp_b.cu", Archs::Only(DEBUG_ARCHS)),
     // Rules 7.1, 9.10-9.12, 12.1, 12.8: indirect calls through `__constant__`
     // tables, a weak template in three objects (indir_c's copy, with fewer
     // registers, wins). Non-merc only.
