@@ -21,13 +21,15 @@ fn selected<'a>(
     Ok(files.into_iter().filter(|(n, _)| filter.is_none_or(|f| f == "all" || n.contains(f))).collect())
 }
 
-/// Writes every device ELF in `files` into `out_dir` (default: the current
-/// directory). Exit status 1 when a file cannot be read or an entry decoded;
-/// the other entries are still written.
-pub fn extract(files: &[PathBuf], out_dir: Option<&Path>, filter: Option<&str>) -> ExitCode {
-    let out_dir = out_dir.unwrap_or(Path::new("."));
+/// Calls `each` with the entries of every file that can be read and decoded
+/// (those passing `filter`), and prints why for the others. Returns whether
+/// every file could be read; `each` says whether all its entries went well.
+fn for_each_file(
+    files: &[PathBuf],
+    filter: Option<&str>,
+    mut each: impl FnMut(&str, Vec<(String, Entry<'_>)>) -> bool,
+) -> bool {
     let mut ok = true;
-    let mut stdout = std::io::stdout().lock();
     for file in files {
         let label = file.display().to_string();
         let data = match std::fs::read(file) {
@@ -38,14 +40,29 @@ pub fn extract(files: &[PathBuf], out_dir: Option<&Path>, filter: Option<&str>) 
                 continue;
             }
         };
-        let entries = match selected(file, &data, filter) {
-            Ok(e) => e,
+        match selected(file, &data, filter) {
+            Ok(entries) => ok &= each(&label, entries),
             Err(d) => {
                 eprintln!("{}", d.display_with_file(&label));
                 ok = false;
-                continue;
             }
-        };
+        }
+    }
+    ok
+}
+
+fn exit_status(ok: bool) -> ExitCode {
+    if ok { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+/// Writes every device ELF in `files` into `out_dir` (default: the current
+/// directory). Exit status 1 when a file cannot be read or an entry decoded;
+/// the other entries are still written.
+pub fn extract(files: &[PathBuf], out_dir: Option<&Path>, filter: Option<&str>) -> ExitCode {
+    let out_dir = out_dir.unwrap_or(Path::new("."));
+    let mut stdout = std::io::stdout().lock();
+    exit_status(for_each_file(files, filter, |label, entries| {
+        let mut ok = true;
         for (index, (name, entry)) in entries.iter().enumerate() {
             match &entry.data {
                 Ok(bytes) => {
@@ -63,36 +80,18 @@ pub fn extract(files: &[PathBuf], out_dir: Option<&Path>, filter: Option<&str>) 
                 }
             }
         }
-    }
-    if ok { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        ok
+    }))
 }
 
 /// Prints `ELF file    N: NAME` for every device ELF, as `cuobjdump -lelf` does
 /// (without its `member ...:` headings).
 pub fn list(files: &[PathBuf]) -> ExitCode {
-    let mut ok = true;
     let mut stdout = std::io::stdout().lock();
-    for file in files {
-        let label = file.display().to_string();
-        let data = match std::fs::read(file) {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("{label}: {e}");
-                ok = false;
-                continue;
-            }
-        };
-        match selected(file, &data, None) {
-            Ok(entries) => {
-                for (index, (name, _)) in entries.iter().enumerate() {
-                    let _ = writeln!(stdout, "ELF file {:>4}: {name}", index + 1);
-                }
-            }
-            Err(d) => {
-                eprintln!("{}", d.display_with_file(&label));
-                ok = false;
-            }
+    exit_status(for_each_file(files, None, |_, entries| {
+        for (index, (name, _)) in entries.iter().enumerate() {
+            let _ = writeln!(stdout, "ELF file {:>4}: {name}", index + 1);
         }
-    }
-    if ok { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        true
+    }))
 }
