@@ -122,6 +122,8 @@ const TLIB_R24_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90", "sm_100"];
 const MDBG_ARCHS: &[&str] = &["sm_100"];
 /// One sm_100 and one sm_120 build: Mercury code without the sm_100a copy.
 const MERCURY_PAIR: &[&str] = &["sm_100", "sm_120"];
+/// The `nbex-G` group: one non-Mercury and one Mercury target.
+const NBEX_ARCHS: &[&str] = &["sm_86", "sm_100"];
 /// The `indir` group: one architecture with and one without `_param` locals.
 const INDIR_ARCHS: &[&str] = &["sm_75", "sm_90"];
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
@@ -342,6 +344,13 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 11.3: a loop head's wait on the stack-pointer load's barrier
     // from an instruction that does not read `R1`.
     cu("sbimad", "sbimad.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.3: CUB's BlockReduce, whose `LDS` takes the read barrier of
+    // the `STS` it waits for.
+    cu("cubr_a", "cubr_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("cubr_b", "cubr_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 7.2: a -G kernel gets NUM_BARRIERS from its callee before the
+    // EXTERNS appended for the callee's `__assertfail`.
+    device_debug("nbex-G", "nbex.cu", Archs::Only(NBEX_ARCHS)),
     // Rule 11.7: capsule counts leave `B2R.RESULT` out.
     cu("b2r_a", "b2r_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("b2r_b", "b2r_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -581,6 +590,8 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "sbshfl", inputs: &[Abi8("sbshfl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "tmacl", inputs: &[Abi8("tmacl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "sbimad", inputs: &[Abi8("sbimad")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "cubr", inputs: &[Abi8("cubr_a"), Abi8("cubr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "nbex-G", inputs: &[Abi8("nbex-G")], flags: &[], archs: Archs::Only(NBEX_ARCHS) },
     GroupSpec { name: "b2r", inputs: &[Abi8("b2r_a"), Abi8("b2r_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "jtab",

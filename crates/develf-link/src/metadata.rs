@@ -736,15 +736,6 @@ impl Context<'_, '_> {
         {
             reversed.push(Attribute::CrsStackSize(Word(UNKNOWN_STACK)));
         }
-        // Rule 7.2, exec EXTERNS of a kernel without a list of its own, or
-        // of the output's only kernel: appended last (sys: sys_kernel gets
-        // `__assertfail` from sys_checked). Device functions keep their own
-        // list in place.
-        if let Some(list) = kernel_externs {
-            if (externs_last || !had_externs) && !list.is_empty() {
-                reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
-            }
-        }
         // Rule 7.2, exec NUM_BARRIERS: a kernel without its own record whose
         // callees use named barriers gets their largest count appended
         // (cluster: cluster_kernel gets cluster_b_rank_value's 1; 4/4 links).
@@ -752,7 +743,9 @@ impl Context<'_, '_> {
         // `cuda::barrier` calls are not inlined gets its callees' largest
         // count (a fresh pipeline kernel: 1 from three callees with 1 each,
         // sm_90 and sm_100 exec). The call graph is walked only when a
-        // function has such a record.
+        // function has such a record. Both come before an appended EXTERNS
+        // (a `-G` CUB `k_max` whose `BlockReduce` is a callee: NUM_BARRIERS 1,
+        // then EXTERNS; sm_86 and sm_100 exec with the other inputs plain).
         let exec_kernel = self.layout.executable && kernel;
         let wants_barriers = exec_kernel
             && !facts.barriers.is_empty()
@@ -774,6 +767,15 @@ impl Context<'_, '_> {
                     value: n,
                     payload: Vec::new(),
                 }));
+            }
+        }
+        // Rule 7.2, exec EXTERNS of a kernel without a list of its own, or
+        // of the output's only kernel: appended last (sys: sys_kernel gets
+        // `__assertfail` from sys_checked). Device functions keep their own
+        // list in place.
+        if let Some(list) = kernel_externs {
+            if (externs_last || !had_externs) && !list.is_empty() {
+                reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
             }
         }
         // Rule 10 (after rule 7.1's CRS_STACK_SIZE: fptr_b's recursive

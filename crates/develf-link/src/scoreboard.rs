@@ -303,15 +303,21 @@ fn allocate(
         // ptxas gives 3, not 0 or 2, whose groups the branch around the loop
         // carries to the `BSYNC`; nvlink 2, not 1; all 16 builds). A group
         // searched from 2 or 5 does (libcudadevrt `memcpy_3d_device` 0x120:
-        // the `LDG` takes the barrier 2 it waits on).
+        // the `LDG` takes the barrier 2 it waits on). So does a store's *read*
+        // barrier: CUB's `BlockReduce` (`cub::BlockReduce<float, 256>::Sum`)
+        // has its `LDS` after the `BAR.SYNC` take the barrier 1 it waits on
+        // for the `STS` before, though the branch around the `LDS` block
+        // carries that `STS`'s read barrier on to an `LDC` that waits for it
+        // again (sm_100/sm_120 exec, two kernels each).
         let ahead = (from == 0).then(|| reachable(succ, first));
         let mut taken = [false; BARRIERS as usize];
         for (j, (h, &b)) in groups.iter().zip(&out).enumerate() {
             if b == NO_BARRIER {
                 continue;
             }
-            let waited_here =
-                |ahead: &Bits| live[j].get(first) && controls[first].waits(h.barrier) && live[j].meets(ahead);
+            let waited_here = |ahead: &Bits| {
+                h.producers[0].1 && live[j].get(first) && controls[first].waits(h.barrier) && live[j].meets(ahead)
+            };
             if interfere(controls, (g, &live[k]), (h, &live[j])) || ahead.as_ref().is_some_and(waited_here) {
                 taken[usize::from(b)] = true;
             }
