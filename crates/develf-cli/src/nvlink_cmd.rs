@@ -1610,7 +1610,10 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
                 // Rule 13.6: nvlink's words when no input had code for the target.
                 eprintln!("No relocatable objects found. Did not generate callgraph.");
             } else {
-                eprint!("{}", callgraph_dump(&inputs, request.arch, demangle));
+                // nvlink 13.5 demangles with -dump-callgraph-no-demangle too
+                // (its output is byte-identical to -dump-callgraph's).
+                let _ = demangle;
+                eprint!("{}", callgraph_dump(&inputs, request.arch, true));
             }
         }
     }
@@ -1723,12 +1726,15 @@ pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> Strin
     for (caller, callee) in direct_calls {
         nodes[caller].callees.push(callee);
     }
-    for (caller, prototype) in &indirect_calls {
-        for (target, target_prototype) in &address_taken {
-            if target_prototype == prototype {
-                nodes[*caller].callees.push(*target);
-            }
-        }
+    // An indirect call site's candidates are the address-taken functions of
+    // its prototype, printed in descending node order, the sites in the
+    // order the inputs list them, after (printed before) the direct callees
+    // (`k_shapes -> 3 2 4 1`: `area()` then `scale()` candidates; f7 p6).
+    for (caller, prototype) in indirect_calls.iter().rev() {
+        let mut targets: Vec<usize> =
+            address_taken.iter().filter(|(_, p)| p == prototype).map(|(target, _)| *target).collect();
+        targets.sort_unstable();
+        nodes[*caller].callees.extend(targets);
     }
     // Reachable: from kernels and address-taken functions.
     let mut reachable = vec![false; nodes.len()];
@@ -1739,6 +1745,8 @@ pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> Strin
         }
     }
     let display = |node: &Node| if demangle { demangle_like_nvlink(&node.name) } else { node.name.clone() };
+    // The target's number without its `a`/`f` suffix (`-arch=sm_100a`: "sm_100").
+    let arch = format!("sm_{}", arch.sm);
     let mut out = format!(
         "callgraph for {arch}:\n# A: s -> B // s (number A) potentially calls B\n# s [N]     // s uses N registers\n# ^s        // s is entry point\n# &s        // s has address taken\n"
     );
@@ -1761,7 +1769,9 @@ pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> Strin
         }
         out.push('\n');
     }
-    for (i, node) in nodes.iter().enumerate().filter(|(_, n)| n.entry) {
+    // nvlink reports the propagations entry by entry in descending node
+    // order (f7 p7: `k1 k2 k3 kh` for nodes 6 5 4 2).
+    for (i, node) in nodes.iter().enumerate().rev().filter(|(_, n)| n.entry) {
         let Some(own) = node.registers else { continue };
         let mut seen = vec![false; nodes.len()];
         let mut stack = node.callees.clone();
