@@ -1040,6 +1040,19 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
     };
     for (name, data) in names.into_iter().zip(results) {
         let data = data.map_err(|e| format!("Could not open input file '{name}': {e}"))?;
+        match named_input_kind(name, read.bytes(&data.bytes), request.arch) {
+            NamedInput::Use => {}
+            NamedInput::Skip(why) => {
+                // Silent in nvlink; an info, so that -Werror fails no link nvlink makes.
+                reporter.info(&format!("Input file '{name}' skipped: {why}, as nvlink skips it"));
+                continue;
+            }
+            NamedInput::SkipWarning(message) => {
+                reporter.warning(&message);
+                continue;
+            }
+            NamedInput::Fatal(message) => return Err(message),
+        }
         let code = data.code.map(|file| {
             open.push(file);
             open.len() - 1
@@ -1064,6 +1077,91 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
 }
 
 const EM_CUDA: u16 = 190;
+
+/// What nvlink makes of a file named on the command line before it looks for
+/// device code: [`named_input_kind`].
+enum NamedInput {
+    Use,
+    Skip(&'static str),
+    /// Skipped with nvlink's warning.
+    SkipWarning(String),
+    Fatal(String),
+}
+
+/// Rule 13.11: nvlink sorts a file named on the command line by its size and
+/// the suffix of its file name (after the last `.`, case-sensitive) before it
+/// looks inside: an empty file is skipped, one of 1..55 bytes cannot be
+/// opened, a `.cubin` must be a device ELF, a `.fatbin` a fatbin, `.ltoir` and
+/// `.nvvm` need `-lto`, a `.ptx` must hold a device ELF or PTX text (the
+/// text, or a fatbin, is linked only for sm_90 and newer targets); a file
+/// without a suffix or named `.so` is skipped whatever it holds; under any
+/// other suffix but `.o` a device ELF is skipped (a damaged one is fatal), and
+/// a bare fatbin is skipped unless it is named `.fatbin`.
+fn named_input_kind(name: &str, data: &[u8], arch: Arch) -> NamedInput {
+    const NVLINK_HEADER: usize = 56;
+    if data.is_empty() {
+        return NamedInput::Skip("the file is empty");
+    }
+    if data.len() < NVLINK_HEADER {
+        return NamedInput::Fatal(format!(
+            "Could not open input file '{name}': {} bytes, shorter than the {NVLINK_HEADER} nvlink reads first",
+            data.len()
+        ));
+    }
+    let file_name = Path::new(name).file_name().map_or(std::borrow::Cow::Borrowed(name), |n| n.to_string_lossy());
+    let suffix = file_name.rsplit_once('.').map_or("", |(_, s)| s);
+    let elf = data.starts_with(b"\x7fELF");
+    let device = is_cubin(data);
+    let damaged = device && develf_parse::ElfFile::parse(data).is_err();
+    let fatbin = develf_fatbin::sniff(data) == Some(develf_fatbin::ContainerKind::Fatbin);
+    // A cubin named .ptx is read as a fatbin's entry is: one for another SM
+    // is passed over with nvlink's warning (sm_90 objects in an sm_86 link),
+    // damaged or not.
+    if suffix == "ptx" && device {
+        let target = match develf_parse::Cubin::parse(data).ok().and_then(|c| c.target()) {
+            Some(target) => develf_link::arch_compatible(target, arch),
+            None => header_sm(data) == arch.sm,
+        };
+        if !target {
+            return NamedInput::SkipWarning(format!("SM Arch ('{arch}') not found in '{name}'"));
+        }
+    }
+    // Below sm_90 nvlink takes nothing from a `.ptx` that passes its content
+    // check: PTX text, a fatbin, even a cubin for the target (silently).
+    let ptx_ignored = arch.sm < 90 && (device || fatbin || looks_like_ptx(data));
+    match suffix {
+        "ptx" if ptx_ignored => NamedInput::Skip("nvlink takes a .ptx file only for sm_90 and newer targets"),
+        "o" if fatbin => NamedInput::Skip("a fatbin is linked only when named .fatbin"),
+        "cubin" if !elf => NamedInput::Fatal(format!("cubin not an elf? ('{name}' is named .cubin)")),
+        "cubin" if !device => {
+            NamedInput::Fatal(format!("cubin not a device elf? ('{name}' is a host ELF named .cubin)"))
+        }
+        "fatbin" if !fatbin => NamedInput::Fatal(format!("fatbin wrong format? ('{name}' is named .fatbin)")),
+        "ltoir" | "nvvm" => NamedInput::Fatal(format!("should only see nvvm files when -lto ('{name}')")),
+        "ptx" if damaged => NamedInput::Fatal(format!(
+            "Input file '{name}' must be recompiled with toolkit >= Cuda 12.0 (a damaged cubin)"
+        )),
+        "ptx" if !device && !fatbin && !looks_like_ptx(data) => NamedInput::Fatal(format!(
+            "Can't load this binary kind, as it's not recognized: '{name}' is named .ptx but holds no PTX"
+        )),
+        "" | "so" => NamedInput::Skip("nvlink links no file without a suffix or named .so"),
+        "cubin" | "fatbin" | "ptx" | "o" => NamedInput::Use,
+        _ if damaged => NamedInput::Fatal(format!("Could not find fatbin in '{name}' (a damaged cubin)")),
+        _ if device => NamedInput::Skip("a cubin is linked only when named .cubin, .o or .ptx"),
+        _ if fatbin => NamedInput::Skip("a fatbin is linked only when named .fatbin"),
+        _ => NamedInput::Use,
+    }
+}
+
+/// The SM a device ELF's e_flags name (ABI 8: bits 8..15), 0 when unreadable.
+fn header_sm(data: &[u8]) -> u32 {
+    data.get(48..52).map_or(0, |f| (u32::from_le_bytes([f[0], f[1], f[2], f[3]]) >> 8) & 0xff)
+}
+
+/// PTX text: nvlink's `.ptx` loader takes it, refusing other text.
+fn looks_like_ptx(data: &[u8]) -> bool {
+    std::str::from_utf8(data).is_ok_and(|text| text.contains(".version") && text.contains(".target"))
+}
 
 /// A device object to link: its name for messages, its bytes and, for a
 /// cubin read without its code, the file the code is read from.
@@ -1155,6 +1253,13 @@ fn device_objects<'a>(
         // cut at 64, 300 or 3000 bytes: no message, exit 0, the other inputs
         // linked as without it; merc2 sweep); say it, and do the same.
         if let Err(d) = develf_parse::ElfFile::parse(data) {
+            // Rule 13.11: one whose header names a Mercury SM (sm_100 and up)
+            // stops nvlink with `elfLink internal error`, whatever the target
+            // (an sm_100 cubin cut at 64..3000 bytes, in sm_100, sm_120 and
+            // sm_90 links; a cut sm_90 cubin in an sm_100 link is skipped).
+            if header_sm(data) >= 100 {
+                return Err(format!("elfLink internal error: '{name}' is a damaged cubin ({d})"));
+            }
             reporter.warning(&format!("Input file '{name}' is a damaged cubin ({d}); skipped, as nvlink skips it"));
             return Ok(Vec::new());
         }
