@@ -1580,7 +1580,13 @@ fn link_failure(error: &LinkError) -> LinkFailure {
     let message = error.to_string();
     match error {
         LinkError::BadInput { .. } | LinkError::ArchMismatch { .. } => LinkFailure::fatal(message),
-        LinkError::DuplicateDefinitions(_) => LinkFailure { status: FATAL_STATUS, fatal: false, message },
+        // A kernel and a device function or variable of one name is a
+        // multiple definition to nvlink (`Function 'f' not declared __global__
+        // in all source files`, then `merge_elf failed`): status 1, exec and
+        // -r, sm_75/sm_90/sm_120 (f7 p5).
+        LinkError::DuplicateDefinitions(_) | LinkError::KernelClash { .. } => {
+            LinkFailure { status: FATAL_STATUS, fatal: false, message }
+        }
         _ => LinkFailure { status: LINK_ERROR_STATUS, fatal: false, message },
     }
 }
