@@ -1679,7 +1679,18 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     let inputs = object_inputs(&gathered, &sources);
     let image = match develf_link::link_image(&link_options(request, &gathered), &inputs) {
         Ok(b) => b,
-        Err(error) => return report(link_failure(&error), reporter),
+        Err(error) => {
+            // nvlink has written the register file when it finds undefined
+            // references (exit 255, no output; `nvcc -dlink` command lines,
+            // f7 NV_dlink_none), not for the other failures (rule 13.12).
+            if let (LinkError::UndefinedSymbols(_), Some(path)) = (&error, &request.register_link_binaries) {
+                let text = register_file_text(&gathered.registered, reporter);
+                if let Err(e) = write_atomically(path, text.as_bytes()) {
+                    reporter.fatal(&format!("Could not write file '{}': {e}", path.display()));
+                }
+            }
+            return report(link_failure(&error), reporter);
+        }
     };
     // nvlink prints these even under `-w`; `-Werror` makes them errors that
     // fail the link (status 255, no output).
