@@ -1845,8 +1845,13 @@ pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> Strin
             }
         }
     }
+    // A weak function defined in several inputs brings its calls once
+    // (f7 `-G` p1: `tmix<float>`'s division slow path, in a.cu and b.cu).
+    let mut seen_calls = std::collections::HashSet::new();
     for (caller, callee) in direct_calls {
-        nodes[caller].callees.push(callee);
+        if seen_calls.insert((caller, callee)) {
+            nodes[caller].callees.push(callee);
+        }
     }
     // An indirect call site's candidates are the address-taken functions of
     // its prototype, printed in descending node order, the sites in the
@@ -1891,26 +1896,38 @@ pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> Strin
         }
         out.push('\n');
     }
-    // nvlink reports the propagations entry by entry in descending node
-    // order (f7 p7: `k1 k2 k3 kh` for nodes 6 5 4 2).
-    for (i, node) in nodes.iter().enumerate().rev().filter(|(_, n)| n.entry) {
-        let Some(own) = node.registers else { continue };
-        let mut seen = vec![false; nodes.len()];
-        let mut stack = node.callees.clone();
-        let mut most: Option<(u32, usize)> = None;
-        while let Some(c) = stack.pop() {
-            if std::mem::replace(&mut seen[c], true) {
-                continue;
-            }
-            if let Some(r) = nodes[c].registers.filter(|_| nodes[c].defined && c != i) {
-                if most.is_none_or(|(m, _)| r > m) {
-                    most = Some((r, c));
+    // nvlink raises each entry's count function by function, in ascending
+    // node order, and prints every raise: one line per (function, entry)
+    // where the function, reached from the entry, uses more registers than
+    // the entry's count so far; for one function the entries come in
+    // descending node order (f7 p7: `k1 k2 k3 kh`, nodes 6 5 4 2; f7 `-G` p1:
+    // `tsum<int,3>` for k_int, then `tmix<double>` 36 and the f64 division's
+    // 45 both for k_d).
+    let entries: Vec<(usize, Vec<bool>)> = nodes
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, n)| n.entry && n.registers.is_some())
+        .map(|(i, node)| {
+            let mut seen = vec![false; nodes.len()];
+            let mut stack = node.callees.clone();
+            while let Some(c) = stack.pop() {
+                if !std::mem::replace(&mut seen[c], true) {
+                    stack.extend(nodes[c].callees.iter().copied());
                 }
             }
-            stack.extend(nodes[c].callees.iter().copied());
-        }
-        if let Some((r, c)) = most.filter(|(r, _)| *r > own) {
-            let _ = writeln!(out, "regcount {r} for {} propagated to entry {}", display(&nodes[c]), display(node));
+            (i, seen)
+        })
+        .collect();
+    let mut count: Vec<Option<u32>> = nodes.iter().map(|n| n.registers).collect();
+    for (f, function) in nodes.iter().enumerate() {
+        let Some(r) = function.registers.filter(|_| function.defined) else { continue };
+        for (e, reached) in &entries {
+            if *e != f && reached[f] && count[*e].is_some_and(|c| r > c) {
+                count[*e] = Some(r);
+                let _ =
+                    writeln!(out, "regcount {r} for {} propagated to entry {}", display(function), display(&nodes[*e]));
+            }
         }
     }
     out
@@ -1922,7 +1939,11 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     if !name.starts_with("_Z") {
         return name.to_string();
     }
-    let Some(text) = cpp_demangle::Symbol::new(name.as_bytes()).ok().and_then(|s| s.demangle().ok()) else {
+    let demangle = |mangled: &str| cpp_demangle::Symbol::new(mangled.as_bytes()).ok().and_then(|s| s.demangle().ok());
+    // nvlink's demangler writes a template parameter the signature uses as
+    // `T1` (`T1 tmix<int>(T1, T1)`) and an int template argument as `(int)5`
+    // (`int wk<(int)5>(int)`): rename them in the mangled name first.
+    let Some(text) = nvlink_spelling(name).and_then(|m| demangle(&m)).or_else(|| demangle(name)) else {
         return name.to_string();
     };
     let text = match text.strip_prefix("_INTERNAL_") {
@@ -1940,6 +1961,116 @@ pub fn demangle_like_nvlink(name: &str) -> String {
         previous = c;
     }
     out
+}
+
+/// `name` with each template parameter reference `T_`, `T0_`, .. turned into
+/// a class named `T1`, `T2`, .. (substitutable as the parameter is) and each
+/// int literal `Li5E` into one of the vendor type `int` (printed `(int)5`;
+/// not substitutable, as `i` is not). None when the name holds a construct
+/// the scan does not follow (expressions, external-name literals, lambdas).
+fn nvlink_spelling(name: &str) -> Option<String> {
+    if !name.is_ascii() {
+        return None;
+    }
+    let b = name.as_bytes();
+    let mut out = String::with_capacity(name.len() + 16);
+    let mut i = 2; // after `_Z`
+    out.push_str("_Z");
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut changed = false;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'0'..=b'9' => {
+                let n = digits(i);
+                let len: usize = name[i..i + n].parse().ok()?;
+                let end = i.checked_add(n)?.checked_add(len)?;
+                out.push_str(name.get(i..end)?);
+                i = end;
+            }
+            b'S' => {
+                let next = *b.get(i + 1)?;
+                if b"tabsiod".contains(&next) {
+                    out.push_str(&name[i..i + 2]);
+                    i += 2;
+                } else {
+                    let n = b[i + 1..].iter().take_while(|c| c.is_ascii_digit() || c.is_ascii_uppercase()).count();
+                    if b.get(i + 1 + n) != Some(&b'_') {
+                        return None;
+                    }
+                    out.push_str(&name[i..i + n + 2]);
+                    i += n + 2;
+                }
+            }
+            b'T' => {
+                let next = *b.get(i + 1)?;
+                if next == b'_' || next.is_ascii_digit() {
+                    let n = digits(i + 1);
+                    if b.get(i + 1 + n) != Some(&b'_') || b.get(i + 2 + n) == Some(&b'I') {
+                        return None;
+                    }
+                    let index: usize = if n == 0 { 1 } else { name[i + 1..i + 1 + n].parse::<usize>().ok()? + 2 };
+                    let spelled = format!("T{index}");
+                    out.push_str(&format!("{}{spelled}", spelled.len()));
+                    changed = true;
+                    i += n + 2;
+                } else if b"sue".contains(&next) {
+                    out.push_str(&name[i..i + 2]);
+                    i += 2;
+                } else {
+                    return None;
+                }
+            }
+            b'L' => {
+                let ty = *b.get(i + 1)?;
+                if !ty.is_ascii_lowercase() || ty == b'u' {
+                    return None;
+                }
+                let value_end = b[i + 2..].iter().position(|&c| c == b'E')? + i + 2;
+                if !b[i + 2..value_end].iter().all(|c| c.is_ascii_alphanumeric()) {
+                    return None;
+                }
+                if ty == b'i' {
+                    out.push_str("Lu3int");
+                    changed = true;
+                } else {
+                    out.push_str(&name[i..i + 2]);
+                }
+                out.push_str(&name[i + 2..=value_end]);
+                i = value_end + 1;
+            }
+            b'D' => {
+                let next = *b.get(i + 1)?;
+                if next.is_ascii_digit() || b"nacishdefu".contains(&next) {
+                    out.push_str(&name[i..i + 2]);
+                    i += 2;
+                } else if next == b'v' {
+                    let n = digits(i + 2);
+                    if b.get(i + 2 + n) != Some(&b'_') {
+                        return None;
+                    }
+                    out.push_str(&name[i..i + n + 3]);
+                    i += n + 3;
+                } else {
+                    return None;
+                }
+            }
+            b'A' => {
+                let n = digits(i + 1);
+                if b.get(i + 1 + n) != Some(&b'_') {
+                    return None;
+                }
+                out.push_str(&name[i..i + n + 2]);
+                i += n + 2;
+            }
+            b'X' | b'U' | b'Z' | b'.' | b'$' => return None,
+            _ => {
+                out.push(char::from(c));
+                i += 1;
+            }
+        }
+    }
+    changed.then_some(out)
 }
 
 /// `int const*` → `const int*`, as nvlink's demangler writes a const that
