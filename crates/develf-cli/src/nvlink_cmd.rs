@@ -1735,7 +1735,9 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
                 // nvlink 13.5 demangles with -dump-callgraph-no-demangle too
                 // (its output is byte-identical to -dump-callgraph's).
                 let _ = demangle;
-                eprint!("{}", callgraph_dump(&inputs, request.arch, true));
+                let options = link_options(request, &gathered);
+                let kept = |name: &str| develf_link::is_root_kernel(&options, name);
+                eprint!("{}", callgraph_dump_kept(&inputs, request.arch, true, &kept));
             }
         }
     }
@@ -1778,6 +1780,15 @@ struct Node {
 /// more registers than its kernel is reported as nvlink does. Functions from
 /// nvlink's built-in libraries (`__cuda_sm70_*`) show no register count here.
 pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> String {
+    callgraph_dump_kept(inputs, arch, demangle, &|_| true)
+}
+
+/// [`callgraph_dump`] of a link that keeps only the kernels `kept` names
+/// (`-kernels-used`, `-variables-used`, host information): nvlink's walk
+/// starts from those and from every address-taken function (f7 p6:
+/// `-kernels-used=_Z6k_leafPi` prints `ping`, `pong`, `fib`, `k_ops` and
+/// `k_shapes` as bare numbers, the address-taken functions in full).
+pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, kept: &dyn Fn(&str) -> bool) -> String {
     let mut nodes: Vec<Node> = Vec::new();
     let mut globals: HashMap<String, usize> = HashMap::new();
     let mut address_taken: Vec<(usize, String)> = Vec::new();
@@ -1865,7 +1876,8 @@ pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> Strin
     }
     // Reachable: from kernels and address-taken functions.
     let mut reachable = vec![false; nodes.len()];
-    let mut stack: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].entry || nodes[i].address_taken).collect();
+    let mut stack: Vec<usize> =
+        (0..nodes.len()).filter(|&i| (nodes[i].entry && kept(&nodes[i].name)) || nodes[i].address_taken).collect();
     while let Some(i) = stack.pop() {
         if !std::mem::replace(&mut reachable[i], true) {
             stack.extend(nodes[i].callees.iter().copied().filter(|&c| !reachable[c]));
@@ -1907,7 +1919,7 @@ pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> Strin
         .iter()
         .enumerate()
         .rev()
-        .filter(|(_, n)| n.entry && n.registers.is_some())
+        .filter(|(i, n)| n.entry && reachable[*i] && n.registers.is_some())
         .map(|(i, node)| {
             let mut seen = vec![false; nodes.len()];
             let mut stack = node.callees.clone();

@@ -24,7 +24,7 @@
 use crate::options::LinkOptions;
 
 /// Is the kernel `name` a root of the live-code walk?
-pub(crate) fn is_root_kernel(options: &LinkOptions, name: &str) -> bool {
+pub fn is_root_kernel(options: &LinkOptions, name: &str) -> bool {
     if let Some(list) = &options.kernels_used {
         // A `*` in a value matches any run (f7: `_Z5k_*` keeps `_Z5k_intPi`,
         // `k_i*t` too, `_Z*` and `*` every kernel; `?` and `[..]` are
