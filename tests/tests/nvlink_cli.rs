@@ -551,6 +551,10 @@ fn demangled_names_read_as_nvlinks() {
         ("_ZN42_INTERNAL_70ea571f_11_fptr_ops_cu_8b71b38110fptr_identEi", "fptr_ident(int)"),
         ("vprintf", "vprintf"),
         ("_Znot-a-name", "_Znot-a-name"),
+        // nvlink 13.5 -dump-callgraph (f7 p1, p3).
+        ("_Z4tmixIiET_S0_S0_", "T1 tmix<int>(T1, T1)"),
+        ("_Z4tmixIdET_S0_S0_", "T1 tmix<double>(T1, T1)"),
+        ("_Z2wkILi5EEii", "int wk<(int)5>(int)"),
     ] {
         assert_eq!(nvlink_cmd::demangle_like_nvlink(mangled), expected);
     }

@@ -1040,6 +1040,19 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
     };
     for (name, data) in names.into_iter().zip(results) {
         let data = data.map_err(|e| format!("Could not open input file '{name}': {e}"))?;
+        match named_input_kind(name, read.bytes(&data.bytes), request.arch) {
+            NamedInput::Use => {}
+            NamedInput::Skip(why) => {
+                // Silent in nvlink; an info, so that -Werror fails no link nvlink makes.
+                reporter.info(&format!("Input file '{name}' skipped: {why}, as nvlink skips it"));
+                continue;
+            }
+            NamedInput::SkipWarning(message) => {
+                reporter.warning(&message);
+                continue;
+            }
+            NamedInput::Fatal(message) => return Err(message),
+        }
         let code = data.code.map(|file| {
             open.push(file);
             open.len() - 1
@@ -1064,6 +1077,91 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
 }
 
 const EM_CUDA: u16 = 190;
+
+/// What nvlink makes of a file named on the command line before it looks for
+/// device code: [`named_input_kind`].
+enum NamedInput {
+    Use,
+    Skip(&'static str),
+    /// Skipped with nvlink's warning.
+    SkipWarning(String),
+    Fatal(String),
+}
+
+/// Rule 13.11: nvlink sorts a file named on the command line by its size and
+/// the suffix of its file name (after the last `.`, case-sensitive) before it
+/// looks inside: an empty file is skipped, one of 1..55 bytes cannot be
+/// opened, a `.cubin` must be a device ELF, a `.fatbin` a fatbin, `.ltoir` and
+/// `.nvvm` need `-lto`, a `.ptx` must hold a device ELF or PTX text (the
+/// text, or a fatbin, is linked only for sm_90 and newer targets); a file
+/// without a suffix or named `.so` is skipped whatever it holds; under any
+/// other suffix but `.o` a device ELF is skipped (a damaged one is fatal), and
+/// a bare fatbin is skipped unless it is named `.fatbin`.
+fn named_input_kind(name: &str, data: &[u8], arch: Arch) -> NamedInput {
+    const NVLINK_HEADER: usize = 56;
+    if data.is_empty() {
+        return NamedInput::Skip("the file is empty");
+    }
+    if data.len() < NVLINK_HEADER {
+        return NamedInput::Fatal(format!(
+            "Could not open input file '{name}': {} bytes, shorter than the {NVLINK_HEADER} nvlink reads first",
+            data.len()
+        ));
+    }
+    let file_name = Path::new(name).file_name().map_or(std::borrow::Cow::Borrowed(name), |n| n.to_string_lossy());
+    let suffix = file_name.rsplit_once('.').map_or("", |(_, s)| s);
+    let elf = data.starts_with(b"\x7fELF");
+    let device = is_cubin(data);
+    let damaged = device && develf_parse::ElfFile::parse(data).is_err();
+    let fatbin = develf_fatbin::sniff(data) == Some(develf_fatbin::ContainerKind::Fatbin);
+    // A cubin named .ptx is read as a fatbin's entry is: one for another SM
+    // is passed over with nvlink's warning (sm_90 objects in an sm_86 link),
+    // damaged or not.
+    if suffix == "ptx" && device {
+        let target = match develf_parse::Cubin::parse(data).ok().and_then(|c| c.target()) {
+            Some(target) => develf_link::arch_compatible(target, arch),
+            None => header_sm(data) == arch.sm,
+        };
+        if !target {
+            return NamedInput::SkipWarning(format!("SM Arch ('{arch}') not found in '{name}'"));
+        }
+    }
+    // Below sm_90 nvlink takes nothing from a `.ptx` that passes its content
+    // check: PTX text, a fatbin, even a cubin for the target (silently).
+    let ptx_ignored = arch.sm < 90 && (device || fatbin || looks_like_ptx(data));
+    match suffix {
+        "ptx" if ptx_ignored => NamedInput::Skip("nvlink takes a .ptx file only for sm_90 and newer targets"),
+        "o" if fatbin => NamedInput::Skip("a fatbin is linked only when named .fatbin"),
+        "cubin" if !elf => NamedInput::Fatal(format!("cubin not an elf? ('{name}' is named .cubin)")),
+        "cubin" if !device => {
+            NamedInput::Fatal(format!("cubin not a device elf? ('{name}' is a host ELF named .cubin)"))
+        }
+        "fatbin" if !fatbin => NamedInput::Fatal(format!("fatbin wrong format? ('{name}' is named .fatbin)")),
+        "ltoir" | "nvvm" => NamedInput::Fatal(format!("should only see nvvm files when -lto ('{name}')")),
+        "ptx" if damaged => NamedInput::Fatal(format!(
+            "Input file '{name}' must be recompiled with toolkit >= Cuda 12.0 (a damaged cubin)"
+        )),
+        "ptx" if !device && !fatbin && !looks_like_ptx(data) => NamedInput::Fatal(format!(
+            "Can't load this binary kind, as it's not recognized: '{name}' is named .ptx but holds no PTX"
+        )),
+        "" | "so" => NamedInput::Skip("nvlink links no file without a suffix or named .so"),
+        "cubin" | "fatbin" | "ptx" | "o" => NamedInput::Use,
+        _ if damaged => NamedInput::Fatal(format!("Could not find fatbin in '{name}' (a damaged cubin)")),
+        _ if device => NamedInput::Skip("a cubin is linked only when named .cubin, .o or .ptx"),
+        _ if fatbin => NamedInput::Skip("a fatbin is linked only when named .fatbin"),
+        _ => NamedInput::Use,
+    }
+}
+
+/// The SM a device ELF's e_flags name (ABI 8: bits 8..15), 0 when unreadable.
+fn header_sm(data: &[u8]) -> u32 {
+    data.get(48..52).map_or(0, |f| (u32::from_le_bytes([f[0], f[1], f[2], f[3]]) >> 8) & 0xff)
+}
+
+/// PTX text: nvlink's `.ptx` loader takes it, refusing other text.
+fn looks_like_ptx(data: &[u8]) -> bool {
+    std::str::from_utf8(data).is_ok_and(|text| text.contains(".version") && text.contains(".target"))
+}
 
 /// A device object to link: its name for messages, its bytes and, for a
 /// cubin read without its code, the file the code is read from.
@@ -1155,6 +1253,13 @@ fn device_objects<'a>(
         // cut at 64, 300 or 3000 bytes: no message, exit 0, the other inputs
         // linked as without it; merc2 sweep); say it, and do the same.
         if let Err(d) = develf_parse::ElfFile::parse(data) {
+            // Rule 13.11: one whose header names a Mercury SM (sm_100 and up)
+            // stops nvlink with `elfLink internal error`, whatever the target
+            // (an sm_100 cubin cut at 64..3000 bytes, in sm_100, sm_120 and
+            // sm_90 links; a cut sm_90 cubin in an sm_100 link is skipped).
+            if header_sm(data) >= 100 {
+                return Err(format!("elfLink internal error: '{name}' is a damaged cubin ({d})"));
+            }
             reporter.warning(&format!("Input file '{name}' is a damaged cubin ({d}); skipped, as nvlink skips it"));
             return Ok(Vec::new());
         }
@@ -1475,7 +1580,13 @@ fn link_failure(error: &LinkError) -> LinkFailure {
     let message = error.to_string();
     match error {
         LinkError::BadInput { .. } | LinkError::ArchMismatch { .. } => LinkFailure::fatal(message),
-        LinkError::DuplicateDefinitions(_) => LinkFailure { status: FATAL_STATUS, fatal: false, message },
+        // A kernel and a device function or variable of one name is a
+        // multiple definition to nvlink (`Function 'f' not declared __global__
+        // in all source files`, then `merge_elf failed`): status 1, exec and
+        // -r, sm_75/sm_90/sm_120 (f7 p5).
+        LinkError::DuplicateDefinitions(_) | LinkError::KernelClash { .. } => {
+            LinkFailure { status: FATAL_STATUS, fatal: false, message }
+        }
         _ => LinkFailure { status: LINK_ERROR_STATUS, fatal: false, message },
     }
 }
@@ -1568,7 +1679,18 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     let inputs = object_inputs(&gathered, &sources);
     let image = match develf_link::link_image(&link_options(request, &gathered), &inputs) {
         Ok(b) => b,
-        Err(error) => return report(link_failure(&error), reporter),
+        Err(error) => {
+            // nvlink has written the register file when it finds undefined
+            // references (exit 255, no output; `nvcc -dlink` command lines,
+            // f7 NV_dlink_none), not for the other failures (rule 13.12).
+            if let (LinkError::UndefinedSymbols(_), Some(path)) = (&error, &request.register_link_binaries) {
+                let text = register_file_text(&gathered.registered, reporter);
+                if let Err(e) = write_atomically(path, text.as_bytes()) {
+                    reporter.fatal(&format!("Could not write file '{}': {e}", path.display()));
+                }
+            }
+            return report(link_failure(&error), reporter);
+        }
     };
     // nvlink prints these even under `-w`; `-Werror` makes them errors that
     // fail the link (status 255, no output).
@@ -1610,7 +1732,12 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
                 // Rule 13.6: nvlink's words when no input had code for the target.
                 eprintln!("No relocatable objects found. Did not generate callgraph.");
             } else {
-                eprint!("{}", callgraph_dump(&inputs, request.arch, demangle));
+                // nvlink 13.5 demangles with -dump-callgraph-no-demangle too
+                // (its output is byte-identical to -dump-callgraph's).
+                let _ = demangle;
+                let options = link_options(request, &gathered);
+                let kept = |name: &str| develf_link::is_root_kernel(&options, name);
+                eprint!("{}", callgraph_dump_kept(&inputs, request.arch, true, &kept));
             }
         }
     }
@@ -1653,6 +1780,15 @@ struct Node {
 /// more registers than its kernel is reported as nvlink does. Functions from
 /// nvlink's built-in libraries (`__cuda_sm70_*`) show no register count here.
 pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> String {
+    callgraph_dump_kept(inputs, arch, demangle, &|_| true)
+}
+
+/// [`callgraph_dump`] of a link that keeps only the kernels `kept` names
+/// (`-kernels-used`, `-variables-used`, host information): nvlink's walk
+/// starts from those and from every address-taken function (f7 p6:
+/// `-kernels-used=_Z6k_leafPi` prints `ping`, `pong`, `fib`, `k_ops` and
+/// `k_shapes` as bare numbers, the address-taken functions in full).
+pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, kept: &dyn Fn(&str) -> bool) -> String {
     let mut nodes: Vec<Node> = Vec::new();
     let mut globals: HashMap<String, usize> = HashMap::new();
     let mut address_taken: Vec<(usize, String)> = Vec::new();
@@ -1720,25 +1856,36 @@ pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> Strin
             }
         }
     }
+    // A weak function defined in several inputs brings its calls once
+    // (f7 `-G` p1: `tmix<float>`'s division slow path, in a.cu and b.cu).
+    let mut seen_calls = std::collections::HashSet::new();
     for (caller, callee) in direct_calls {
-        nodes[caller].callees.push(callee);
-    }
-    for (caller, prototype) in &indirect_calls {
-        for (target, target_prototype) in &address_taken {
-            if target_prototype == prototype {
-                nodes[*caller].callees.push(*target);
-            }
+        if seen_calls.insert((caller, callee)) {
+            nodes[caller].callees.push(callee);
         }
+    }
+    // An indirect call site's candidates are the address-taken functions of
+    // its prototype, printed in descending node order, the sites in the
+    // order the inputs list them, after (printed before) the direct callees
+    // (`k_shapes -> 3 2 4 1`: `area()` then `scale()` candidates; f7 p6).
+    for (caller, prototype) in indirect_calls.iter().rev() {
+        let mut targets: Vec<usize> =
+            address_taken.iter().filter(|(_, p)| p == prototype).map(|(target, _)| *target).collect();
+        targets.sort_unstable();
+        nodes[*caller].callees.extend(targets);
     }
     // Reachable: from kernels and address-taken functions.
     let mut reachable = vec![false; nodes.len()];
-    let mut stack: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].entry || nodes[i].address_taken).collect();
+    let mut stack: Vec<usize> =
+        (0..nodes.len()).filter(|&i| (nodes[i].entry && kept(&nodes[i].name)) || nodes[i].address_taken).collect();
     while let Some(i) = stack.pop() {
         if !std::mem::replace(&mut reachable[i], true) {
             stack.extend(nodes[i].callees.iter().copied().filter(|&c| !reachable[c]));
         }
     }
     let display = |node: &Node| if demangle { demangle_like_nvlink(&node.name) } else { node.name.clone() };
+    // The target's number without its `a`/`f` suffix (`-arch=sm_100a`: "sm_100").
+    let arch = format!("sm_{}", arch.sm);
     let mut out = format!(
         "callgraph for {arch}:\n# A: s -> B // s (number A) potentially calls B\n# s [N]     // s uses N registers\n# ^s        // s is entry point\n# &s        // s has address taken\n"
     );
@@ -1761,24 +1908,38 @@ pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> Strin
         }
         out.push('\n');
     }
-    for (i, node) in nodes.iter().enumerate().filter(|(_, n)| n.entry) {
-        let Some(own) = node.registers else { continue };
-        let mut seen = vec![false; nodes.len()];
-        let mut stack = node.callees.clone();
-        let mut most: Option<(u32, usize)> = None;
-        while let Some(c) = stack.pop() {
-            if std::mem::replace(&mut seen[c], true) {
-                continue;
-            }
-            if let Some(r) = nodes[c].registers.filter(|_| nodes[c].defined && c != i) {
-                if most.is_none_or(|(m, _)| r > m) {
-                    most = Some((r, c));
+    // nvlink raises each entry's count function by function, in ascending
+    // node order, and prints every raise: one line per (function, entry)
+    // where the function, reached from the entry, uses more registers than
+    // the entry's count so far; for one function the entries come in
+    // descending node order (f7 p7: `k1 k2 k3 kh`, nodes 6 5 4 2; f7 `-G` p1:
+    // `tsum<int,3>` for k_int, then `tmix<double>` 36 and the f64 division's
+    // 45 both for k_d).
+    let entries: Vec<(usize, Vec<bool>)> = nodes
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(i, n)| n.entry && reachable[*i] && n.registers.is_some())
+        .map(|(i, node)| {
+            let mut seen = vec![false; nodes.len()];
+            let mut stack = node.callees.clone();
+            while let Some(c) = stack.pop() {
+                if !std::mem::replace(&mut seen[c], true) {
+                    stack.extend(nodes[c].callees.iter().copied());
                 }
             }
-            stack.extend(nodes[c].callees.iter().copied());
-        }
-        if let Some((r, c)) = most.filter(|(r, _)| *r > own) {
-            let _ = writeln!(out, "regcount {r} for {} propagated to entry {}", display(&nodes[c]), display(node));
+            (i, seen)
+        })
+        .collect();
+    let mut count: Vec<Option<u32>> = nodes.iter().map(|n| n.registers).collect();
+    for (f, function) in nodes.iter().enumerate() {
+        let Some(r) = function.registers.filter(|_| function.defined) else { continue };
+        for (e, reached) in &entries {
+            if *e != f && reached[f] && count[*e].is_some_and(|c| r > c) {
+                count[*e] = Some(r);
+                let _ =
+                    writeln!(out, "regcount {r} for {} propagated to entry {}", display(function), display(&nodes[*e]));
+            }
         }
     }
     out
@@ -1790,7 +1951,11 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     if !name.starts_with("_Z") {
         return name.to_string();
     }
-    let Some(text) = cpp_demangle::Symbol::new(name.as_bytes()).ok().and_then(|s| s.demangle().ok()) else {
+    let demangle = |mangled: &str| cpp_demangle::Symbol::new(mangled.as_bytes()).ok().and_then(|s| s.demangle().ok());
+    // nvlink's demangler writes a template parameter the signature uses as
+    // `T1` (`T1 tmix<int>(T1, T1)`) and an int template argument as `(int)5`
+    // (`int wk<(int)5>(int)`): rename them in the mangled name first.
+    let Some(text) = nvlink_spelling(name).and_then(|m| demangle(&m)).or_else(|| demangle(name)) else {
         return name.to_string();
     };
     let text = match text.strip_prefix("_INTERNAL_") {
@@ -1808,6 +1973,116 @@ pub fn demangle_like_nvlink(name: &str) -> String {
         previous = c;
     }
     out
+}
+
+/// `name` with each template parameter reference `T_`, `T0_`, .. turned into
+/// a class named `T1`, `T2`, .. (substitutable as the parameter is) and each
+/// int literal `Li5E` into one of the vendor type `int` (printed `(int)5`;
+/// not substitutable, as `i` is not). None when the name holds a construct
+/// the scan does not follow (expressions, external-name literals, lambdas).
+fn nvlink_spelling(name: &str) -> Option<String> {
+    if !name.is_ascii() {
+        return None;
+    }
+    let b = name.as_bytes();
+    let mut out = String::with_capacity(name.len() + 16);
+    let mut i = 2; // after `_Z`
+    out.push_str("_Z");
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut changed = false;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'0'..=b'9' => {
+                let n = digits(i);
+                let len: usize = name[i..i + n].parse().ok()?;
+                let end = i.checked_add(n)?.checked_add(len)?;
+                out.push_str(name.get(i..end)?);
+                i = end;
+            }
+            b'S' => {
+                let next = *b.get(i + 1)?;
+                if b"tabsiod".contains(&next) {
+                    out.push_str(&name[i..i + 2]);
+                    i += 2;
+                } else {
+                    let n = b[i + 1..].iter().take_while(|c| c.is_ascii_digit() || c.is_ascii_uppercase()).count();
+                    if b.get(i + 1 + n) != Some(&b'_') {
+                        return None;
+                    }
+                    out.push_str(&name[i..i + n + 2]);
+                    i += n + 2;
+                }
+            }
+            b'T' => {
+                let next = *b.get(i + 1)?;
+                if next == b'_' || next.is_ascii_digit() {
+                    let n = digits(i + 1);
+                    if b.get(i + 1 + n) != Some(&b'_') || b.get(i + 2 + n) == Some(&b'I') {
+                        return None;
+                    }
+                    let index: usize = if n == 0 { 1 } else { name[i + 1..i + 1 + n].parse::<usize>().ok()? + 2 };
+                    let spelled = format!("T{index}");
+                    out.push_str(&format!("{}{spelled}", spelled.len()));
+                    changed = true;
+                    i += n + 2;
+                } else if b"sue".contains(&next) {
+                    out.push_str(&name[i..i + 2]);
+                    i += 2;
+                } else {
+                    return None;
+                }
+            }
+            b'L' => {
+                let ty = *b.get(i + 1)?;
+                if !ty.is_ascii_lowercase() || ty == b'u' {
+                    return None;
+                }
+                let value_end = b[i + 2..].iter().position(|&c| c == b'E')? + i + 2;
+                if !b[i + 2..value_end].iter().all(|c| c.is_ascii_alphanumeric()) {
+                    return None;
+                }
+                if ty == b'i' {
+                    out.push_str("Lu3int");
+                    changed = true;
+                } else {
+                    out.push_str(&name[i..i + 2]);
+                }
+                out.push_str(&name[i + 2..=value_end]);
+                i = value_end + 1;
+            }
+            b'D' => {
+                let next = *b.get(i + 1)?;
+                if next.is_ascii_digit() || b"nacishdefu".contains(&next) {
+                    out.push_str(&name[i..i + 2]);
+                    i += 2;
+                } else if next == b'v' {
+                    let n = digits(i + 2);
+                    if b.get(i + 2 + n) != Some(&b'_') {
+                        return None;
+                    }
+                    out.push_str(&name[i..i + n + 3]);
+                    i += n + 3;
+                } else {
+                    return None;
+                }
+            }
+            b'A' => {
+                let n = digits(i + 1);
+                if b.get(i + 1 + n) != Some(&b'_') {
+                    return None;
+                }
+                out.push_str(&name[i..i + n + 2]);
+                i += n + 2;
+            }
+            b'X' | b'U' | b'Z' | b'.' | b'$' => return None,
+            _ => {
+                out.push(char::from(c));
+                i += 1;
+            }
+        }
+    }
+    changed.then_some(out)
 }
 
 /// `int const*` → `const int*`, as nvlink's demangler writes a const that

@@ -2,7 +2,8 @@
 //!
 //! * `-kernels-used=K,...` (rule 9): a kernel is kept when one of the values
 //!   is a *substring* of its name (nvlink's help: "Can be part of a kernel
-//!   name"; `-kernels-used=kb` keeps `_Z2kbPi` and `_Z3kb2Pi`). It overrides
+//!   name"; `-kernels-used=kb` keeps `_Z2kbPi` and `_Z3kb2Pi`), a `*` in it
+//!   matching any run (`_Z5k_*`, `k_i*t`, `_Z*`). It overrides
 //!   the host information (`-kernels-used=kb2` keeps `kb2`, which no host
 //!   object names).
 //! * `-variables-used=V,...` without `-kernels-used` (rule 9.1): *no* kernel
@@ -23,9 +24,14 @@
 use crate::options::LinkOptions;
 
 /// Is the kernel `name` a root of the live-code walk?
-pub(crate) fn is_root_kernel(options: &LinkOptions, name: &str) -> bool {
+pub fn is_root_kernel(options: &LinkOptions, name: &str) -> bool {
     if let Some(list) = &options.kernels_used {
-        return list.iter().any(|k| name.contains(k.as_str()));
+        // A `*` in a value matches any run (f7: `_Z5k_*` keeps `_Z5k_intPi`,
+        // `k_i*t` too, `_Z*` and `*` every kernel; `?` and `[..]` are
+        // literal): the value is a glob matched anywhere in the name.
+        return list
+            .iter()
+            .any(|k| if k.contains('*') { glob_match(&format!("*{k}*"), name) } else { name.contains(k.as_str()) });
     }
     if options.variables_used.is_some() {
         return false;

@@ -40,6 +40,7 @@ pub use error::{
     Duplicate, LinkError, LinkWarning, Location, RegisterOverLimit, SharedContribution, SharedOverLimit, SymbolName,
     Undefined, demangle,
 };
+pub use host_info::is_root_kernel;
 pub use input::arch_compatible;
 pub use options::{CodeSource, Input, LinkOptions, OutputKind, is_code_section};
 pub use write::Image;

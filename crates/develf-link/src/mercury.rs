@@ -605,7 +605,8 @@ pub(crate) fn finish_symbols(
     // does not bring in `#ilib1`, tl_b's live `tl_reduce<int, Max>` does,
     // after tl_a's `#ii`).
     let live_entry = |e: crate::symbols::PrototypeEntry| !dead_entries.contains(&e);
-    for p in crate::symbols::prototype_strings_where(inputs, true, &live_entry) {
+    let output_index = |r: SymbolRef| table.output_index(inputs, resolution, layout, r);
+    for p in crate::symbols::merc_signature_strings(inputs, &live_entry, &output_index) {
         if !dead_signatures.contains(p) {
             strtab.add(p);
         }

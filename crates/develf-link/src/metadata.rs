@@ -897,7 +897,20 @@ impl Context<'_, '_> {
             .chain(self.inputs.iter())
             .find_map(note)
             .map(<[u8]>::to_vec)
-            .unwrap_or_else(|| empty_link_cuinfo(self.options.arch.sm));
+            .unwrap_or_else(|| {
+                // Rule 7.4: inputs all ABI 7 (no cuinfo note): nvlink's note
+                // names the smallest virtual SM of their e_flags (bits 16..23),
+                // not the target (12.9 objects from `.target sm_75` PTX linked
+                // for sm_86/sm_89/sm_90: 75).
+                let abi7_virtual = self
+                    .inputs
+                    .iter()
+                    .filter(|i| i.abi7)
+                    .map(|i| (i.cubin.header().flags >> 16) & 0xff)
+                    .filter(|&v| v != 0)
+                    .min();
+                empty_link_cuinfo(abi7_virtual.unwrap_or(self.options.arch.sm))
+            });
         // The descriptor ends the note: u16 version, u16 virtual SM, u32 toolkit.
         let virtual_sm = |b: &[u8]| {
             let at = b.len().checked_sub(6)?;

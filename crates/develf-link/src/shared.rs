@@ -123,7 +123,7 @@ pub(crate) struct Facts {
     /// Shared variables each function's code refers to.
     uses: HashMap<Node, Vec<SymbolRef>>,
     /// Functions whose code refers to `extern __shared__` memory.
-    extern_users: HashSet<Node>,
+    pub(crate) extern_users: HashSet<Node>,
     /// Some input refers to `extern __shared__` memory.
     any_extern: bool,
     /// Some code refers to an extern a `-r` output defined in
@@ -978,7 +978,12 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         (layout.debug && !names.is_empty())
             .then(|| names.iter().filter_map(|n| plan.extern_values.get(n)).copied().max().unwrap_or(0))
     };
-    for k in kernels {
+    // Kernels in `.text` order: the instances follow it, also where rule
+    // 9.6 created a kernel's `.nv.shared.<k>` late (f7 `-r
+    // -kernels-used=_Z3k*`: unselected `k_main`'s instance before `k_c`'s).
+    let mut in_text_order: Vec<&Kernel> = kernels.iter().collect();
+    in_text_order.sort_by_key(|k| k.text);
+    for k in in_text_order {
         let (size, align) = if facts.any_extern {
             let size = if k.uses_extern {
                 // Variables count, not a `-r` output's section size, and the

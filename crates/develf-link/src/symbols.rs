@@ -210,6 +210,47 @@ pub(crate) fn prototype_strings_where<'a>(
     out
 }
 
+/// Rule 4.3 (Mercury): the signatures of the inputs' `.nv.callgraph` blocks
+/// in the order the output's call graph lists them: the address-taken block
+/// before the indirect-call block, each by the output symbol index of its
+/// function (`output_index`), input order breaking ties; then the
+/// `.nv.prototype` signatures as [`prototype_strings_where`] orders them.
+pub(crate) fn merc_signature_strings<'a>(
+    inputs: &[InputObject<'a>],
+    keep: &dyn Fn(PrototypeEntry) -> bool,
+    output_index: &dyn Fn(SymbolRef) -> Option<u32>,
+) -> Vec<&'a str> {
+    let mut graph: Vec<(u8, u32, usize, &'a str)> = Vec::new();
+    for input in inputs {
+        let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
+            continue;
+        };
+        let Some(strings) = input.section(strtab).and_then(|s| s.data) else { continue };
+        for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_CALLGRAPH) {
+            let Ok(decoded) = CallGraph::decode(s.bytes()) else { continue };
+            for (block, pairs) in [(2u8, &decoded.address_taken), (3u8, &decoded.indirect_calls)] {
+                for p in pairs {
+                    let Some(text) = string_at(strings, p.1) else { continue };
+                    let at = output_index(SymbolRef { input: input.index, symbol: p.0 as usize }).unwrap_or(u32::MAX);
+                    let seq = graph.len();
+                    graph.push((block, at, seq, text));
+                }
+            }
+        }
+    }
+    graph.sort_unstable();
+    let mut out: Vec<&'a str> = Vec::new();
+    for (_, _, _, text) in graph {
+        if !out.contains(&text) {
+            out.push(text);
+        }
+    }
+    for input in inputs {
+        signature_strings(input, false, true, keep, &mut out);
+    }
+    out
+}
+
 /// One `.nv.prototype` entry: its input, section and index there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct PrototypeEntry {
