@@ -351,6 +351,10 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 7.2: a -G kernel gets NUM_BARRIERS from its callee before the
     // EXTERNS appended for the callee's `__assertfail`.
     device_debug("nbex-G", "nbex.cu", Archs::Only(NBEX_ARCHS)),
+    // Rule 4.3: Mercury `.strtab` signatures in `.nv.callgraph` order.
+    cu("msig_a", "msig_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("msig_b", "msig_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("msig_c", "msig_c.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.7: capsule counts leave `B2R.RESULT` out.
     cu("b2r_a", "b2r_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("b2r_b", "b2r_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -592,6 +596,12 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "sbimad", inputs: &[Abi8("sbimad")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "cubr", inputs: &[Abi8("cubr_a"), Abi8("cubr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "nbex-G", inputs: &[Abi8("nbex-G")], flags: &[], archs: Archs::Only(NBEX_ARCHS) },
+    GroupSpec {
+        name: "msig",
+        inputs: &[Abi8("msig_a"), Abi8("msig_b"), Abi8("msig_c")],
+        flags: &[],
+        archs: Archs::Only(MERCURY_PAIR),
+    },
     GroupSpec { name: "b2r", inputs: &[Abi8("b2r_a"), Abi8("b2r_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "jtab",
