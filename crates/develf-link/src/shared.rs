@@ -245,6 +245,13 @@ pub(crate) fn facts(
     f
 }
 
+impl Facts {
+    /// Whether this function's own code names `extern __shared__` memory.
+    pub(crate) fn uses_extern_itself(&self, node: Node) -> bool {
+        self.extern_users.contains(&node)
+    }
+}
+
 /// Rule 12.1: in an executable an indirect call site reaches every
 /// address-taken function of its prototype (`.nv.callgraph` blocks 3 and 2,
 /// signatures compared as strings), as in rules 7.1/7.2: `table_kernel`
