@@ -200,9 +200,15 @@ pub(crate) fn facts(
                     continue;
                 }
                 let Some(def) = resolution.definition_of(here) else { continue };
-                let Some(section) =
-                    inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index())
-                else {
+                let Some(target) = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)) else { continue };
+                // Rule 12.1: a kernel's address (a device-side launch, `child<<<..>>>`)
+                // is no call: the child runs in its own window (dynp: `parent_k`
+                // launching `child_sum`, whose extern memory does not keep the
+                // parent's window; sm_75..sm_120 exec and `-r`).
+                if crate::resolve::is_kernel(target) {
+                    continue;
+                }
+                let Some(section) = target.section_index() else {
                     continue;
                 };
                 let to = (def.input, section);
