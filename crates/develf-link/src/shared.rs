@@ -645,7 +645,7 @@ fn plan_executable(
     let reached_by = |node: Node| -> Vec<usize> {
         kernels.iter().enumerate().filter(|(_, k)| k.reach.contains(&node)).map(|(i, _)| i).collect()
     };
-    let mut common: Vec<(&Variable, usize, Node)> = Vec::new();
+    let mut common: Vec<(&Variable, Vec<usize>, Node)> = Vec::new();
     let mut private: HashMap<usize, Vec<&Variable>> = HashMap::new();
     let mut global_align: Option<u64> = None;
     // The kernels reaching each variable's definition: a weak variable
@@ -719,7 +719,7 @@ fn plan_executable(
                 let a = pool_section_align.get(&v.symbol).copied().unwrap_or(v.align).max(v.align);
                 global_align = Some(global_align.unwrap_or(1).max(a));
                 if by.len() >= 2 {
-                    common.push((v, by.len(), *node));
+                    common.push((v, by.clone(), *node));
                 }
             }
         }
@@ -740,17 +740,28 @@ fn plan_executable(
     // The common area: variables of functions several kernels reach, laid
     // out once at the same offsets in every window (rule 12.1). Order: most
     // kernels first, then later functions first (one sample, see the doc).
-    common.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol)));
+    common
+        .sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(b.2.cmp(&a.2)).then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol)));
+    // Each variable goes at the first offset free in every window reaching
+    // it, so variables no kernel reaches together overlap (cubl:
+    // `block_scan<int,256>`'s `s` (three kernels) and `block_scan<float,128>`'s
+    // (two others) both at 0; `-preserve-relocs` `.nv_debug.shared` 0x400).
     let mut end = 0u64;
+    let mut kernel_end: HashMap<usize, u64> = HashMap::new();
     let mut common_end: HashMap<Node, u64> = HashMap::new();
     let debug_shared = layout.find(".nv_debug.shared");
-    for (v, _, node) in &common {
-        let at = align_up(end, v.align);
+    for (v, by, node) in &common {
+        let at = by.iter().map(|k| align_up(kernel_end.get(k).copied().unwrap_or(0), v.align)).max().unwrap_or(0);
         plan.offsets.insert(v.symbol, at);
         if let Some(id) = debug_shared {
             plan.homes.insert(v.symbol, id);
         }
-        end = at.saturating_add(v.size);
+        let var_end = at.saturating_add(v.size);
+        end = end.max(var_end);
+        for k in by {
+            kernel_end.insert(*k, var_end);
+        }
+        let end = var_end;
         let copy_users = aliases.iter().filter(|(_, first)| *first == v.symbol).flat_map(|(copy, _)| {
             let node = pool.iter().find(|(p, _)| p.symbol == *copy).map(|(_, n)| *n);
             node.into_iter().chain(users_of.get(copy).into_iter().flatten().copied())
@@ -764,6 +775,7 @@ fn plan_executable(
     let common_area = end;
     for (i, k) in kernels.iter().enumerate() {
         let mut cur = k.reach.iter().filter_map(|n| common_end.get(n)).copied().max().unwrap_or(0);
+        cur = cur.max(kernel_end.get(&i).copied().unwrap_or(0));
         let mut align = k.own_align;
         // Private variables: callees' first, then the kernel's own, stably
         // sorted by alignment, largest first (rule 12.1).
