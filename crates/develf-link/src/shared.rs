@@ -791,6 +791,11 @@ fn plan_executable(
         let mut own: Vec<&Variable> = k.own.iter().collect();
         own.sort_by_key(|v| v.size);
         vars.extend(own);
+        // And both together, smallest first (cubl: `reduce_d`'s own 0x80
+        // `TempStorage` at 0, then its callee `block_scan<double,512>`'s
+        // 0x1000 array at 0x80; sm_86 `-preserve-relocs`, exec): callees'
+        // first only among equal sizes.
+        vars.sort_by_key(|v| v.size);
         vars.sort_by_key(|v| std::cmp::Reverse(v.align));
         let any_common = k.reach.iter().any(|n| common_end.contains_key(n));
         for v in &vars {
