@@ -1032,7 +1032,12 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     // unit (shared, xshm's `xshm_only_dyn`: 0x10).
                     if offset == 0 && k.own.is_empty() { a } else { offset.max(a.saturating_mul(2)) }
                 } else if layout.debug {
-                    grow_by_room(k.own_extent, a)
+                    // A kernel reaching extern memory only through a device
+                    // function grows by the alignment also when its own
+                    // variables fill exactly one unit (cubl -G `-r -g`:
+                    // `reduce_f`'s 0x10 of own variables, calling
+                    // `stage_dyn` -> `dyn_smem<int>`: 0x20; g4's `k2` 0 -> 0x10).
+                    if k.own_extent <= a { k.own_extent.saturating_add(a) } else { k.own_extent }
                 } else {
                     let offset = align_up(k.own_extent, mine).max(mine);
                     // One instance per kernel whose own code uses extern memory,
