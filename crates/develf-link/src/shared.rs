@@ -14,7 +14,7 @@ use crate::layout::{InfoField, Keep, Layout, OutId, SectionClass};
 use crate::resolve::{Resolution, SymbolRef};
 use develf_eiattr::CallGraph;
 use develf_format::section::SHT_CUDA_CALLGRAPH;
-use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_SECTION};
+use develf_format::symbol::{STB_WEAK, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_SECTION};
 use develf_parse::elf::string_at;
 use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
@@ -191,8 +191,12 @@ pub(crate) fn facts(
                         // functions' variables too (relinked shm, xshm); an
                         // extern-only one is kept (fresh relinked: `shared_mix`
                         // names `dsm_f`/`dsm_i`, the section holds no variable).
+                        // Not a section holding only weak template statics
+                        // (f6 cubl's `-r` output: `block_scan<T,N>::s` WEAK
+                        // beside the defined `raw`; relinked, the empty
+                        // `.nv_debug.shared` stays, sm_75..sm_90a).
                         f.defined_extern |=
-                            sym.section_index().is_some_and(|x| holds_variables(inputs, input.index, x));
+                            sym.section_index().is_some_and(|x| holds_strong_variables(inputs, input.index, x));
                         node_names.entry(from).or_default().push(sym.name);
                     } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {
                         f.uses.entry(from).or_default().push(here);
@@ -588,6 +592,15 @@ fn grow_by_pool(extent: u64, a: u64) -> u64 {
 fn holds_variables(inputs: &[InputObject<'_>], input: usize, section: usize) -> bool {
     inputs.get(input).is_some_and(|i| {
         i.symbols().iter().any(|y| is_shared(y) && y.section_index() == Some(section) && !is_extern(i, y))
+    })
+}
+
+/// [`holds_variables`] counting only local and global variables, not weak ones.
+fn holds_strong_variables(inputs: &[InputObject<'_>], input: usize, section: usize) -> bool {
+    inputs.get(input).is_some_and(|i| {
+        i.symbols()
+            .iter()
+            .any(|y| is_shared(y) && y.section_index() == Some(section) && !is_extern(i, y) && y.bind != STB_WEAK)
     })
 }
 
