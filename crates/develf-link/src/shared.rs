@@ -820,7 +820,14 @@ fn plan_executable(
         }
         if k.own.is_empty() && k.own_size > 0 {
             // Rule 12.8: a relinked `-r` output's room without variables stays.
-            cur = align_up(cur, k.own_align).saturating_add(k.own_size);
+            let at = align_up(cur, k.own_align);
+            // Rule 12.9: the null symbol, written like the room's variable,
+            // also takes the room's offset (f6 cubl relinked: `scan_f`'s room
+            // after the common `block_scan<float,128>::s`: 0x200 on sm_75).
+            if !layout.mercury && k.room.is_some() {
+                plan.null_value = plan.null_value.saturating_add(at);
+            }
+            cur = at.saturating_add(k.own_size);
         }
         if let Some(&kernel) = k.reach.first() {
             let user = |symbol: SymbolRef| pool.iter().find(|(p, _)| p.symbol == symbol).map_or(kernel, |(_, n)| *n);
