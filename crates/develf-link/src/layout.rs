@@ -819,6 +819,11 @@ pub(crate) fn build(
             }
         }
     }
+    // Before `.nv.rel.action` (f6 dynp exec `-kernels-used`: after
+    // `.nv.prototype`, before `.nv.rel.action` in `.shstrtab`).
+    if !options.debug && (options.kernels_used.is_some() || options.variables_used.is_some()) {
+        unselected_extern_windows(&mut b, &shared_facts, options);
+    }
     if executable && !mercury {
         b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
     }
@@ -826,9 +831,6 @@ pub(crate) fn build(
         assign_texture_slots(&mut b);
         // Rule 11.5: the merc header-index tables of the slotted banks.
         crate::mercury::header_index_tables(&mut b.layout);
-    }
-    if !executable && !options.debug && (options.kernels_used.is_some() || options.variables_used.is_some()) {
-        unselected_extern_windows(&mut b, &shared_facts, options);
     }
     finish_classes(&mut b.layout);
     // Rule 12: sizes, alignment and survival of every `.nv.shared.<k>`.
@@ -996,8 +998,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             // which ignores the lists (rule 9.7; fresh3 `-r -g
             // -kernels-used=ps_driver`: every kernel's `.nv.shared.<k>` name,
             // sm_75..sm_90a).
-            let selected = executable
-                || options.debug
+            let selected = options.debug
                 || (options.kernels_used.is_none() && options.variables_used.is_none())
                 || crate::host_info::is_root_kernel(options, s.name);
             if is_kernel(s) && selected {
