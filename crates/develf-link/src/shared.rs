@@ -134,6 +134,9 @@ pub(crate) struct Facts {
     /// 0x100 for an `externsharedinstance` a `-r` link gave offset 0x100
     /// (rule 12.8).
     extern_align: u64,
+    /// The largest `st_value` of the extern symbols, 0 when every one is an
+    /// extern a `-r -g` output defined at offset 0 (rule 12.9).
+    extern_value: u64,
     /// The largest extern alignment each function's code refers to.
     node_extern_align: HashMap<Node, u64>,
     /// Per code section: the alignment of the extern its first input
@@ -157,6 +160,7 @@ pub(crate) fn facts(
         any_extern: false,
         defined_extern: false,
         extern_align: 0,
+        extern_value: 0,
         node_extern_align: HashMap::new(),
         node_first_extern_align: HashMap::new(),
         node_externs: HashMap::new(),
@@ -248,6 +252,7 @@ pub(crate) fn facts(
     // instances (first 0x10): `buf`'s 0x40 aligns `.nv_debug.shared`).
     if f.any_extern {
         f.extern_align = name_align.values().copied().max().unwrap_or(0);
+        f.extern_value = f.extern_align;
     }
     if f.extern_align == 0 {
         f.extern_align = EXTERN_ALIGN;
@@ -386,6 +391,9 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
                 // the kernel as an object's (fresh `-r` output, `-r -g`: 0x10).
                 room = None;
                 own_size = 0;
+                // Nor its alignment (f6 cubl `-G`, the `-r -g` output
+                // relinked `-g`: `scan_f`'s 16-aligned room, window 8-aligned).
+                own_align = 1;
             }
             if let Some(max) = own.iter().map(|v| v.align).max() {
                 // Rule 12.8: with variables, theirs is the alignment; a `-r`
@@ -748,7 +756,10 @@ fn plan_executable(
         global_align = pool.iter().map(|(v, _)| v.align).max();
     }
     if facts.any_extern {
-        global_align = global_align.map(|a| a.max(facts.extern_align));
+        // An extern a `-r -g` output defined at 0 raises nothing (f6 cubl
+        // `-G`, its `-r -g` output relinked `-g`: windows of kernels not
+        // reaching `raw` keep the pool's 8; sm_75/sm_86/sm_90a).
+        global_align = global_align.map(|a| a.max(facts.extern_value));
     }
     // The common area: variables of functions several kernels reach, laid
     // out once at the same offsets in every window (rule 12.1). Order: most
