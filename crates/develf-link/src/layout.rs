@@ -822,6 +822,11 @@ pub(crate) fn build(
             }
         }
     }
+    // Before `.nv.rel.action` (f6 dynp exec `-kernels-used`: after
+    // `.nv.prototype`, before `.nv.rel.action` in `.shstrtab`).
+    if !options.debug && (options.kernels_used.is_some() || options.variables_used.is_some()) {
+        unselected_extern_windows(&mut b, &shared_facts, options);
+    }
     if executable && !mercury {
         b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
     }
@@ -838,6 +843,43 @@ pub(crate) fn build(
     }
     keep_symtab_shndx(&mut b.layout);
     b.layout
+}
+
+/// Rule 9.6: `-r` with `-kernels-used`/`-variables-used` makes no
+/// `.nv.shared.<k>` for a kernel the lists do not select, except for one
+/// whose own code uses `extern __shared__` memory: its window is created
+/// last, after `.nv_debug.shared`, and sized as rule 12.3's user (f6 dynp
+/// `child_sum`, `-r -kernels-used=tex_k` or `=child_fill`: 0x20 and its
+/// `externsharedinstance`; sm_75..sm_120).
+fn unselected_extern_windows(b: &mut Builder<'_, '_>, facts: &crate::shared::Facts, options: &LinkOptions) {
+    let mut made = Vec::new();
+    for input in b.inputs {
+        for s in input.symbols() {
+            if !is_kernel(s) || crate::host_info::is_root_kernel(options, s.name) {
+                continue;
+            }
+            let Some(text) = s.section_index() else { continue };
+            let me = SymbolRef { input: input.index, symbol: s.index };
+            if b.resolution.definition_of(me) != Some(me)
+                || b.resolution.is_discarded(input.index, text)
+                || !facts.uses_extern_itself((input.index, text))
+            {
+                continue;
+            }
+            let Some(out_text) = b.layout.placed(input.index, text).map(|(id, _)| id) else { continue };
+            let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
+            made.push((companion(".nv.shared.", text_name), out_text));
+        }
+    }
+    for (name, out_text) in made {
+        if b.layout.find(&name).is_some() {
+            continue;
+        }
+        let id = b.create(&name, C::Shared, SHT_CUDA_SHARED, 0x43, 4);
+        if let Some(out) = b.layout.sections.get_mut(id) {
+            out.info = InfoField::Section(out_text);
+        }
+    }
 }
 
 /// Rules 1.3.1 and 1.3.2: the fixed start, then every input's sections in
@@ -959,8 +1001,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             // which ignores the lists (rule 9.7; fresh3 `-r -g
             // -kernels-used=ps_driver`: every kernel's `.nv.shared.<k>` name,
             // sm_75..sm_90a).
-            let selected = executable
-                || options.debug
+            let selected = options.debug
                 || (options.kernels_used.is_none() && options.variables_used.is_none())
                 || crate::host_info::is_root_kernel(options, s.name);
             if is_kernel(s) && selected {

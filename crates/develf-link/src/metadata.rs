@@ -1159,8 +1159,13 @@ impl Context<'_, '_> {
                 // (sm_80 tpl_a + sm_86 tpl_b for sm_86: `tkernel<int> ->
                 // tsum<int>` twice); `-r` lists such a pair once (mix80_86r;
                 // rule 9.13 below).
+                // Not those of a copy that lost when met (rule 9.11): poly's
+                // `Shape::~Shape` D0 in shape (36 registers, taken first), rect
+                // (36, lost when met) and scratch (35, replaces shape's): two
+                // pairs to `free`, shape's and scratch's (sm_86 exec).
+                let lost = |a: u32| self.resolution.lost_when_met(SymbolRef { input: i, symbol: a as usize });
                 let calls = |Pair(a, b): Pair| {
-                    if self.layout.executable && later(a) {
+                    if self.layout.executable && later(a) && !lost(a) {
                         return Some(Pair(self.out_index(i, a)?, self.out_index(i, b)?));
                     }
                     both(Pair(a, b))

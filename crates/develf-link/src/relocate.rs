@@ -17,7 +17,7 @@ use develf_format::reloc_desc::Action;
 use develf_format::section::SHT_CUDA_RESOLVED_RELA;
 use develf_format::symbol::{
     STB_LOCAL, STB_WEAK, STO_CUDA_CONSTANT, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_OBJECT, STT_CUDA_SURFACE,
-    STT_CUDA_TEXTURE, STT_FUNC, STT_OBJECT, STT_SECTION,
+    STT_CUDA_TEXTURE, STT_FUNC, STT_NOTYPE, STT_OBJECT, STT_SECTION,
 };
 use develf_parse::elf::Symbol;
 use develf_reloc::keep::{self, Disposition, Query, SymbolHome, SymbolState};
@@ -430,7 +430,19 @@ impl<'a> Context<'_, 'a> {
         if !writes || slot_or_table || resolved.state != SymbolState::Live {
             return None;
         }
-        let symbol = resolved.index?;
+        // An undefined local label (`-G` objects' `.rela.debug_loc` against
+        // `$L__tmp177`, NOTYPE, SHN_UNDEF) is listed against the null symbol
+        // (f6 coop sm_75 `-G`, `-preserve-relocs -g`: one entry, symbol 0).
+        let undefined_label = || {
+            self.inputs.get(input).and_then(|i| i.symbol(r.symbol as usize)).is_some_and(|s| {
+                r.symbol != 0 && s.bind == STB_LOCAL && s.st_type == STT_NOTYPE && s.section_index().is_none()
+            })
+        };
+        let symbol = match resolved.index {
+            Some(index) => index,
+            None if !self.layout.mercury && undefined_label() => 0,
+            None => return None,
+        };
         // Rule 8.2 on Mercury: only the shared-memory relocations are listed
         // (nw hist_kernel/pipeline_kernel and s1/s2 sm_100/sm_120: the
         // kernels' and device functions' block statics; no constants, code
@@ -657,7 +669,18 @@ impl<'a> Context<'_, 'a> {
                             }
                         }
                         Disposition::Drop => {}
-                        Disposition::Keep(t) => keep_entry(t, &mut kept),
+                        Disposition::Keep(t) => {
+                            keep_entry(t, &mut kept);
+                            // Rule 8.2: a relocation against an undefined local
+                            // label stays unapplied, but `-preserve-relocs` lists
+                            // it against the null symbol (`resolved_entry`).
+                            if resolved.index.is_none() && resolved_into.is_some() && executable {
+                                let code = crate::gc::is_code_section(&out.name);
+                                if let Some(entry) = self.resolved_entry(piece.input, r, offset, &resolved, code) {
+                                    resolved_list.push(((piece.input, rs.section, position), entry));
+                                }
+                            }
+                        }
                         Disposition::ApplyAndKeep(t) => {
                             apply(&mut data)?;
                             keep_entry(t, &mut kept);

@@ -14,7 +14,7 @@ use crate::layout::{InfoField, Keep, Layout, OutId, SectionClass};
 use crate::resolve::{Resolution, SymbolRef};
 use develf_eiattr::CallGraph;
 use develf_format::section::SHT_CUDA_CALLGRAPH;
-use develf_format::symbol::{STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_SECTION};
+use develf_format::symbol::{STB_WEAK, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_SECTION};
 use develf_parse::elf::string_at;
 use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
@@ -134,6 +134,9 @@ pub(crate) struct Facts {
     /// 0x100 for an `externsharedinstance` a `-r` link gave offset 0x100
     /// (rule 12.8).
     extern_align: u64,
+    /// The largest `st_value` of the extern symbols, 0 when every one is an
+    /// extern a `-r -g` output defined at offset 0 (rule 12.9).
+    extern_value: u64,
     /// The largest extern alignment each function's code refers to.
     node_extern_align: HashMap<Node, u64>,
     /// Per code section: the alignment of the extern its first input
@@ -157,6 +160,7 @@ pub(crate) fn facts(
         any_extern: false,
         defined_extern: false,
         extern_align: 0,
+        extern_value: 0,
         node_extern_align: HashMap::new(),
         node_first_extern_align: HashMap::new(),
         node_externs: HashMap::new(),
@@ -191,8 +195,12 @@ pub(crate) fn facts(
                         // functions' variables too (relinked shm, xshm); an
                         // extern-only one is kept (fresh relinked: `shared_mix`
                         // names `dsm_f`/`dsm_i`, the section holds no variable).
+                        // Not a section holding only weak template statics
+                        // (f6 cubl's `-r` output: `block_scan<T,N>::s` WEAK
+                        // beside the defined `raw`; relinked, the empty
+                        // `.nv_debug.shared` stays, sm_75..sm_90a).
                         f.defined_extern |=
-                            sym.section_index().is_some_and(|x| holds_variables(inputs, input.index, x));
+                            sym.section_index().is_some_and(|x| holds_strong_variables(inputs, input.index, x));
                         node_names.entry(from).or_default().push(sym.name);
                     } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {
                         f.uses.entry(from).or_default().push(here);
@@ -200,9 +208,15 @@ pub(crate) fn facts(
                     continue;
                 }
                 let Some(def) = resolution.definition_of(here) else { continue };
-                let Some(section) =
-                    inputs.get(def.input).and_then(|i| i.symbol(def.symbol)).and_then(|s| s.section_index())
-                else {
+                let Some(target) = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)) else { continue };
+                // Rule 12.1: a kernel's address (a device-side launch, `child<<<..>>>`)
+                // is no call: the child runs in its own window (dynp: `parent_k`
+                // launching `child_sum`, whose extern memory does not keep the
+                // parent's window; sm_75..sm_120 exec and `-r`).
+                if crate::resolve::is_kernel(target) {
+                    continue;
+                }
+                let Some(section) = target.section_index() else {
                     continue;
                 };
                 let to = (def.input, section);
@@ -238,11 +252,19 @@ pub(crate) fn facts(
     // instances (first 0x10): `buf`'s 0x40 aligns `.nv_debug.shared`).
     if f.any_extern {
         f.extern_align = name_align.values().copied().max().unwrap_or(0);
+        f.extern_value = f.extern_align;
     }
     if f.extern_align == 0 {
         f.extern_align = EXTERN_ALIGN;
     }
     f
+}
+
+impl Facts {
+    /// Whether this function's own code names `extern __shared__` memory.
+    pub(crate) fn uses_extern_itself(&self, node: Node) -> bool {
+        self.extern_users.contains(&node)
+    }
 }
 
 /// Rule 12.1: in an executable an indirect call site reaches every
@@ -369,6 +391,9 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
                 // the kernel as an object's (fresh `-r` output, `-r -g`: 0x10).
                 room = None;
                 own_size = 0;
+                // Nor its alignment (f6 cubl `-G`, the `-r -g` output
+                // relinked `-g`: `scan_f`'s 16-aligned room, window 8-aligned).
+                own_align = 1;
             }
             if let Some(max) = own.iter().map(|v| v.align).max() {
                 // Rule 12.8: with variables, theirs is the alignment; a `-r`
@@ -578,6 +603,15 @@ fn holds_variables(inputs: &[InputObject<'_>], input: usize, section: usize) -> 
     })
 }
 
+/// [`holds_variables`] counting only local and global variables, not weak ones.
+fn holds_strong_variables(inputs: &[InputObject<'_>], input: usize, section: usize) -> bool {
+    inputs.get(input).is_some_and(|i| {
+        i.symbols()
+            .iter()
+            .any(|y| is_shared(y) && y.section_index() == Some(section) && !is_extern(i, y) && y.bind != STB_WEAK)
+    })
+}
+
 /// Rule 12.9: nvlink treats an input `.nv.shared.<k>` without variables (only
 /// `-r` outputs have one: the extern room of rule 12.3) as if it held a
 /// variable with symbol index 0, and so writes into the null symbol what it
@@ -632,7 +666,7 @@ fn plan_executable(
     let reached_by = |node: Node| -> Vec<usize> {
         kernels.iter().enumerate().filter(|(_, k)| k.reach.contains(&node)).map(|(i, _)| i).collect()
     };
-    let mut common: Vec<(&Variable, usize, Node)> = Vec::new();
+    let mut common: Vec<(&Variable, Vec<usize>, Node)> = Vec::new();
     let mut private: HashMap<usize, Vec<&Variable>> = HashMap::new();
     let mut global_align: Option<u64> = None;
     // The kernels reaching each variable's definition: a weak variable
@@ -706,7 +740,7 @@ fn plan_executable(
                 let a = pool_section_align.get(&v.symbol).copied().unwrap_or(v.align).max(v.align);
                 global_align = Some(global_align.unwrap_or(1).max(a));
                 if by.len() >= 2 {
-                    common.push((v, by.len(), *node));
+                    common.push((v, by.clone(), *node));
                 }
             }
         }
@@ -722,22 +756,36 @@ fn plan_executable(
         global_align = pool.iter().map(|(v, _)| v.align).max();
     }
     if facts.any_extern {
-        global_align = global_align.map(|a| a.max(facts.extern_align));
+        // An extern a `-r -g` output defined at 0 raises nothing (f6 cubl
+        // `-G`, its `-r -g` output relinked `-g`: windows of kernels not
+        // reaching `raw` keep the pool's 8; sm_75/sm_86/sm_90a).
+        global_align = global_align.map(|a| a.max(facts.extern_value));
     }
     // The common area: variables of functions several kernels reach, laid
     // out once at the same offsets in every window (rule 12.1). Order: most
     // kernels first, then later functions first (one sample, see the doc).
-    common.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol)));
+    common
+        .sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(b.2.cmp(&a.2)).then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol)));
+    // Each variable goes at the first offset free in every window reaching
+    // it, so variables no kernel reaches together overlap (cubl:
+    // `block_scan<int,256>`'s `s` (three kernels) and `block_scan<float,128>`'s
+    // (two others) both at 0; `-preserve-relocs` `.nv_debug.shared` 0x400).
     let mut end = 0u64;
+    let mut kernel_end: HashMap<usize, u64> = HashMap::new();
     let mut common_end: HashMap<Node, u64> = HashMap::new();
     let debug_shared = layout.find(".nv_debug.shared");
-    for (v, _, node) in &common {
-        let at = align_up(end, v.align);
+    for (v, by, node) in &common {
+        let at = by.iter().map(|k| align_up(kernel_end.get(k).copied().unwrap_or(0), v.align)).max().unwrap_or(0);
         plan.offsets.insert(v.symbol, at);
         if let Some(id) = debug_shared {
             plan.homes.insert(v.symbol, id);
         }
-        end = at.saturating_add(v.size);
+        let var_end = at.saturating_add(v.size);
+        end = end.max(var_end);
+        for k in by {
+            kernel_end.insert(*k, var_end);
+        }
+        let end = var_end;
         let copy_users = aliases.iter().filter(|(_, first)| *first == v.symbol).flat_map(|(copy, _)| {
             let node = pool.iter().find(|(p, _)| p.symbol == *copy).map(|(_, n)| *n);
             node.into_iter().chain(users_of.get(copy).into_iter().flatten().copied())
@@ -751,6 +799,7 @@ fn plan_executable(
     let common_area = end;
     for (i, k) in kernels.iter().enumerate() {
         let mut cur = k.reach.iter().filter_map(|n| common_end.get(n)).copied().max().unwrap_or(0);
+        cur = cur.max(kernel_end.get(&i).copied().unwrap_or(0));
         let mut align = k.own_align;
         // Private variables: callees' first, then the kernel's own, stably
         // sorted by alignment, largest first (rule 12.1).
@@ -766,6 +815,11 @@ fn plan_executable(
         let mut own: Vec<&Variable> = k.own.iter().collect();
         own.sort_by_key(|v| v.size);
         vars.extend(own);
+        // And both together, smallest first (cubl: `reduce_d`'s own 0x80
+        // `TempStorage` at 0, then its callee `block_scan<double,512>`'s
+        // 0x1000 array at 0x80; sm_86 `-preserve-relocs`, exec): callees'
+        // first only among equal sizes.
+        vars.sort_by_key(|v| v.size);
         vars.sort_by_key(|v| std::cmp::Reverse(v.align));
         let any_common = k.reach.iter().any(|n| common_end.contains_key(n));
         for v in &vars {
@@ -777,7 +831,14 @@ fn plan_executable(
         }
         if k.own.is_empty() && k.own_size > 0 {
             // Rule 12.8: a relinked `-r` output's room without variables stays.
-            cur = align_up(cur, k.own_align).saturating_add(k.own_size);
+            let at = align_up(cur, k.own_align);
+            // Rule 12.9: the null symbol, written like the room's variable,
+            // also takes the room's offset (f6 cubl relinked: `scan_f`'s room
+            // after the common `block_scan<float,128>::s`: 0x200 on sm_75).
+            if !layout.mercury && k.room.is_some() {
+                plan.null_value = plan.null_value.saturating_add(at);
+            }
+            cur = at.saturating_add(k.own_size);
         }
         if let Some(&kernel) = k.reach.first() {
             let user = |symbol: SymbolRef| pool.iter().find(|(p, _)| p.symbol == symbol).map_or(kernel, |(_, n)| *n);
@@ -1007,7 +1068,12 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     // unit (shared, xshm's `xshm_only_dyn`: 0x10).
                     if offset == 0 && k.own.is_empty() { a } else { offset.max(a.saturating_mul(2)) }
                 } else if layout.debug {
-                    grow_by_room(k.own_extent, a)
+                    // A kernel reaching extern memory only through a device
+                    // function grows by the alignment also when its own
+                    // variables fill exactly one unit (cubl -G `-r -g`:
+                    // `reduce_f`'s 0x10 of own variables, calling
+                    // `stage_dyn` -> `dyn_smem<int>`: 0x20; g4's `k2` 0 -> 0x10).
+                    if k.own_extent <= a { k.own_extent.saturating_add(a) } else { k.own_extent }
                 } else {
                     let offset = align_up(k.own_extent, mine).max(mine);
                     // One instance per kernel whose own code uses extern memory,
