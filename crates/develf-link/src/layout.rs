@@ -805,9 +805,6 @@ pub(crate) fn build(
     if let Some(out) = b.layout.sections.get_mut(prototype) {
         out.keep = if keep_prototype { Keep::Always } else { Keep::Never };
     }
-    if !executable && !options.debug && (options.kernels_used.is_some() || options.variables_used.is_some()) {
-        unselected_extern_kernels(&mut b, inputs, resolution, options, &shared_facts);
-    }
     // U25: the kernels' new banks are named after `.nv.prototype`, before
     // `.nv.rel.action` (cd sm_75: `.nv.constant2._Z3kd1Pd` in `.shstrtab`).
     merge_function_banks(&mut b);
@@ -1254,42 +1251,6 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 out.size = offset.saturating_add(size);
                 out.align = out.align.max(align);
                 b.layout.common.insert(g, (id, offset));
-            }
-        }
-    }
-}
-
-/// Rule 9.6 (f7 p1, sm_86 `-r -kernels-used=_Z5k_intPi`, `-r
-/// -variables-used=g_accum`): a kernel the list does not select is created
-/// as a device function, without `.nv.shared.<k>`, but when its own code
-/// uses `extern __shared__` memory nvlink gives it one, created after
-/// `.nv.callgraph` and `.nv.prototype` (its name follows theirs in
-/// `.shstrtab`; the section itself comes after `.nv.global`), in input order,
-/// sized and with its `externsharedinstance` as any kernel's (rule 12.3).
-fn unselected_extern_kernels(
-    b: &mut Builder<'_, '_>,
-    inputs: &[InputObject<'_>],
-    resolution: &Resolution<'_>,
-    options: &LinkOptions,
-    facts: &crate::shared::Facts,
-) {
-    for (i, input) in inputs.iter().enumerate() {
-        for s in input.symbols() {
-            let Some(text) = s.section_index() else { continue };
-            if !is_kernel(s)
-                || resolution.definition_of(SymbolRef { input: i, symbol: s.index })
-                    != Some(SymbolRef { input: i, symbol: s.index })
-                || crate::host_info::is_root_kernel(options, s.name)
-                || !facts.extern_users.contains(&(i, text))
-            {
-                continue;
-            }
-            let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
-            let shared_name = companion(".nv.shared.", text_name);
-            let (Some(text_id), None) = (b.layout.find(text_name), b.layout.find(&shared_name)) else { continue };
-            let id = b.create(&shared_name, C::Shared, SHT_CUDA_SHARED, 0x43, 4);
-            if let Some(out) = b.layout.sections.get_mut(id) {
-                out.info = InfoField::Section(text_id);
             }
         }
     }
