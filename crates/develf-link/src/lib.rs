@@ -162,7 +162,7 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         Ok(())
     };
     // So are the signature strings `.strtab` starts with, which need only the inputs.
-    let beside = || (checks(), symbols::prototype_strings(&objects, false));
+    let beside = || (checks(), symbols::prototype_strings_kept(&objects, &resolution));
     let ((checked, signatures), layout) =
         rayon::join(beside, || layout::build(options, &objects, &resolution, &liveness));
     checked?;
