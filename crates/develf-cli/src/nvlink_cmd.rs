@@ -1474,7 +1474,9 @@ fn link_options(request: &LinkRequest, gathered: &Gathered<'_>) -> LinkOptions {
 fn link_failure(error: &LinkError) -> LinkFailure {
     let message = error.to_string();
     match error {
-        LinkError::BadInput { .. } | LinkError::ArchMismatch { .. } => LinkFailure::fatal(message),
+        LinkError::BadInput { .. } | LinkError::ArchMismatch { .. } | LinkError::ReplacedBank { .. } => {
+            LinkFailure::fatal(message)
+        }
         LinkError::DuplicateDefinitions(_) => LinkFailure { status: FATAL_STATUS, fatal: false, message },
         _ => LinkFailure { status: LINK_ERROR_STATUS, fatal: false, message },
     }

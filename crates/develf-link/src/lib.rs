@@ -147,6 +147,9 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
     let objects = input::read_inputs(options, inputs)?;
     clock.done("input");
     let resolution = resolve::resolve(&objects)?;
+    if options.output == OutputKind::Relocatable {
+        checks::replaced_bank(&objects, &resolution)?;
+    }
     clock.done("resolve");
     let liveness = gc::collect(options, &objects, &resolution);
     clock.done("gc");
