@@ -333,6 +333,9 @@ pub(crate) struct Layout {
     /// Losing copies' `.nv.constant2.<fn>` kept as sections of their own
     /// (rule 9): their locals (`<fn>.const_opt.0.8`) go.
     pub loser_banks: HashSet<(usize, usize)>,
+    /// `-r -kernels-used`: the `.nv.shared.<k>` of unselected kernels using
+    /// extern memory (rule 9.6), sized by their own extern alignment.
+    pub unselected_shared: HashSet<OutId>,
     /// U17: where each linker-allocated `.common` global went (`.nv.global`).
     pub common: HashMap<GlobalId, (OutId, u64)>,
     /// U25: device functions' `.nv.constant2.<fn>` (input, section) copied
@@ -781,6 +784,7 @@ pub(crate) fn build(
         target_sm: options.arch.sm,
         aliases: HashMap::new(),
         loser_banks: HashSet::new(),
+        unselected_shared: HashSet::new(),
         common: HashMap::new(),
         merged_banks: HashSet::new(),
         reserved_shared: HashMap::new(),
@@ -824,6 +828,7 @@ pub(crate) fn build(
     // U25: the kernels' new banks are named after `.nv.prototype`, before
     // `.nv.rel.action` (cd sm_75: `.nv.constant2._Z3kd1Pd` in `.shstrtab`).
     merge_function_banks(&mut b);
+    unselected_extern_users(&mut b, options);
     if inputs.is_empty() && mercury {
         // Rule 13.6: with no input to carry them, nvlink still writes the
         // merc symbol table and call graph (both generated from the output's).
@@ -1365,6 +1370,55 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
 /// `-kernels-used=tl_kernel_c` and `-variables-used=tl_counter`, sm_75..sm_90a:
 /// tl_a's winning `tl_poly<double>` dies and nvlink names no
 /// `.rela.text._Z7tl_polyIdET_S0_` for tl_b's replaced copy).
+/// Rule 9.6 with rule 12.3: `-r -kernels-used`/`-variables-used` gives a
+/// kernel the list does not select no `.nv.shared.<k>` where it meets it, but
+/// one whose own code uses `extern __shared__` still gets its section, named
+/// here, after `.nv.prototype` (its section symbol after `.nv.callgraph`'s),
+/// sized and given an `externsharedinstance` as a selected kernel's (fresh5
+/// rku_extshared sm_90: `kdyn`, 0x20, instance 0x10; fresh4
+/// r-kernels-used-shared, four kernels, each its own extern alignment).
+fn unselected_extern_users(b: &mut Builder<'_, '_>, options: &LinkOptions) {
+    if b.layout.executable || options.debug || (options.kernels_used.is_none() && options.variables_used.is_none()) {
+        return;
+    }
+    let inputs = b.inputs;
+    for input in inputs {
+        let i = input.index;
+        for s in input.symbols() {
+            if s.st_type != STT_FUNC || !is_kernel(s) || crate::host_info::is_root_kernel(options, s.name) {
+                continue;
+            }
+            let Some(text) = s.section_index() else { continue };
+            if b.resolution.definition_of(SymbolRef { input: i, symbol: s.index }).is_some_and(|d| d.input != i) {
+                continue;
+            }
+            let Some((id, _)) = b.layout.placed(i, text) else { continue };
+            let uses_extern = input.cubin.relocation_sections().any(|rs| {
+                rs.target as usize == text
+                    && rs.entries().any(|r| {
+                        input.symbol(r.symbol as usize).is_some_and(|y| {
+                            y.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED && crate::shared::is_extern(input, y)
+                        })
+                    })
+            });
+            if !uses_extern {
+                continue;
+            }
+            let name = companion(".nv.shared.", input.section(text).map(|t| t.name).unwrap_or_default());
+            // One with a section of its own (variables) keeps it, at the
+            // link's alignment (fresh4 `fx_ptx_shared`: 0x100/128).
+            if b.layout.find(&name).is_some() {
+                continue;
+            }
+            let shared = b.create(&name, C::Shared, SHT_CUDA_SHARED, 0x43, 4);
+            if let Some(out) = b.layout.sections.get_mut(shared) {
+                out.info = InfoField::Section(id);
+            }
+            b.layout.unselected_shared.insert(shared);
+        }
+    }
+}
+
 /// Whether the input defining the function of input `i`'s `.text` section
 /// `text` has a section named `name`.
 fn winner_has_section(b: &Builder<'_, '_>, i: usize, text: usize, name: &str) -> bool {

@@ -978,7 +978,12 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         (layout.debug && !names.is_empty())
             .then(|| names.iter().filter_map(|n| plan.extern_values.get(n)).copied().max().unwrap_or(0))
     };
+    // The instances, in the input order of their kernels' code: the
+    // unselected kernels' sections come last (rule 9.6) but not their
+    // instances (fresh4 r-kernels-used-shared: fx_coop's `ns1::kern` first).
+    let mut instances: Vec<(Option<Node>, u64, OutId)> = Vec::new();
     for k in kernels {
+        let mut return_align = a;
         let (size, align) = if facts.any_extern {
             let size = if k.uses_extern {
                 // Variables count, not a `-r` output's section size, and the
@@ -993,7 +998,16 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                 // instance 0x10, `k2` 0x40; fx_pipe's `ns2::kern`: 0x10 for
                 // `fx_dyn_pipe`, not 0x80 for `fx_dyn_pipe_raw`; sm_75..sm_90a).
                 let first = k.reach.first().and_then(|n| facts.node_first_extern_align.get(n)).copied();
+                // An unselected kernel's section (rule 9.6) takes its own
+                // largest extern alignment, not the link's nor its first
+                // relocation's (fresh4 r-kernels-used-shared: `ns1::kern`
+                // 0x20/16, `fx_math_kern` 0x40/32, `ns2::kern` 0x100/128).
+                // Its instance still follows the first relocation (`ns2::kern`
+                // 0x10 in a 0x100/128 section).
+                let unselected = layout.unselected_shared.contains(&k.shared);
+                let largest = mine.unwrap_or(a);
                 let mine = first.or(mine).unwrap_or(a);
+                let a = if unselected { largest } else { a };
                 if let Some(offset) = debug_offset(k) {
                     // Rule 12.10: `-r -g`, a kernel whose own code names
                     // extern memory: room up to its symbols' offset, at least
@@ -1010,8 +1024,10 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     // reaching it only through a device function gets none (xshm:
                     // `xshm_big`).
                     if k.reach.first().is_some_and(|n| facts.extern_users.contains(n)) {
-                        plan.instances.push(offset);
-                        plan.instance_of.insert(k.text, plan.instances.len() - 1);
+                        instances.push((k.reach.first().copied(), offset, k.text));
+                    }
+                    if unselected {
+                        return_align = a;
                     }
                     offset.max(a.saturating_mul(2))
                 }
@@ -1026,7 +1042,7 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
             } else {
                 k.own_extent.max(k.own_size)
             };
-            (size, a)
+            (size, return_align)
         } else if let Some(a) = pool {
             // Without extern memory, device functions' variables (weak
             // template statics too) do what extern memory does, with their
@@ -1063,5 +1079,10 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
             out.align = align.max(out.align);
             out.keep = if keep { Keep::Always } else { Keep::Never };
         }
+    }
+    instances.sort_by_key(|&(node, _, _)| node);
+    for (_, offset, text) in instances {
+        plan.instances.push(offset);
+        plan.instance_of.insert(text, plan.instances.len() - 1);
     }
 }
