@@ -129,6 +129,9 @@ pub(crate) struct Facts {
     /// Some code refers to an extern a `-r` output defined in
     /// `.nv_debug.shared` (a device function's `dyn`, rule 12.8).
     defined_extern: bool,
+    /// Some code refers to an extern a `-r` output defines (any
+    /// `.nv_debug.shared`, rule 12.9).
+    relinked_extern: bool,
     /// The alignment of extern memory: the largest `st_value` (12.0: the
     /// alignment) of the extern symbols referred to; 16 for nvcc's arrays,
     /// 0x100 for an `externsharedinstance` a `-r` link gave offset 0x100
@@ -156,6 +159,7 @@ pub(crate) fn facts(
         extern_users: HashSet::new(),
         any_extern: false,
         defined_extern: false,
+        relinked_extern: false,
         extern_align: 0,
         node_extern_align: HashMap::new(),
         node_first_extern_align: HashMap::new(),
@@ -193,6 +197,7 @@ pub(crate) fn facts(
                         // names `dsm_f`/`dsm_i`, the section holds no variable).
                         f.defined_extern |=
                             sym.section_index().is_some_and(|x| holds_variables(inputs, input.index, x));
+                        f.relinked_extern |= sym.section_index().is_some();
                         node_names.entry(from).or_default().push(sym.name);
                     } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {
                         f.uses.entry(from).or_default().push(here);
@@ -1066,8 +1071,18 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // is above 16 (fresh4 r-extern-align: `kb` next to a kernel using
         // `extern __shared__ __align__(32|128)`: none, `-r` and `-r -g`,
         // sm_75/sm_90; 0x10 with a 4-, 8- or 16-aligned extern).
-        let dropped =
-            dropped || (!k.uses_extern && k.own.is_empty() && k.own_size == 0 && k.room.is_none() && a > EXTERN_ALIGN);
+        // Nor when the extern memory is a relinked `-r` output's (its extern
+        // defined in `.nv_debug.shared`): fresh5 rg_relink_rooms, `-r` and
+        // `-r -g` of a `-r -g` output with `kdyn` and `kplain` and any
+        // object or output with `kb`: `kb` gets none (`kplain`'s room grows
+        // to 0x20 under `-r`; `-r -g` ignores rooms, so it gets none either;
+        // sm_75).
+        let dropped = dropped
+            || (!k.uses_extern
+                && k.own.is_empty()
+                && k.own_size == 0
+                && k.room.is_none()
+                && (a > EXTERN_ALIGN || facts.relinked_extern));
         let keep = (facts.any_extern || !k.own.is_empty() || k.own_size > 0) && !dropped;
         if k.own.is_empty() && k.own_size == 0 && (!k.uses_extern || (layout.debug && offset.unwrap_or(0) == 0)) {
             // Kept only for the extern room: no section symbol (R1: `kz`;
