@@ -132,6 +132,9 @@ pub(crate) struct Facts {
     /// Some code refers to an extern a `-r` output defines (any
     /// `.nv_debug.shared`, rule 12.9).
     relinked_extern: bool,
+    /// Every extern referred to has alignment (`st_value`) 0: CUDA 12.9's
+    /// ptxas (ABI 7) writes 0 (rule 12.3, fresh4 r-abi7-extern).
+    zero_extern_align: bool,
     /// The alignment of extern memory: the largest `st_value` (12.0: the
     /// alignment) of the extern symbols referred to; 16 for nvcc's arrays,
     /// 0x100 for an `externsharedinstance` a `-r` link gave offset 0x100
@@ -160,6 +163,7 @@ pub(crate) fn facts(
         any_extern: false,
         defined_extern: false,
         relinked_extern: false,
+        zero_extern_align: false,
         extern_align: 0,
         node_extern_align: HashMap::new(),
         node_first_extern_align: HashMap::new(),
@@ -245,6 +249,7 @@ pub(crate) fn facts(
         f.extern_align = name_align.values().copied().max().unwrap_or(0);
     }
     if f.extern_align == 0 {
+        f.zero_extern_align = f.any_extern && !name_align.is_empty();
         f.extern_align = EXTERN_ALIGN;
     }
     f
@@ -1034,7 +1039,11 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     if unselected {
                         return_align = a;
                     }
-                    offset.max(a.saturating_mul(2))
+                    // Rule 12.3 with ABI-7 externs (alignment 0): instance 0,
+                    // and one alignment unit of room, not two (fresh4
+                    // r-abi7-extern: `ka` 0x10, where the ABI-8 build has
+                    // instance 0x10 in 0x20; sm_75..sm_90a).
+                    if facts.zero_extern_align { offset.max(a) } else { offset.max(a.saturating_mul(2)) }
                 }
             } else if k.room.is_some() {
                 // Rule 12.9: a `-r` output's room (no variables) of a kernel
@@ -1082,9 +1091,15 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                 && k.own.is_empty()
                 && k.own_size == 0
                 && k.room.is_none()
-                && (a > EXTERN_ALIGN || facts.relinked_extern));
+                && (a > EXTERN_ALIGN || facts.relinked_extern || facts.zero_extern_align));
         let keep = (facts.any_extern || !k.own.is_empty() || k.own_size > 0) && !dropped;
-        if k.own.is_empty() && k.own_size == 0 && (!k.uses_extern || (layout.debug && offset.unwrap_or(0) == 0)) {
+        // With ABI-7 externs (alignment 0) a user gets no symbol either
+        // (fresh4 r-abi7-extern `ka`).
+        let zero_user = facts.zero_extern_align && !layout.debug;
+        if k.own.is_empty()
+            && k.own_size == 0
+            && (!k.uses_extern || zero_user || (layout.debug && offset.unwrap_or(0) == 0))
+        {
             // Kept only for the extern room: no section symbol (R1: `kz`;
             // rule 12.10: under `-g` also a user at offset 0).
             plan.no_symbol.insert(k.shared);
