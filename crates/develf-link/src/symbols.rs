@@ -201,12 +201,16 @@ pub(crate) fn prototype_strings_kept<'a>(inputs: &[InputObject<'a>], resolution:
     out
 }
 
-/// Whether input symbol `f` is defined in `input` and resolves to another
-/// input's definition (a losing weak copy).
+/// Whether input symbol `f` is defined in `input` and resolves to an
+/// *earlier* input's definition (a weak copy that lost when met). A copy a
+/// later input replaces (fewer registers) was the definition when nvlink met
+/// it and keeps its string (fresh4 arL.rev sm_90: fx_main-dp's launched
+/// `fx_scale<float>`, replaced by libfx's fx_coop copy: `""` at fx_main-dp's
+/// place, and its entry points there).
 pub(crate) fn lost_copy(input: &InputObject<'_>, resolution: &Resolution<'_>, f: u32) -> bool {
     let r = SymbolRef { input: input.index, symbol: f as usize };
     input.symbol(r.symbol).is_some_and(|s| s.section_index().is_some())
-        && resolution.definition_of(r).is_some_and(|d| d.input != input.index)
+        && resolution.definition_of(r).is_some_and(|d| d.input < input.index)
 }
 
 /// The signature strings, first use first, a `.nv.prototype` entry counted
