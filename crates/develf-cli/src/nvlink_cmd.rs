@@ -1579,7 +1579,9 @@ fn link_options(request: &LinkRequest, gathered: &Gathered<'_>) -> LinkOptions {
 fn link_failure(error: &LinkError) -> LinkFailure {
     let message = error.to_string();
     match error {
-        LinkError::BadInput { .. } | LinkError::ArchMismatch { .. } => LinkFailure::fatal(message),
+        LinkError::BadInput { .. } | LinkError::ArchMismatch { .. } | LinkError::ReplacedBank { .. } => {
+            LinkFailure::fatal(message)
+        }
         // A kernel and a device function or variable of one name is a
         // multiple definition to nvlink (`Function 'f' not declared __global__
         // in all source files`, then `merge_elf failed`): status 1, exec and

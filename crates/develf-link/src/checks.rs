@@ -31,6 +31,43 @@ pub(crate) const STATIC_SHARED_LIMIT: u64 = 0xc000;
 /// the link succeeds.
 pub(crate) const CONSTANT_BANK_LIMIT: u64 = 0x10000;
 
+/// Rule 9: nvlink `-r` dies ("Internal error: reference to deleted section")
+/// when a weak function's copy with a `.nv.constant2.<fn>` is replaced by a
+/// later copy with fewer registers whose input has no section of that name
+/// (fresh4 loser-bank2, sm_75/sm_86/sm_89: `b.cubin a.cubin`, b's
+/// `-use_fast_math` `hz<float, 5>`, 38 registers and an 8-byte bank, a's
+/// plain one, 36; the executable links and drops the bank). A later *losing*
+/// copy's bank is kept instead (`a.cubin b.cubin`).
+pub(crate) fn replaced_bank(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> Result<(), LinkError> {
+    for input in inputs {
+        for s in input.sections().iter().filter(|s| s.name.starts_with(".nv.constant2.")) {
+            let text = s.info as usize;
+            if !resolution.is_discarded(input.index, text) {
+                continue;
+            }
+            let function = |y: &&develf_parse::elf::Symbol<'_>| {
+                y.st_type == STT_FUNC && !is_kernel(y) && y.section_index() == Some(text)
+            };
+            for y in input.symbols().iter().filter(function) {
+                let Some(d) = resolution.definition_of(SymbolRef { input: input.index, symbol: y.index }) else {
+                    continue;
+                };
+                let Some(winner) = inputs.get(d.input).filter(|_| d.input > input.index) else { continue };
+                if winner.sections().iter().any(|x| x.name == s.name) {
+                    continue;
+                }
+                return Err(LinkError::ReplacedBank {
+                    function: SymbolName::new(y.name),
+                    replaced: input.name.to_string(),
+                    winner: winner.name.to_string(),
+                    bank: s.name.to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Output sections are made of input bytes and alignment padding; anything
 /// much larger than the inputs comes from a corrupt size or alignment.
 fn output_bound(inputs: &[InputObject<'_>]) -> u64 {

@@ -232,6 +232,16 @@ pub enum LinkError {
     /// The worker thread pool could not be started.
     #[error("could not start {threads} worker threads: {message}")]
     Threads { threads: usize, message: String },
+    /// A `-r` link nvlink 13.5 dies on (`nvlink fatal : Internal error:
+    /// reference to deleted section`): a weak function's copy with a constant
+    /// bank 2 of its own (`-use_fast_math`) replaced by a later copy with
+    /// fewer registers and no such bank (rule 9, fresh4 loser-bank2).
+    #[error(
+        "{function}: the copy in {replaced} has a constant bank 2 ({bank}) that the copy replacing it in \
+         {winner} lacks; nvlink -r stops here with \"Internal error: reference to deleted section\" (link \
+         the objects with the same math flags, or link an executable)"
+    )]
+    ReplacedBank { function: SymbolName, replaced: String, winner: String, bank: String },
     /// Something the linker does not support yet; never a silent wrong output.
     #[error("unsupported: {0}")]
     Unsupported(String),

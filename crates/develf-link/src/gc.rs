@@ -212,7 +212,24 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             }
         }
         for s in input.sections() {
-            let owner_dead = s.flags & SHF_INFO_LINK != 0 && marks.get(s.info as usize).copied().unwrap_or(false);
+            let mut owner_dead = s.flags & SHF_INFO_LINK != 0 && marks.get(s.info as usize).copied().unwrap_or(false);
+            // A losing copy's bank that resolution keeps (rule 9) lives
+            // with the winner.
+            if owner_dead
+                && resolution.is_discarded(input.index, s.info as usize)
+                && !resolution.is_discarded(input.index, s.index)
+            {
+                let winner_text = input
+                    .symbols()
+                    .iter()
+                    .filter(|y| {
+                        y.section_index() == Some(s.info as usize) && y.st_type == develf_format::symbol::STT_FUNC
+                    })
+                    .find_map(|y| resolution.definition_of(SymbolRef { input: input.index, symbol: y.index }))
+                    .and_then(|d| Some((d.input, inputs.get(d.input)?.symbol(d.symbol)?.section_index()?)));
+                owner_dead =
+                    winner_text.is_none_or(|(wi, wx)| !node(wi, wx).and_then(|n| live.get(n)).copied().unwrap_or(true));
+            }
             if owner_dead && !is_code_section(s.name) {
                 if let Some(m) = marks.get_mut(s.index) {
                     *m = true;

@@ -330,6 +330,12 @@ pub(crate) struct Layout {
     /// Discarded input sections (a weak duplicate's `.nv.constant0.<k>`)
     /// whose name an output section has: their locals live on there (rule 5.6).
     pub aliases: HashMap<(usize, usize), OutId>,
+    /// Losing copies' `.nv.constant2.<fn>` kept as sections of their own
+    /// (rule 9): their locals (`<fn>.const_opt.0.8`) go.
+    pub loser_banks: HashSet<(usize, usize)>,
+    /// `-r -kernels-used`: the `.nv.shared.<k>` of unselected kernels using
+    /// extern memory (rule 9.6), sized by their own extern alignment.
+    pub unselected_shared: HashSet<OutId>,
     /// U17: where each linker-allocated `.common` global went (`.nv.global`).
     pub common: HashMap<GlobalId, (OutId, u64)>,
     /// U25: device functions' `.nv.constant2.<fn>` (input, section) copied
@@ -429,6 +435,9 @@ impl Layout {
     /// or, for a discarded weak duplicate, the kept section of the same name
     /// at offset 0 (rule 5.6: the duplicate kernel's `_param`).
     pub fn local_home(&self, input: usize, section: usize) -> Option<(OutId, u64)> {
+        if self.loser_banks.contains(&(input, section)) {
+            return None;
+        }
         self.placed(input, section).or_else(|| self.aliases.get(&(input, section)).map(|&id| (id, 0)))
     }
 
@@ -578,11 +587,17 @@ impl Builder<'_, '_> {
         }
         let Some(object) = self.inputs.get(input) else { return false };
         let Some(s) = object.section(index) else { return false };
+        // Rule 6.1: not a losing copy's bank, kept as a section of its own (rule 9).
         s.name.starts_with(".nv.constant2.")
-            && object
-                .symbols()
-                .iter()
-                .any(|y| y.st_type == STT_FUNC && y.section_index() == Some(s.info as usize) && !is_kernel(y))
+            && object.symbols().iter().any(|y| {
+                y.st_type == STT_FUNC
+                    && y.section_index() == Some(s.info as usize)
+                    && !is_kernel(y)
+                    && self
+                        .resolution
+                        .definition_of(SymbolRef { input, symbol: y.index })
+                        .is_none_or(|d| d.input == input)
+            })
     }
 
     /// U25 on sm_100+: what goes with a device function's held-back bank —
@@ -634,6 +649,9 @@ impl Builder<'_, '_> {
         }
         if matches!(class, C::Mercury | C::Relocation) && self.held_back(input, index) {
             return None;
+        }
+        if class == C::ConstantBank && self.resolution.is_discarded(input, s.info as usize) {
+            self.layout.loser_banks.insert((input, index));
         }
         let align = s.addralign.max(1);
         let private = self.private.contains(&(input, index));
@@ -765,6 +783,8 @@ pub(crate) fn build(
         debug: options.debug,
         target_sm: options.arch.sm,
         aliases: HashMap::new(),
+        loser_banks: HashSet::new(),
+        unselected_shared: HashSet::new(),
         common: HashMap::new(),
         merged_banks: HashSet::new(),
         reserved_shared: HashMap::new(),
@@ -842,12 +862,16 @@ pub(crate) fn build(
     b.layout
 }
 
-/// Rule 9.6: `-r` with `-kernels-used`/`-variables-used` makes no
-/// `.nv.shared.<k>` for a kernel the lists do not select, except for one
-/// whose own code uses `extern __shared__` memory: its window is created
-/// last, after `.nv_debug.shared`, and sized as rule 12.3's user (f6 dynp
-/// `child_sum`, `-r -kernels-used=tex_k` or `=child_fill`: 0x20 and its
-/// `externsharedinstance`; sm_75..sm_120).
+/// Rule 9.6: with `-kernels-used`/`-variables-used` (exec and `-r`) a
+/// kernel the lists do not select gets no `.nv.shared.<k>` where it is met,
+/// except one whose own code uses `extern __shared__` memory and has no
+/// section of that name: its window is named here, after `.nv.prototype`
+/// (its section symbol after `.nv.callgraph`'s), with an
+/// `externsharedinstance` (rule 12.3). Under `-r` it is sized by the kernel's
+/// own largest extern alignment. Found three times in session 10: f6 dynp
+/// `child_sum` (`-r -kernels-used=tex_k`, `=child_fill`: 0x20, sm_75..sm_120),
+/// f7 p1/p3 (12 targets), fresh4 r-kernels-used-shared (`ns1::kern` 0x20/16 ..
+/// `ns2::kern` 0x100/128) and fresh5 rku_extshared.
 fn unselected_extern_windows(b: &mut Builder<'_, '_>, facts: &crate::shared::Facts, options: &LinkOptions) {
     let mut made = Vec::new();
     for input in b.inputs {
@@ -876,6 +900,9 @@ fn unselected_extern_windows(b: &mut Builder<'_, '_>, facts: &crate::shared::Fac
         if let Some(out) = b.layout.sections.get_mut(id) {
             out.info = InfoField::Section(out_text);
         }
+        // `-r` sizes it by the kernel's own largest extern alignment
+        // (`shared::plan_relocatable`).
+        b.layout.unselected_shared.insert(id);
     }
 }
 
@@ -1031,7 +1058,21 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
         // A local object's name is logged right after the section it creates
         // (or, if the section exists, where it is met): `.strtab` and the
         // `-r` `.symtab` show `.nv.constant0.<k>`, `_param`, `$s_count`, ...
-        let objects = input.symbols().iter().filter(|s| s.index != 0 && !matches!(s.st_type, STT_FUNC | STT_SECTION));
+        // A losing copy's kept bank (rule 9) is not created by its locals,
+        // which go: it comes with the section symbols (loser-bank2 sm_75:
+        // `.nv.constant2.<hz>` after the kernel's `.nv.constant0.<kb>`).
+        let loser_bank = |x: usize| {
+            input.section(x).is_some_and(|t| {
+                t.name.starts_with(".nv.constant2.")
+                    && !resolution.is_discarded(i, x)
+                    && resolution.is_discarded(i, t.info as usize)
+            })
+        };
+        let objects = input.symbols().iter().filter(|s| {
+            s.index != 0
+                && !matches!(s.st_type, STT_FUNC | STT_SECTION)
+                && !(s.bind == STB_LOCAL && s.section_index().is_some_and(loser_bank))
+        });
         let mut order: Vec<(Option<usize>, Option<usize>)> = objects
             .filter_map(|s| match s.section_index() {
                 Some(x) => Some((Some(x), (s.bind == STB_LOCAL).then_some(s.index))),
@@ -1128,10 +1169,15 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 out.info = InfoField::Section(owner);
             }
         }
-        // Constant banks of other functions (.nv.constant2.<fn>) point at their function.
+        // Constant banks of other functions (.nv.constant2.<fn>) point at
+        // their function; a losing copy's kept bank (rule 9) at the winner's.
         for s in input.sections() {
             if let Some((id, _)) = b.layout.placed(i, s.index) {
-                let owner = b.layout.placed(i, s.info as usize).map(|(o, _)| o);
+                let owner = b.layout.placed(i, s.info as usize).map(|(o, _)| o).or_else(|| {
+                    let text =
+                        input.section(s.info as usize).filter(|_| b.resolution.is_discarded(i, s.info as usize))?;
+                    b.layout.find(text.name)
+                });
                 if let (Some(owner), Some(out)) = (owner, b.layout.sections.get_mut(id)) {
                     if out.class == C::ConstantBank || out.class == C::Shared {
                         out.info = InfoField::Section(owner);
@@ -1320,7 +1366,15 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
         // tpl_b for sm_86: `.nv.constant0.<tkernel<int>>` after `ka`'s), and
         // the winner's bank goes into it; a local of the discarded bank then
         // has a home (rule 5.6: `-r`'s `_param`).
-        if class == C::ConstantBank && b.resolution.is_discarded(i, index) && lost_to_later(b, i, s.info as usize) {
+        // Not a bank only the replaced copy has (a `-use_fast_math` copy's
+        // `.nv.constant2.<fn>` replaced by a plain one with fewer registers):
+        // nvlink's executable has no such section (`b.cubin a.cubin`, sm_75;
+        // its `-r` link dies, "reference to deleted section").
+        if class == C::ConstantBank
+            && b.resolution.is_discarded(i, index)
+            && lost_to_later(b, i, s.info as usize)
+            && winner_has_section(b, i, s.info as usize, s.name)
+        {
             let id = b.create(s.name, C::ConstantBank, s.sh_type, s.flags, s.addralign.max(1));
             if linker_relocations {
                 let rel = b.create(&format!(".rel{}", s.name), C::Relocation, SHT_REL, 0, 8);
@@ -1363,6 +1417,21 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
 /// `-kernels-used=tl_kernel_c` and `-variables-used=tl_counter`, sm_75..sm_90a:
 /// tl_a's winning `tl_poly<double>` dies and nvlink names no
 /// `.rela.text._Z7tl_polyIdET_S0_` for tl_b's replaced copy).
+/// Whether the input defining the function of input `i`'s `.text` section
+/// `text` has a section named `name`.
+fn winner_has_section(b: &Builder<'_, '_>, i: usize, text: usize, name: &str) -> bool {
+    b.inputs.get(i).is_some_and(|input| {
+        input.symbols().iter().any(|y| {
+            y.st_type == STT_FUNC
+                && y.section_index() == Some(text)
+                && b.resolution
+                    .definition_of(SymbolRef { input: i, symbol: y.index })
+                    .and_then(|d| b.inputs.get(d.input))
+                    .is_some_and(|w| w.sections().iter().any(|x| x.name == name))
+        })
+    })
+}
+
 fn lost_to_later(b: &Builder<'_, '_>, i: usize, text: usize) -> bool {
     b.inputs.get(i).is_some_and(|input| {
         input.symbols().iter().any(|y| {

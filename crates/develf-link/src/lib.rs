@@ -148,6 +148,9 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
     let objects = input::read_inputs(options, inputs)?;
     clock.done("input");
     let resolution = resolve::resolve(&objects)?;
+    if options.output == OutputKind::Relocatable {
+        checks::replaced_bank(&objects, &resolution)?;
+    }
     clock.done("resolve");
     let liveness = gc::collect(options, &objects, &resolution);
     clock.done("gc");
@@ -163,7 +166,7 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         Ok(())
     };
     // So are the signature strings `.strtab` starts with, which need only the inputs.
-    let beside = || (checks(), symbols::prototype_strings(&objects, false));
+    let beside = || (checks(), symbols::prototype_strings_kept(&objects, &resolution));
     let ((checked, signatures), layout) =
         rayon::join(beside, || layout::build(options, &objects, &resolution, &liveness));
     checked?;

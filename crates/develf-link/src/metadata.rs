@@ -488,7 +488,9 @@ impl Context<'_, '_> {
                 }
                 match Attribute::decode(&raw) {
                     Attribute::NumBarriers(ByteValue(n)) => part.barriers.push((function, n)),
-                    Attribute::Externs(list) => {
+                    // Rule 7.2: only the kept copy's list (a losing weak
+                    // copy's EXTERNS go with its `.nv.info.<fn>`).
+                    Attribute::Externs(list) if self.survives(input.index, symbol as u32) => {
                         let out = list.0.iter().filter_map(|&e| self.out_index(input.index, e)).collect();
                         part.externs.push((function, out));
                     }
@@ -1123,9 +1125,13 @@ impl Context<'_, '_> {
         out
     }
 
-    fn signature(&self, input: &InputObject<'_>, offset: u32) -> Option<u32> {
+    fn signature_text<'i>(&self, input: &InputObject<'i>, offset: u32) -> Option<&'i str> {
         let strtab = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize)?;
-        let text = string_at(input.section(strtab)?.data?, offset)?;
+        string_at(input.section(strtab)?.data?, offset)
+    }
+
+    fn signature(&self, input: &InputObject<'_>, offset: u32) -> Option<u32> {
+        let text = self.signature_text(input, offset)?;
         // Rule 7.6: Mercury's `.strtab` ends with the signatures but not the
         // empty one, which a kernel launched from the device has (dp sm_100
         // `-r`: `<child, "">`); nvlink points it at the leading NUL, offset
@@ -1182,7 +1188,19 @@ impl Context<'_, '_> {
                 // So is one whose winner comes from an *earlier* input (fresh4
                 // dp: fx_main-dp launches the weak kernel `fx_scale<float>`,
                 // whose winner is fx_coop's: nvlink lists it, sm_75..sm_90a).
-                let taken = |Pair(a, p): Pair| Some(Pair(self.out_index(i, a)?, self.signature(input, p)?));
+                // Such a losing copy's empty signature (a kernel launched from
+                // the device) is offset 0, the leading NUL, even where `.strtab`
+                // has a `""` of its own (fresh4 dp; `x.cubin c.cubin a.cubin`:
+                // x's `""` at 1, a's `tk<float>` at 0; sm_75): nvlink added no
+                // string for it (rule 4.2) and its lookup of `""` gives 0.
+                let taken = |Pair(a, p): Pair| {
+                    let out = self.out_index(i, a)?;
+                    if crate::symbols::lost_copy(input, self.resolution, a) && self.signature_text(input, p)?.is_empty()
+                    {
+                        return Some(Pair(out, 0));
+                    }
+                    Some(Pair(out, self.signature(input, p)?))
+                };
                 // Rule 9.13: `-r` keeps a replaced copy's calls as well, once
                 // each: fresh2 `tl_c tl_b tl_a` (tl_a `-maxrregcount=24`,
                 // sm_90 `-r`) lists tl_b's `tl_poly<double> -> dsqrt` (its

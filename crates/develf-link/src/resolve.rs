@@ -399,7 +399,10 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
         ));
     }
 
-    let discarded = discarded_sections(inputs, &losers);
+    let winner_of = |r: SymbolRef| {
+        global_of.get(r.input).and_then(|m| m.get(r.symbol)).copied().flatten().and_then(|g| globals.get(g)?.definition)
+    };
+    let discarded = discarded_sections(inputs, &losers, &winner_of);
     // U17: a global no input defines but some input declares `.common`
     // (SHN_COMMON) is allocated by the linker; a real definition wins.
     let mut common: Vec<(GlobalId, u64, u64)> = Vec::new();
@@ -441,7 +444,17 @@ fn function_regcounts(input: Option<&InputObject<'_>>) -> HashMap<usize, u32> {
 /// The sections of losing definitions: the function's `.text`, every section
 /// attached to it through `sh_info` (`.nv.info.<fn>`, `.nv.constant0.<fn>`,
 /// `.nv.shared.<fn>`), and relocation sections patching any of them.
-fn discarded_sections(inputs: &[InputObject<'_>], losers: &[SymbolRef]) -> Vec<Vec<bool>> {
+///
+/// Except (rule 9) a later losing copy's `.nv.constant2.<fn>` when the
+/// winner has none: nvlink keeps it as a section of its own, bytes and
+/// section symbol, `sh_info` the winner's `.text` (fresh4 loser-bank2: a
+/// `-use_fast_math` copy of `fx_horner<float, 5>`, 38 registers, losing to
+/// an earlier plain one, 36; exec and `-r`, sm_75..sm_89).
+fn discarded_sections(
+    inputs: &[InputObject<'_>],
+    losers: &[SymbolRef],
+    winner_of: &dyn Fn(SymbolRef) -> Option<SymbolRef>,
+) -> Vec<Vec<bool>> {
     let mut discarded: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.sections().len()]).collect();
     for loser in losers {
         let Some(input) = inputs.get(loser.input) else { continue };
@@ -477,8 +490,14 @@ fn discarded_sections(inputs: &[InputObject<'_>], losers: &[SymbolRef]) -> Vec<V
         if let Some(m) = marks.get_mut(text) {
             *m = true;
         }
+        let winner = winner_of(*loser).filter(|w| w.input < loser.input).and_then(|w| inputs.get(w.input));
         for s in input.sections() {
             if s.flags & SHF_INFO_LINK != 0 && s.info as usize == text {
+                let own_bank = s.name.starts_with(".nv.constant2.")
+                    && winner.is_some_and(|w| !w.sections().iter().any(|x| x.name == s.name));
+                if own_bank {
+                    continue;
+                }
                 if let Some(m) = marks.get_mut(s.index) {
                     *m = true;
                 }

@@ -129,6 +129,12 @@ pub(crate) struct Facts {
     /// Some code refers to an extern a `-r` output defined in
     /// `.nv_debug.shared` (a device function's `dyn`, rule 12.8).
     defined_extern: bool,
+    /// Some code refers to an extern a `-r` output defines (any
+    /// `.nv_debug.shared`, rule 12.9).
+    relinked_extern: bool,
+    /// Every extern referred to has alignment (`st_value`) 0: CUDA 12.9's
+    /// ptxas (ABI 7) writes 0 (rule 12.3, fresh4 r-abi7-extern).
+    zero_extern_align: bool,
     /// The alignment of extern memory: the largest `st_value` (12.0: the
     /// alignment) of the extern symbols referred to; 16 for nvcc's arrays,
     /// 0x100 for an `externsharedinstance` a `-r` link gave offset 0x100
@@ -159,6 +165,8 @@ pub(crate) fn facts(
         extern_users: HashSet::new(),
         any_extern: false,
         defined_extern: false,
+        relinked_extern: false,
+        zero_extern_align: false,
         extern_align: 0,
         extern_value: 0,
         node_extern_align: HashMap::new(),
@@ -201,6 +209,7 @@ pub(crate) fn facts(
                         // `.nv_debug.shared` stays, sm_75..sm_90a).
                         f.defined_extern |=
                             sym.section_index().is_some_and(|x| holds_strong_variables(inputs, input.index, x));
+                        f.relinked_extern |= sym.section_index().is_some();
                         node_names.entry(from).or_default().push(sym.name);
                     } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {
                         f.uses.entry(from).or_default().push(here);
@@ -255,6 +264,7 @@ pub(crate) fn facts(
         f.extern_value = f.extern_align;
     }
     if f.extern_align == 0 {
+        f.zero_extern_align = f.any_extern && !name_align.is_empty();
         f.extern_align = EXTERN_ALIGN;
     }
     f
@@ -1039,12 +1049,12 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         (layout.debug && !names.is_empty())
             .then(|| names.iter().filter_map(|n| plan.extern_values.get(n)).copied().max().unwrap_or(0))
     };
-    // Kernels in `.text` order: the instances follow it, also where rule
-    // 9.6 created a kernel's `.nv.shared.<k>` late (f7 `-r
-    // -kernels-used=_Z3k*`: unselected `k_main`'s instance before `k_c`'s).
-    let mut in_text_order: Vec<&Kernel> = kernels.iter().collect();
-    in_text_order.sort_by_key(|k| k.text);
-    for k in in_text_order {
+    // The instances, in the input order of their kernels' code: the
+    // unselected kernels' sections come last (rule 9.6) but not their
+    // instances (fresh4 r-kernels-used-shared: fx_coop's `ns1::kern` first).
+    let mut instances: Vec<(Option<Node>, u64, OutId)> = Vec::new();
+    for k in kernels {
+        let mut return_align = a;
         let (size, align) = if facts.any_extern {
             let size = if k.uses_extern {
                 // Variables count, not a `-r` output's section size, and the
@@ -1059,7 +1069,16 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                 // instance 0x10, `k2` 0x40; fx_pipe's `ns2::kern`: 0x10 for
                 // `fx_dyn_pipe`, not 0x80 for `fx_dyn_pipe_raw`; sm_75..sm_90a).
                 let first = k.reach.first().and_then(|n| facts.node_first_extern_align.get(n)).copied();
+                // An unselected kernel's section (rule 9.6) takes its own
+                // largest extern alignment, not the link's nor its first
+                // relocation's (fresh4 r-kernels-used-shared: `ns1::kern`
+                // 0x20/16, `fx_math_kern` 0x40/32, `ns2::kern` 0x100/128).
+                // Its instance still follows the first relocation (`ns2::kern`
+                // 0x10 in a 0x100/128 section).
+                let unselected = layout.unselected_shared.contains(&k.shared);
+                let largest = mine.unwrap_or(a);
                 let mine = first.or(mine).unwrap_or(a);
+                let a = if unselected { largest } else { a };
                 if let Some(offset) = debug_offset(k) {
                     // Rule 12.10: `-r -g`, a kernel whose own code names
                     // extern memory: room up to its symbols' offset, at least
@@ -1081,10 +1100,16 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     // reaching it only through a device function gets none (xshm:
                     // `xshm_big`).
                     if k.reach.first().is_some_and(|n| facts.extern_users.contains(n)) {
-                        plan.instances.push(offset);
-                        plan.instance_of.insert(k.text, plan.instances.len() - 1);
+                        instances.push((k.reach.first().copied(), offset, k.text));
                     }
-                    offset.max(a.saturating_mul(2))
+                    if unselected {
+                        return_align = a;
+                    }
+                    // Rule 12.3 with ABI-7 externs (alignment 0): instance 0,
+                    // and one alignment unit of room, not two (fresh4
+                    // r-abi7-extern: `ka` 0x10, where the ABI-8 build has
+                    // instance 0x10 in 0x20; sm_75..sm_90a).
+                    if facts.zero_extern_align { offset.max(a) } else { offset.max(a.saturating_mul(2)) }
                 }
             } else if k.room.is_some() {
                 // Rule 12.9: a `-r` output's room (no variables) of a kernel
@@ -1097,7 +1122,7 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
             } else {
                 k.own_extent.max(k.own_size)
             };
-            (size, a)
+            (size, return_align)
         } else if let Some(a) = pool {
             // Without extern memory, device functions' variables (weak
             // template statics too) do what extern memory does, with their
@@ -1121,10 +1146,26 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // is above 16 (fresh4 r-extern-align: `kb` next to a kernel using
         // `extern __shared__ __align__(32|128)`: none, `-r` and `-r -g`,
         // sm_75/sm_90; 0x10 with a 4-, 8- or 16-aligned extern).
-        let dropped =
-            dropped || (!k.uses_extern && k.own.is_empty() && k.own_size == 0 && k.room.is_none() && a > EXTERN_ALIGN);
+        // Nor when the extern memory is a relinked `-r` output's (its extern
+        // defined in `.nv_debug.shared`): fresh5 rg_relink_rooms, `-r` and
+        // `-r -g` of a `-r -g` output with `kdyn` and `kplain` and any
+        // object or output with `kb`: `kb` gets none (`kplain`'s room grows
+        // to 0x20 under `-r`; `-r -g` ignores rooms, so it gets none either;
+        // sm_75).
+        let dropped = dropped
+            || (!k.uses_extern
+                && k.own.is_empty()
+                && k.own_size == 0
+                && k.room.is_none()
+                && (a > EXTERN_ALIGN || facts.relinked_extern || facts.zero_extern_align));
         let keep = (facts.any_extern || !k.own.is_empty() || k.own_size > 0) && !dropped;
-        if k.own.is_empty() && k.own_size == 0 && (!k.uses_extern || (layout.debug && offset.unwrap_or(0) == 0)) {
+        // With ABI-7 externs (alignment 0) a user gets no symbol either
+        // (fresh4 r-abi7-extern `ka`).
+        let zero_user = facts.zero_extern_align && !layout.debug;
+        if k.own.is_empty()
+            && k.own_size == 0
+            && (!k.uses_extern || zero_user || (layout.debug && offset.unwrap_or(0) == 0))
+        {
             // Kept only for the extern room: no section symbol (R1: `kz`;
             // rule 12.10: under `-g` also a user at offset 0).
             plan.no_symbol.insert(k.shared);
@@ -1134,5 +1175,10 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
             out.align = align.max(out.align);
             out.keep = if keep { Keep::Always } else { Keep::Never };
         }
+    }
+    instances.sort_by_key(|&(node, _, _)| node);
+    for (_, offset, text) in instances {
+        plan.instances.push(offset);
+        plan.instance_of.insert(text, plan.instances.len() - 1);
     }
 }

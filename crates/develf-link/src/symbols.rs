@@ -184,37 +184,40 @@ pub(crate) fn shared_kept(s: &crate::layout::OutSection) -> bool {
     s.class != SectionClass::Shared || s.keep == Keep::Always
 }
 
-/// The signature strings of `.nv.prototype`, first use first (rule 4.2).
-/// With `callgraph_first` (Mercury's `.strtab`, rule 4.3) the signatures of
-/// every input's `.nv.callgraph` blocks come before all `.nv.prototype`
-/// ones: a third input's virtual-call signature `#il` leads the first
-/// input's `#ii` on sm_100..sm_121, where sm_75..sm_90 keep input order.
-pub(crate) fn prototype_strings<'a>(inputs: &[InputObject<'a>], callgraph_first: bool) -> Vec<&'a str> {
-    prototype_strings_where(inputs, callgraph_first, &|_| true)
-}
-
-/// [`prototype_strings`], a `.nv.prototype` entry counted only where `keep`
-/// says so (a [`PrototypeEntry`]).
-pub(crate) fn prototype_strings_where<'a>(
-    inputs: &[InputObject<'a>],
-    callgraph_first: bool,
-    keep: &dyn Fn(PrototypeEntry) -> bool,
-) -> Vec<&'a str> {
+/// The signature strings of `.nv.callgraph` and `.nv.prototype`, first use
+/// first (rule 4.2), in input order (sm_75..sm_90a), without the signature of an address-taken function whose copy in that input loses to
+/// another input's: nvlink adds no string for it (`c.cubin a.cubin
+/// -lcudadevrt`, c defining the weak kernel `tk<float>` that a launches: no
+/// `""` of a's; the one in `.strtab` is libcudadevrt's, after a's and every
+/// later input's signatures), and its `.nv.callgraph` entry points at offset
+/// 0 (rule 7.6).
+pub(crate) fn prototype_strings_kept<'a>(inputs: &[InputObject<'a>], resolution: &Resolution<'_>) -> Vec<&'a str> {
     let mut out: Vec<&'a str> = Vec::new();
-    let passes: &[(bool, bool)] = if callgraph_first { &[(true, false), (false, true)] } else { &[(true, true)] };
-    for &(graphs, prototypes) in passes {
-        for input in inputs {
-            signature_strings(input, graphs, prototypes, keep, &mut out);
-        }
+    let keep = |_: PrototypeEntry| true;
+    for input in inputs {
+        let lost = |f: u32| lost_copy(input, resolution, f);
+        signature_strings_split(input, true, true, &keep, &lost, &mut out);
     }
     out
+}
+
+/// Whether input symbol `f` is defined in `input` and resolves to an
+/// *earlier* input's definition (a weak copy that lost when met). A copy a
+/// later input replaces (fewer registers) was the definition when nvlink met
+/// it and keeps its string (fresh4 arL.rev sm_90: fx_main-dp's launched
+/// `fx_scale<float>`, replaced by libfx's fx_coop copy: `""` at fx_main-dp's
+/// place, and its entry points there).
+pub(crate) fn lost_copy(input: &InputObject<'_>, resolution: &Resolution<'_>, f: u32) -> bool {
+    let r = SymbolRef { input: input.index, symbol: f as usize };
+    input.symbol(r.symbol).is_some_and(|s| s.section_index().is_some())
+        && resolution.definition_of(r).is_some_and(|d| d.input < input.index)
 }
 
 /// Rule 4.3 (Mercury): the signatures of the inputs' `.nv.callgraph` blocks
 /// in the order the output's call graph lists them: the address-taken block
 /// before the indirect-call block, each by the output symbol index of its
 /// function (`output_index`), input order breaking ties; then the
-/// `.nv.prototype` signatures as [`prototype_strings_where`] orders them.
+/// `.nv.prototype` signatures, input by input, first use first.
 pub(crate) fn merc_signature_strings<'a>(
     inputs: &[InputObject<'a>],
     keep: &dyn Fn(PrototypeEntry) -> bool,
@@ -269,6 +272,19 @@ fn signature_strings<'a>(
     keep: &dyn Fn(PrototypeEntry) -> bool,
     out: &mut Vec<&'a str>,
 ) {
+    signature_strings_split(input, graphs, prototypes, keep, &|_| false, out);
+}
+
+/// [`signature_strings`] without the signatures of the address-taken
+/// functions that `lost` names (by input symbol index).
+fn signature_strings_split<'a>(
+    input: &InputObject<'a>,
+    graphs: bool,
+    prototypes: bool,
+    keep: &dyn Fn(PrototypeEntry) -> bool,
+    lost: &dyn Fn(u32) -> bool,
+    out: &mut Vec<&'a str>,
+) {
     let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
         return;
     };
@@ -281,7 +297,8 @@ fn signature_strings<'a>(
     if graphs {
         for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_CALLGRAPH) {
             if let Ok(graph) = CallGraph::decode(s.bytes()) {
-                offsets.extend(graph.address_taken.iter().chain(&graph.indirect_calls).map(|p| p.1));
+                offsets.extend(graph.address_taken.iter().filter(|p| !lost(p.0)).map(|p| p.1));
+                offsets.extend(graph.indirect_calls.iter().map(|p| p.1));
             }
         }
     }
@@ -352,7 +369,7 @@ pub(crate) fn live_references(
         )
 }
 
-/// `signatures`: [`prototype_strings`] without `callgraph_first`.
+/// `signatures`: [`prototype_strings_kept`].
 pub(crate) fn build(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
