@@ -122,6 +122,8 @@ const TLIB_R24_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90", "sm_100"];
 const MDBG_ARCHS: &[&str] = &["sm_100"];
 /// One sm_100 and one sm_120 build: Mercury code without the sm_100a copy.
 const MERCURY_PAIR: &[&str] = &["sm_100", "sm_120"];
+/// The `sco` groups (shared-memory overlap).
+const SCO_ARCHS: &[&str] = &["sm_86", "sm_90"];
 /// The `nbex-G` group: one non-Mercury and one Mercury target.
 const NBEX_ARCHS: &[&str] = &["sm_86", "sm_100"];
 /// The `indir` group: one architecture with and one without `_param` locals.
@@ -351,6 +353,13 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 7.2: a -G kernel gets NUM_BARRIERS from its callee before the
     // EXTERNS appended for the callee's `__assertfail`.
     device_debug("nbex-G", "nbex.cu", Archs::Only(NBEX_ARCHS)),
+    // Rule 12.1 (f6 cubl): common shared variables of device functions no
+    // kernel reaches together overlap; a window's private variables are
+    // sorted smallest first before the alignment sort.
+    cu("sco_int", "sco_int.cu", Archs::Only(SCO_ARCHS), ABI7_NONE),
+    cu("sco_flt", "sco_flt.cu", Archs::Only(SCO_ARCHS), ABI7_NONE),
+    cu("sco_dbl", "sco_dbl.cu", Archs::Only(SCO_ARCHS), ABI7_NONE),
+    cu("sco_mix", "sco_mix.cu", Archs::Only(SCO_ARCHS), ABI7_NONE),
     // Rule 4.3: Mercury `.strtab` signatures in `.nv.callgraph` order.
     cu("msig_a", "msig_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("msig_b", "msig_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -596,6 +605,13 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "sbimad", inputs: &[Abi8("sbimad")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "cubr", inputs: &[Abi8("cubr_a"), Abi8("cubr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "nbex-G", inputs: &[Abi8("nbex-G")], flags: &[], archs: Archs::Only(NBEX_ARCHS) },
+    GroupSpec {
+        name: "sco",
+        inputs: &[Abi8("sco_int"), Abi8("sco_flt"), Abi8("sco_dbl"), Abi8("sco_mix")],
+        flags: &[],
+        archs: Archs::Only(SCO_ARCHS),
+    },
+    GroupSpec { name: "sco-dbl", inputs: &[Abi8("sco_dbl")], flags: &[], archs: Archs::Only(SCO_ARCHS) },
     GroupSpec {
         name: "msig",
         inputs: &[Abi8("msig_a"), Abi8("msig_b"), Abi8("msig_c")],
