@@ -745,9 +745,19 @@ impl Context<'_, '_> {
         // `cuda::barrier` calls are not inlined gets its callees' largest
         // count (a fresh pipeline kernel: 1 from three callees with 1 each,
         // sm_90 and sm_100 exec). The call graph is walked only when a
-        // function has such a record. Both come before an appended EXTERNS
-        // (a `-G` CUB `k_max` whose `BlockReduce` is a callee: NUM_BARRIERS 1,
-        // then EXTERNS; sm_86 and sm_100 exec with the other inputs plain).
+        // function has such a record. Against an appended EXTERNS, the one
+        // whose first contributor a breadth-first walk of the call graph
+        // meets first comes first (`barriers_first`).
+        let appended_externs = match &kernel_externs {
+            Some(list) if (externs_last || !had_externs) && !list.is_empty() => Some(list.clone()),
+            _ => None,
+        };
+        let externs_first = appended_externs.is_some() && function.is_some_and(|f| !self.barriers_first(f, facts));
+        if externs_first {
+            if let Some(list) = appended_externs.clone() {
+                reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
+            }
+        }
         let exec_kernel = self.layout.executable && kernel;
         let wants_barriers = exec_kernel
             && !facts.barriers.is_empty()
@@ -775,10 +785,8 @@ impl Context<'_, '_> {
         // of the output's only kernel: appended last (sys: sys_kernel gets
         // `__assertfail` from sys_checked). Device functions keep their own
         // list in place.
-        if let Some(list) = kernel_externs {
-            if (externs_last || !had_externs) && !list.is_empty() {
-                reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
-            }
+        if let (Some(list), false) = (appended_externs, externs_first) {
+            reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
         }
         // Rule 10 (after rule 7.1's CRS_STACK_SIZE: fptr_b's recursive
         // `kfp2` ends `CRS_STACK_SIZE, 0x66`): a kernel without the 0x66
@@ -945,6 +953,44 @@ impl Context<'_, '_> {
     /// Returns the list and how many of its names the kernel's own list gave.
     /// Also says which entries only functions of earlier inputs than the
     /// kernel's brought (see `function_info`'s use of them).
+    /// Rule 7.2: whether a kernel's appended NUM_BARRIERS comes before its
+    /// appended EXTERNS. nvlink adds each record when it first meets a
+    /// contributor, walking the call graph breadth first in the output
+    /// `.nv.callgraph`'s order: a function with a NUM_BARRIERS record, or one with an EXTERNS
+    /// list or an undefined callee (nbex: `nbex_sum`'s barrier, then its
+    /// call to the undefined `__assertfail`; a `-G` CUB `k_max`:
+    /// `block_sum`'s barrier before the `__assert_fail` deep in
+    /// `warp_max`; nw2 `-G` `alloca_kernel`: `__assert_fail`'s list before
+    /// `named_sync`'s barrier, both direct callees, listed by output index
+    /// though the input lists `named_sync` first; sm_86..sm_120 exec).
+    fn barriers_first(&self, f: u32, facts: &CallFacts) -> bool {
+        let mut seen: HashSet<u32> = HashSet::from([f]);
+        let mut queue: std::collections::VecDeque<u32> = std::collections::VecDeque::from([f]);
+        while let Some(node) = queue.pop_front() {
+            // The output's call graph lists a caller's callees by their
+            // output symbol index, not in the inputs' order.
+            let mut callees = facts.callees.get(&node).cloned().unwrap_or_default();
+            callees.sort_unstable();
+            for g in callees {
+                if !seen.insert(g) {
+                    continue;
+                }
+                if facts.barriers.contains_key(&g) {
+                    return true;
+                }
+                let undefined = matches!(
+                    self.symbols.symbols.get(g as usize).map(|s| &s.section),
+                    Some(crate::symbols::SymbolSection::Raw(0))
+                );
+                if facts.externs.get(&g).is_some_and(|l| !l.is_empty()) || (undefined && self.extern_kept(g)) {
+                    return false;
+                }
+                queue.push_back(g);
+            }
+        }
+        true
+    }
+
     fn kernel_externs(&self, f: u32, facts: &CallFacts) -> (Vec<u32>, usize, Vec<u32>) {
         let mut out: Vec<u32> = Vec::new();
         let add = |out: &mut Vec<u32>, e: u32| {
