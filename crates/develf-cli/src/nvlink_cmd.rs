@@ -1260,7 +1260,9 @@ fn device_objects<'a>(
             if header_sm(data) >= 100 {
                 return Err(format!("elfLink internal error: '{name}' is a damaged cubin ({d})"));
             }
-            reporter.warning(&format!("Input file '{name}' is a damaged cubin ({d}); skipped, as nvlink skips it"));
+            // An info line, not a warning: `-Werror` must not fail a link
+            // nvlink makes.
+            reporter.info(&format!("Input file '{name}' is a damaged cubin ({d}); skipped, as nvlink skips it"));
             return Ok(Vec::new());
         }
         if request.virtual_target {
@@ -1282,8 +1284,9 @@ fn device_objects<'a>(
         let cubin = compile_with(&ptxas, data, "", request, reporter, name)?;
         return Ok(vec![(name.clone(), Cow::Owned(cubin), None)]);
     }
-    // nvlink skips files it does not recognise without a word; say it.
-    reporter.warning(&format!("Input file '{name}' is not a cubin, fatbin, host object or archive; skipped"));
+    // nvlink skips files it does not recognise without a word; say it (an
+    // info line: under `-Werror` the link goes on, as nvlink's does).
+    reporter.info(&format!("Input file '{name}' is not a cubin, fatbin, host object or archive; skipped"));
     Ok(Vec::new())
 }
 

@@ -354,6 +354,9 @@ struct Kernel {
     /// An input `.nv.shared.<k>` without variables (a `-r` output's extern
     /// room): its (input, section) and `sh_addralign` (rule 12.9).
     room: Option<(Node, u64)>,
+    /// Whether an input had a `.nv.shared.<k>` for it (a room `-g` ignores
+    /// still counts: rule 12.9).
+    had_section: bool,
     reach: Vec<Node>,
     uses_extern: bool,
 }
@@ -376,6 +379,7 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
             let mut own_size = 0;
             let mut own_align = 1;
             let mut room = None;
+            let had_section = !s.pieces.is_empty();
             for p in &s.pieces {
                 let Some(input) = inputs.get(p.input) else { continue };
                 if let Some(sec) = input.section(p.section) {
@@ -423,7 +427,18 @@ fn kernels(inputs: &[InputObject<'_>], layout: &Layout, facts: &Facts) -> Vec<Ke
             };
             let reach = reach(facts, node);
             let uses_extern = reach.iter().any(|n| facts.extern_users.contains(n));
-            Some(Kernel { shared: id, text, own, own_size, own_extent, own_align, room, reach, uses_extern })
+            Some(Kernel {
+                shared: id,
+                text,
+                own,
+                own_size,
+                own_extent,
+                own_align,
+                room,
+                had_section,
+                reach,
+                uses_extern,
+            })
         })
         .collect()
 }
@@ -1151,13 +1166,15 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // `-r -g` of a `-r -g` output with `kdyn` and `kplain` and any
         // object or output with `kb`: `kb` gets none (`kplain`'s room grows
         // to 0x20 under `-r`; `-r -g` ignores rooms, so it gets none either;
-        // sm_75).
+        // sm_75). A kernel that came with a section does keep it (options
+        // indir-r_r-g: `-r -g` of a plain `-r` output, its kernels' 0x10
+        // rooms stay, sm_90).
         let dropped = dropped
             || (!k.uses_extern
                 && k.own.is_empty()
                 && k.own_size == 0
                 && k.room.is_none()
-                && (a > EXTERN_ALIGN || facts.relinked_extern || facts.zero_extern_align));
+                && (a > EXTERN_ALIGN || (facts.relinked_extern && !k.had_section) || facts.zero_extern_align));
         let keep = (facts.any_extern || !k.own.is_empty() || k.own_size > 0) && !dropped;
         // With ABI-7 externs (alignment 0) a user gets no symbol either
         // (fresh4 r-abi7-extern `ka`).
