@@ -302,6 +302,44 @@ fn code_read_from_its_source_gives_the_same_output() {
 /// nvlink` leaves out of its buffer; Mercury's line-table rules read it
 /// from the source all the same, so the output does not depend on where the
 /// bytes come from.
+/// A fuzz finding (session 10): `e_shstrndx` changed to name a code
+/// section. Names read from it differed between an input held in memory and
+/// one whose code is read from its source (zeroed in `bytes`), so the two
+/// links differed; the parser now takes names from a string table only.
+#[test]
+fn a_name_table_that_is_code_names_the_same_from_its_source() {
+    let root = fixtures();
+    let read = |name: &str| std::fs::read(root.join(format!("obj/sm_100/{name}.cubin"))).expect("fixture");
+    let (mut a, mut b) = (read("mdbg_b-lineinfo"), read("jtab_b"));
+    a[0x3e] ^= 0x17;
+    b[0xc1] ^= 0x04;
+    let cubin = develf_parse::Cubin::parse(&a).expect("parses");
+    let names_at = usize::from(u16::from_le_bytes([a[0x3e], a[0x3f]]));
+    let table = cubin.sections().get(names_at).expect("e_shstrndx names a section");
+    assert!(is_code_section(table.sh_type, table.flags), "the flip points e_shstrndx at code");
+    let mut options = LinkOptions::new(Arch::parse("sm_100").expect("arch"));
+    options.output = OutputKind::Relocatable;
+    options.preserve_relocs = true;
+    let in_memory = link(&options, &[Input::new("a.cubin", &a), Input::new("b.cubin", &b)]).map_err(|e| e.to_string());
+    let zeroed = |bytes: &[u8]| {
+        let mut copy = bytes.to_vec();
+        for s in develf_parse::Cubin::parse(bytes).expect("parses").sections() {
+            if is_code_section(s.sh_type, s.flags) {
+                let start = s.offset as usize;
+                copy[start..start + s.bytes().len()].fill(0);
+            }
+        }
+        copy
+    };
+    let (a_rest, b_rest) = (zeroed(&a), zeroed(&b));
+    let inputs = [
+        Input { name: "a.cubin", bytes: &a_rest, code: Some(&a as &dyn CodeSource) },
+        Input { name: "b.cubin", bytes: &b_rest, code: Some(&b as &dyn CodeSource) },
+    ];
+    let elsewhere = link(&options, &inputs).map_err(|e| e.to_string());
+    assert!(in_memory == elsewhere, "names read from a code section change with where the code is read from");
+}
+
 #[test]
 fn a_line_table_flagged_as_code_reads_the_same_from_its_source() {
     let root = fixtures();

@@ -618,7 +618,10 @@ fn read_sections<'a>(data: &'a [u8], header: &Header) -> Result<Vec<Section<'a>>
             data: bytes,
         });
     }
-    let names = sections.get(header.shstrndx as usize).and_then(|s| s.data);
+    // Names come only from a string table: an `e_shstrndx` naming another
+    // section (a code section, whose bytes a linker may not hold) names
+    // nothing, so every reader of the file sees the same names.
+    let names = sections.get(header.shstrndx as usize).filter(|s| s.sh_type == sec::SHT_STRTAB).and_then(|s| s.data);
     if let Some(names) = names {
         for section in &mut sections {
             section.name = string_at(names, section.name_offset).unwrap_or("");
