@@ -297,11 +297,30 @@ fn code_read_from_its_source_gives_the_same_output() {
     }
 }
 
-/// The fuzz target's finding (session 9): a damaged input whose
-/// `.debug_line` is flagged SHF_EXECINSTR counts as code, which `develf
-/// nvlink` leaves out of its buffer; Mercury's line-table rules read it
-/// from the source all the same, so the output does not depend on where the
-/// bytes come from.
+/// `a` and `b` linked twice: held in memory, and with their code sections
+/// zeroed in `bytes` and read from a [`CodeSource`] (as `develf nvlink`
+/// reads files). The fuzz target asserts the two agree.
+fn linked_both_ways(options: &LinkOptions, a: &[u8], b: &[u8]) -> (Result<Vec<u8>, String>, Result<Vec<u8>, String>) {
+    let in_memory = link(options, &[Input::new("a.cubin", a), Input::new("b.cubin", b)]).map_err(|e| e.to_string());
+    let zeroed = |bytes: &[u8]| {
+        let mut copy = bytes.to_vec();
+        for s in develf_parse::Cubin::parse(bytes).expect("parses").sections() {
+            if is_code_section(s.sh_type, s.flags) {
+                let start = s.offset as usize;
+                copy[start..start + s.bytes().len()].fill(0);
+            }
+        }
+        copy
+    };
+    let (a_code, b_code) = (a.to_vec(), b.to_vec());
+    let (a_rest, b_rest) = (zeroed(a), zeroed(b));
+    let inputs = [
+        Input { name: "a.cubin", bytes: &a_rest, code: Some(&a_code as &dyn CodeSource) },
+        Input { name: "b.cubin", bytes: &b_rest, code: Some(&b_code as &dyn CodeSource) },
+    ];
+    (in_memory, link(options, &inputs).map_err(|e| e.to_string()))
+}
+
 /// A fuzz finding (session 10): `e_shstrndx` changed to name a code
 /// section. Names read from it differed between an input held in memory and
 /// one whose code is read from its source (zeroed in `bytes`), so the two
@@ -320,26 +339,15 @@ fn a_name_table_that_is_code_names_the_same_from_its_source() {
     let mut options = LinkOptions::new(Arch::parse("sm_100").expect("arch"));
     options.output = OutputKind::Relocatable;
     options.preserve_relocs = true;
-    let in_memory = link(&options, &[Input::new("a.cubin", &a), Input::new("b.cubin", &b)]).map_err(|e| e.to_string());
-    let zeroed = |bytes: &[u8]| {
-        let mut copy = bytes.to_vec();
-        for s in develf_parse::Cubin::parse(bytes).expect("parses").sections() {
-            if is_code_section(s.sh_type, s.flags) {
-                let start = s.offset as usize;
-                copy[start..start + s.bytes().len()].fill(0);
-            }
-        }
-        copy
-    };
-    let (a_rest, b_rest) = (zeroed(&a), zeroed(&b));
-    let inputs = [
-        Input { name: "a.cubin", bytes: &a_rest, code: Some(&a as &dyn CodeSource) },
-        Input { name: "b.cubin", bytes: &b_rest, code: Some(&b as &dyn CodeSource) },
-    ];
-    let elsewhere = link(&options, &inputs).map_err(|e| e.to_string());
+    let (in_memory, elsewhere) = linked_both_ways(&options, &a, &b);
     assert!(in_memory == elsewhere, "names read from a code section change with where the code is read from");
 }
 
+/// The fuzz target's finding (session 9): a damaged input whose
+/// `.debug_line` is flagged SHF_EXECINSTR counts as code, which `develf
+/// nvlink` leaves out of its buffer; Mercury's line-table rules read it
+/// from the source all the same, so the output does not depend on where the
+/// bytes come from.
 #[test]
 fn a_line_table_flagged_as_code_reads_the_same_from_its_source() {
     let root = fixtures();
@@ -361,23 +369,7 @@ fn a_line_table_flagged_as_code_reads_the_same_from_its_source() {
     options.output = OutputKind::Relocatable;
     options.debug = true;
     options.preserve_relocs = true;
-    let in_memory = link(&options, &[Input::new("a.cubin", &a), Input::new("b.cubin", &b)]).map_err(|e| e.to_string());
-    let zeroed = |bytes: &[u8]| {
-        let mut copy = bytes.to_vec();
-        for s in develf_parse::Cubin::parse(bytes).expect("parses").sections() {
-            if is_code_section(s.sh_type, s.flags) {
-                let start = s.offset as usize;
-                copy[start..start + s.bytes().len()].fill(0);
-            }
-        }
-        copy
-    };
-    let (a_rest, b_rest) = (zeroed(&a), zeroed(&b));
-    let inputs = [
-        Input { name: "a.cubin", bytes: &a_rest, code: Some(&a as &dyn CodeSource) },
-        Input { name: "b.cubin", bytes: &b_rest, code: Some(&b as &dyn CodeSource) },
-    ];
-    let elsewhere = link(&options, &inputs).map_err(|e| e.to_string());
+    let (in_memory, elsewhere) = linked_both_ways(&options, &a, &b);
     assert!(in_memory.is_ok(), "{in_memory:?}");
     assert!(in_memory == elsewhere, "a line table read from its source changes the output");
 }
