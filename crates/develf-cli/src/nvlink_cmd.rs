@@ -1682,7 +1682,8 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     }
     let sources = loaded.code.sources();
     let inputs = object_inputs(&gathered, &sources);
-    let image = match develf_link::link_image(&link_options(request, &gathered), &inputs) {
+    let options = link_options(request, &gathered);
+    let image = match develf_link::link_image(&options, &inputs) {
         Ok(b) => b,
         Err(error) => {
             // nvlink has written the register file when it finds undefined
@@ -1730,17 +1731,16 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     // time (Image's `state`).
     std::mem::forget(image);
     stamp("output written");
-    if let Some(demangle) = request.dump_callgraph {
+    // nvlink 13.5 demangles with -dump-callgraph-no-demangle too (its output
+    // is byte-identical to -dump-callgraph's), so only whether it is asked
+    // for matters here.
+    if request.dump_callgraph.is_some() {
         // nvlink prints no call graph for a relocatable link.
         if !request.relocatable {
             if inputs.is_empty() {
                 // Rule 13.6: nvlink's words when no input had code for the target.
                 eprintln!("No relocatable objects found. Did not generate callgraph.");
             } else {
-                // nvlink 13.5 demangles with -dump-callgraph-no-demangle too
-                // (its output is byte-identical to -dump-callgraph's).
-                let _ = demangle;
-                let options = link_options(request, &gathered);
                 let kept = |name: &str| develf_link::is_root_kernel(&options, name);
                 eprint!("{}", callgraph_dump_kept(&inputs, request.arch, true, &kept));
             }

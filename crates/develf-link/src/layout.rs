@@ -1417,35 +1417,33 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
 /// `-kernels-used=tl_kernel_c` and `-variables-used=tl_counter`, sm_75..sm_90a:
 /// tl_a's winning `tl_poly<double>` dies and nvlink names no
 /// `.rela.text._Z7tl_polyIdET_S0_` for tl_b's replaced copy).
-/// Whether the input defining the function of input `i`'s `.text` section
-/// `text` has a section named `name`.
-fn winner_has_section(b: &Builder<'_, '_>, i: usize, text: usize, name: &str) -> bool {
-    b.inputs.get(i).is_some_and(|input| {
-        input.symbols().iter().any(|y| {
-            y.st_type == STT_FUNC
-                && y.section_index() == Some(text)
-                && b.resolution
-                    .definition_of(SymbolRef { input: i, symbol: y.index })
-                    .and_then(|d| b.inputs.get(d.input))
-                    .is_some_and(|w| w.sections().iter().any(|x| x.name == name))
-        })
+fn lost_to_later(b: &Builder<'_, '_>, i: usize, text: usize) -> bool {
+    function_definitions(b, i, text).any(|d| {
+        d.input > i
+            && b.inputs
+                .get(d.input)
+                .and_then(|x| x.symbol(d.symbol))
+                .and_then(|w| w.section_index())
+                .is_some_and(|x| !b.liveness.is_dead(d.input, x))
     })
 }
 
-fn lost_to_later(b: &Builder<'_, '_>, i: usize, text: usize) -> bool {
-    b.inputs.get(i).is_some_and(|input| {
-        input.symbols().iter().any(|y| {
-            y.st_type == STT_FUNC
-                && y.section_index() == Some(text)
-                && b.resolution.definition_of(SymbolRef { input: i, symbol: y.index }).is_some_and(|d| {
-                    d.input > i
-                        && b.inputs
-                            .get(d.input)
-                            .and_then(|x| x.symbol(d.symbol))
-                            .and_then(|w| w.section_index())
-                            .is_some_and(|x| !b.liveness.is_dead(d.input, x))
-                })
-        })
+/// Whether the input defining the function of input `i`'s `.text` section
+/// `text` has a section named `name`.
+fn winner_has_section(b: &Builder<'_, '_>, i: usize, text: usize, name: &str) -> bool {
+    function_definitions(b, i, text)
+        .any(|d| b.inputs.get(d.input).is_some_and(|w| w.sections().iter().any(|x| x.name == name)))
+}
+
+/// The definitions the functions of input `i`'s `.text` section `text`
+/// resolve to (the winning copies, for weak functions).
+fn function_definitions<'b>(b: &'b Builder<'_, '_>, i: usize, text: usize) -> impl Iterator<Item = SymbolRef> + 'b {
+    b.inputs.get(i).into_iter().flat_map(move |input| {
+        input
+            .symbols()
+            .iter()
+            .filter(move |y| y.st_type == STT_FUNC && y.section_index() == Some(text))
+            .filter_map(move |y| b.resolution.definition_of(SymbolRef { input: i, symbol: y.index }))
     })
 }
 

@@ -748,13 +748,9 @@ impl Context<'_, '_> {
         // function has such a record. Against an appended EXTERNS, the one
         // whose first contributor a breadth-first walk of the call graph
         // meets first comes first (`barriers_first`).
-        let appended_externs = match &kernel_externs {
-            Some(list) if (externs_last || !had_externs) && !list.is_empty() => Some(list.clone()),
-            _ => None,
-        };
-        let externs_first = appended_externs.is_some() && function.is_some_and(|f| !self.barriers_first(f, facts));
-        if externs_first {
-            if let Some(list) = appended_externs.clone() {
+        let mut appended_externs = kernel_externs.filter(|list| (externs_last || !had_externs) && !list.is_empty());
+        if appended_externs.is_some() && function.is_some_and(|f| !self.barriers_first(f, facts)) {
+            if let Some(list) = appended_externs.take() {
                 reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
             }
         }
@@ -785,7 +781,7 @@ impl Context<'_, '_> {
         // of the output's only kernel: appended last (sys: sys_kernel gets
         // `__assertfail` from sys_checked). Device functions keep their own
         // list in place.
-        if let (Some(list), false) = (appended_externs, externs_first) {
+        if let Some(list) = appended_externs {
             reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
         }
         // Rule 10 (after rule 7.1's CRS_STACK_SIZE: fptr_b's recursive
@@ -942,23 +938,13 @@ impl Context<'_, '_> {
         bytes
     }
 
-    /// Rule 7.2, an executable kernel's EXTERNS: its input list less the
-    /// defined device functions, then the lists of the defined functions it
-    /// reaches through the call graph in output `.text` order, each name
-    /// once (dynpar `parent`: `child`, then `cnprtCnpv2TranslateError`'s 32
-    /// kernels, `__cudaCDP2LaunchDeviceV2`'s, `...GetParameterBufferV2`'s,
-    /// `...GetLastError`'s syscalls; sys `sm3` run: `malloc free` then
-    /// sys_checked's `__assertfail`, sys_report's `vprintf`); any other
-    /// undefined function reached last, by symbol index.
-    /// Returns the list and how many of its names the kernel's own list gave.
-    /// Also says which entries only functions of earlier inputs than the
-    /// kernel's brought (see `function_info`'s use of them).
     /// Rule 7.2: whether a kernel's appended NUM_BARRIERS comes before its
     /// appended EXTERNS. nvlink adds each record when it first meets a
     /// contributor, walking the call graph breadth first in the output
-    /// `.nv.callgraph`'s order: a function with a NUM_BARRIERS record, or one with an EXTERNS
-    /// list or an undefined callee (nbex: `nbex_sum`'s barrier, then its
-    /// call to the undefined `__assertfail`; a `-G` CUB `k_max`:
+    /// `.nv.callgraph`'s order: a function with a NUM_BARRIERS record, or
+    /// one with an EXTERNS list or an undefined callee (nbex: `nbex_sum`'s
+    /// barrier, then its call to the undefined `__assertfail`; a `-G` CUB
+    /// `k_max`:
     /// `block_sum`'s barrier before the `__assert_fail` deep in
     /// `warp_max`; nw2 `-G` `alloca_kernel`: `__assert_fail`'s list before
     /// `named_sync`'s barrier, both direct callees, listed by output index
@@ -991,6 +977,17 @@ impl Context<'_, '_> {
         true
     }
 
+    /// Rule 7.2, an executable kernel's EXTERNS: its input list less the
+    /// defined device functions, then the lists of the defined functions it
+    /// reaches through the call graph in output `.text` order, each name
+    /// once (dynpar `parent`: `child`, then `cnprtCnpv2TranslateError`'s 32
+    /// kernels, `__cudaCDP2LaunchDeviceV2`'s, `...GetParameterBufferV2`'s,
+    /// `...GetLastError`'s syscalls; sys `sm3` run: `malloc free` then
+    /// sys_checked's `__assertfail`, sys_report's `vprintf`); any other
+    /// undefined function reached last, by symbol index.
+    /// Returns the list and how many of its names the kernel's own list gave.
+    /// Also says which entries only functions of earlier inputs than the
+    /// kernel's brought (see `function_info`'s use of them).
     fn kernel_externs(&self, f: u32, facts: &CallFacts) -> (Vec<u32>, usize, Vec<u32>) {
         let mut out: Vec<u32> = Vec::new();
         let add = |out: &mut Vec<u32>, e: u32| {

@@ -123,7 +123,7 @@ pub(crate) struct Facts {
     /// Shared variables each function's code refers to.
     uses: HashMap<Node, Vec<SymbolRef>>,
     /// Functions whose code refers to `extern __shared__` memory.
-    pub(crate) extern_users: HashSet<Node>,
+    extern_users: HashSet<Node>,
     /// Some input refers to `extern __shared__` memory.
     any_extern: bool,
     /// Some code refers to an extern a `-r` output defined in
@@ -828,22 +828,18 @@ fn plan_executable(
         let mut align = k.own_align;
         // Private variables: callees' first, then the kernel's own, stably
         // sorted by alignment, largest first (rule 12.1).
-        let mut vars: Vec<&Variable> = private.get(&i).cloned().unwrap_or_default();
-        // U28: the callees' variables come smallest first (a device
+        // Callees' and the kernel's own together, smallest first, before the
+        // alignment sort below (both stable): callees' first, then the
+        // kernel's own in symbol order, only among equal sizes. U28: a device
         // function's `pa[8]`, `qa[2]`, `ra[4]` at 0x18, 0, 8; a template
         // kernel's weak `s[4]`/`u[32]` at 0, 0x10 and `s[32]`/`u[4]` at
-        // 0x10, 0; sm_75/sm_90/sm_100), before the alignment sort below.
-        vars.sort_by_key(|v| v.size);
-        // The kernel's own come smallest first too (session 5: `a[16]`,
-        // `b[8]` declared in that order go b at 0x400, a at 0x420 on sm_90
-        // and sm_100; equal sizes keep the symbol order).
-        let mut own: Vec<&Variable> = k.own.iter().collect();
-        own.sort_by_key(|v| v.size);
-        vars.extend(own);
-        // And both together, smallest first (cubl: `reduce_d`'s own 0x80
-        // `TempStorage` at 0, then its callee `block_scan<double,512>`'s
-        // 0x1000 array at 0x80; sm_86 `-preserve-relocs`, exec): callees'
-        // first only among equal sizes.
+        // 0x10, 0 (sm_75/sm_90/sm_100); session 5: own `a[16]`, `b[8]`
+        // declared in that order go b at 0x400, a at 0x420 (sm_90, sm_100);
+        // f6 cubl: `reduce_d`'s own 0x80 `TempStorage` at 0, then its callee
+        // `block_scan<double,512>`'s 0x1000 array at 0x80 (sm_86
+        // `-preserve-relocs`, exec).
+        let mut vars: Vec<&Variable> = private.get(&i).cloned().unwrap_or_default();
+        vars.extend(k.own.iter());
         vars.sort_by_key(|v| v.size);
         vars.sort_by_key(|v| std::cmp::Reverse(v.align));
         let any_common = k.reach.iter().any(|n| common_end.contains_key(n));

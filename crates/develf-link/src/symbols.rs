@@ -185,8 +185,9 @@ pub(crate) fn shared_kept(s: &crate::layout::OutSection) -> bool {
 }
 
 /// The signature strings of `.nv.callgraph` and `.nv.prototype`, first use
-/// first (rule 4.2), in input order (sm_75..sm_90a), without the signature of an address-taken function whose copy in that input loses to
-/// another input's: nvlink adds no string for it (`c.cubin a.cubin
+/// first (rule 4.2), in input order (sm_75..sm_90a), without the signature
+/// of an address-taken function whose copy in that input loses to another
+/// input's: nvlink adds no string for it (`c.cubin a.cubin
 /// -lcudadevrt`, c defining the weak kernel `tk<float>` that a launches: no
 /// `""` of a's; the one in `.strtab` is libcudadevrt's, after a's and every
 /// later input's signatures), and its `.nv.callgraph` entry points at offset
