@@ -21,6 +21,10 @@ use crate::toolchain::{self, Toolchain};
 /// Architectures built with CUDA 13.5 (ABI 8), oldest first.
 const ABI8_ARCHS: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120"];
 
+/// Where a copy from `.target sm_75` PTX and one from the target's own PTX can
+/// differ in rule 9.14's choice (sm_75: equal; Mercury: rule 11.2.1, not modelled).
+const VSM_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
+
 /// The PTX ISA version the CUDA 12.9 ptxas accepts at most (13.5's nvcc writes 9.5).
 const PTX_VERSION_FOR_PTXAS12: &str = "8.8";
 
@@ -236,6 +240,26 @@ const OBJECTS: &[ObjectSpec] = &[
     // Programs written to find divergences on code nobody had linked yet (more
     // in docs/nvlink-layout.md, "Generated-program runs"); one architecture
     // each, to keep the bytes small.
+    // Rule 9.14: a `.target sm_75` PTX object first, an object from its own
+    // PTX second, the same weak functions (same registers) in both.
+    ObjectSpec {
+        name: "vsm_ptx",
+        source: "vsm_ptx.ptx",
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: &[],
+        archs: Archs::Only(VSM_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "vsm_cu",
+        source: "vsm_cu.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &[],
+        ptxas_flags: &[],
+        archs: Archs::Only(VSM_ARCHS),
+        abi7: ABI7_NONE,
+    },
     ObjectSpec {
         name: "common_a",
         source: "common_a.ptx",
@@ -568,6 +592,7 @@ const GROUPS: &[GroupSpec] = &[
     group("tex", &[Abi8("tex_a"), Abi8("tex_b")]),
     group("weak", &[Abi8("weak_a"), Abi8("weak_b")]),
     group("common", &[Abi8("common_a"), Abi8("common_b")]),
+    GroupSpec { name: "vsm", inputs: &[Abi8("vsm_ptx"), Abi8("vsm_cu")], flags: &[], archs: Archs::Only(VSM_ARCHS) },
     group("virt", &[Abi8("virt_a"), Abi8("virt_b")]),
     GroupSpec {
         name: "tma",

@@ -65,6 +65,20 @@ impl<'a> InputObject<'a> {
         self.info_about.get((u32::try_from(text).ok()?, merc))
     }
 
+    /// The virtual SM of the PTX the object was assembled from: the
+    /// `.note.nv.cuinfo` descriptor's (ABI 8; ptxas writes the lowest virtual
+    /// architecture the code needs, so an sm_86 object may say 75), else the
+    /// e_flags field (ABI 7). Rule 9's "newer PTX" among equal weak copies.
+    pub fn ptx_sm(&self) -> u32 {
+        let note = self.sections().iter().find(|s| s.name == ".note.nv.cuinfo").map(|s| s.bytes());
+        // The descriptor ends the note (namesz, descsz, type, name, then it).
+        let descriptor = note.and_then(|b| b.get(b.len().checked_sub(develf_format::note::CuInfo::SIZE)?..));
+        match descriptor.and_then(develf_format::note::CuInfo::decode) {
+            Some(info) => u32::from(info.virtual_sm),
+            None => u32::from(self.cubin.flags().virtual_sm),
+        }
+    }
+
     /// The weak data symbols (see the field).
     pub fn weak_data(&self) -> impl Iterator<Item = &Symbol<'a>> + '_ {
         self.weak_data.iter().filter_map(|&k| self.symbol(k))

@@ -350,8 +350,8 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
                 }
                 (STB_WEAK, STB_WEAK) if cur.st_type == STT_FUNC && s.st_type == STT_FUNC => {
                     // Fewer registers than the copy chosen so far win (U9);
-                    // with equal counts, a copy built for a newer SM than the
-                    // *first* copy's (U13: sm_80 + sm_86 objects for sm_86
+                    // with equal counts, a copy assembled from newer PTX than
+                    // the *first* copy's (U13: sm_80 + sm_86 objects for sm_86
                     // keep sm_86's `shared_helper`, 24 = 24 registers, but
                     // sm_80's `tsum<int>`, 36 < 44). The first copy, not the
                     // chosen one: fresh3 sm_80 ps_a, sm_86 ps_b, sm_86 ps_e
@@ -359,8 +359,11 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
                     // ps_a's, and ps_e's, equal to ps_b's, replaces it too
                     // (its `.nv.info` records, and all three FDE relocations,
                     // rule 9.11); without ps_a, ps_e's loses (sm_86/sm_89,
-                    // exec and `-r`).
-                    let sm = |r: SymbolRef| inputs.get(r.input).map_or(0, |i| i.cubin.flags().sm);
+                    // exec and `-r`). "Newer" is the cuinfo note's virtual
+                    // SM, not the object's SM (rule 9.14: compute_75 code for
+                    // sm_86 does not replace compute_80 code for sm_80; two
+                    // compute_75 copies keep the first, whatever their SMs).
+                    let sm = |r: SymbolRef| inputs.get(r.input).map_or(0, |i| i.ptx_sm());
                     let first = global.first_definition.unwrap_or(current);
                     let wins = match (regs(here), regs(current)) {
                         (Some(new), Some(old)) => new < old || (new == old && sm(here) > sm(first)),
