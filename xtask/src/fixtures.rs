@@ -187,6 +187,8 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::All,
         abi7: ABI7_SM75_UP,
     },
+    cu("a7x_dyn", "a7x_dyn.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
+    cu("a7x_tile", "a7x_tile.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("calls_lib", "calls_lib.cu", Archs::All, ABI7_ALL),
     cu("calls_main", "calls_main.cu", Archs::All, ABI7_ALL),
     cu("cluster_a", "cluster_a.cu", Archs::AtLeast(90), &["sm_90"]),
@@ -505,6 +507,12 @@ use Input::{Abi7, Abi8, LinkR};
 const GROUPS: &[GroupSpec] = &[
     group("big", &[Abi8("big_params"), Abi8("big_helper")]),
     group("calls", &[Abi8("calls_main"), Abi8("calls_lib")]),
+    GroupSpec {
+        name: "a7x-mixed-abi",
+        inputs: &[Abi7("a7x_dyn"), Abi8("a7x_tile")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
     GroupSpec {
         name: "calls-mixed-abi",
         inputs: &[Abi7("calls_main"), Abi8("calls_lib")],

@@ -583,6 +583,22 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
     layout.shared = plan;
 }
 
+/// The `-r` size of a kernel's section when the link has extern memory that
+/// the kernel does not use.
+fn non_user_size(k: &Kernel, a: u64) -> u64 {
+    if k.room.is_some() {
+        // Rule 12.9: a `-r` output's room (no variables) of a kernel
+        // not using extern memory grows by the alignment whatever its
+        // size (indir-relink `-r`: 0x10 -> 0x20 for every such kernel;
+        // rr-shm's `ksa_noshared` 0x10 -> 0x110).
+        k.own_size.saturating_add(a)
+    } else if k.own_extent < a {
+        grow_by_room(k.own_extent, a)
+    } else {
+        k.own_extent.max(k.own_size)
+    }
+}
+
 /// Rule 12.3: `-r`'s room for extern memory in a section whose code does not
 /// use it: `a` more bytes when it holds less than `a` (0 -> 0x10, 4 -> 0x14,
 /// 7 -> 0x17), nothing otherwise (0x31, 0x200). Fits 9 kernel samples and 5
@@ -1122,16 +1138,16 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     // instance 0x10 in 0x20; sm_75..sm_90a).
                     if facts.zero_extern_align { offset.max(a) } else { offset.max(a.saturating_mul(2)) }
                 }
-            } else if k.room.is_some() {
-                // Rule 12.9: a `-r` output's room (no variables) of a kernel
-                // not using extern memory grows by the alignment whatever its
-                // size (indir-relink `-r`: 0x10 -> 0x20 for every such kernel;
-                // rr-shm's `ksa_noshared` 0x10 -> 0x110).
-                k.own_size.saturating_add(a)
-            } else if k.own_extent < a {
-                grow_by_room(k.own_extent, a)
             } else {
-                k.own_extent.max(k.own_size)
+                // Rule 12.3 with ABI-7 externs (alignment 0): a kernel not
+                // using extern memory keeps its own alignment (f7
+                // A7_p1mix_r: `k_accum`'s 4-aligned `tile` next to ABI-7
+                // `k_main`/`k_c` using `extern __shared__`: 4, `-r` and
+                // `-r -g`, where the all-ABI-8 link gives 16; sm_75..sm_90).
+                if facts.zero_extern_align {
+                    return_align = k.own_align;
+                }
+                non_user_size(k, a)
             };
             (size, return_align)
         } else if let Some(a) = pool {
