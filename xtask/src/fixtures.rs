@@ -102,6 +102,8 @@ const ABI7_SM75_UP: &[&str] = &["sm_75", "sm_90"];
 const ABI7_NONE: &[&str] = &[];
 /// `-G` objects are large; only a few architectures get them.
 const DEBUG_ARCHS: &[&str] = &["sm_75", "sm_90"];
+/// A function-less `-G` object first (gnof.cu), before the debug and mdbg groups' objects.
+const GNOF_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// Local `.const` symbols (rule 5.5): one architecture per ABI-8 family
 /// (sm_75 with `_param` locals, sm_90, Mercury sm_100) keeps the bytes small.
 const CONST_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
@@ -196,6 +198,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("coop_grid", "coop_grid.cu", Archs::All, ABI7_SM75_UP),
     cu("coop_reduce", "coop_reduce.cu", Archs::All, ABI7_SM75_UP),
     device_debug("debug_a-G", "debug_a.cu", Archs::Only(DEBUG_ARCHS)),
+    device_debug("gnof-G", "gnof.cu", Archs::Only(GNOF_ARCHS)),
     ObjectSpec {
         name: "debug_a-lineinfo",
         source: "debug_a.cu",
@@ -526,6 +529,18 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::AtLeast(90),
     },
     group("coop", &[Abi8("coop_grid"), Abi8("coop_reduce")]),
+    GroupSpec {
+        name: "gnof-G",
+        inputs: &[Abi8("gnof-G"), Abi8("debug_a-G"), Abi8("debug_b-G")],
+        flags: &[],
+        archs: Archs::Only(DEBUG_ARCHS),
+    },
+    GroupSpec {
+        name: "gnof-mdbg-G",
+        inputs: &[Abi8("gnof-G"), Abi8("mdbg_a-G"), Abi8("mdbg_b-G")],
+        flags: &[],
+        archs: Archs::Only(MDBG_ARCHS),
+    },
     GroupSpec {
         name: "debug-G",
         inputs: &[Abi8("debug_a-G"), Abi8("debug_b-G")],

@@ -1100,18 +1100,24 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 }
                 continue;
             };
-            create_for_symbol(b, i, index, executable && !mercury);
-            // The first debug section met brings the input's others, in
+            // The first debug section met brings all of the input's, in
             // section order: relinking fresh2's `-r` output of a `-lineinfo`
             // object (sm_90), whose `.debug_line` .. `.nv_debug_ptx_txt.*`
             // section symbols come after bank symbols, logs them right after
-            // `.debug_frame` (ptxas objects list them together anyway).
+            // `.debug_frame` (ptxas objects list them together anyway). The
+            // one met need not be the first: a `-G` object with no function
+            // has an empty `.debug_frame` without a section symbol before its
+            // `.debug_line`, and the output's `.debug_frame` still comes first
+            // (an `nvcc -G -rdc` host-only TU first in `nvcc -dlink`'s
+            // nvlink line, sm_75..sm_120).
             if b.class_of(i, index) == Some(C::Debug) {
                 for x in 0..input.sections().len() {
-                    if x != index && b.class_of(i, x) == Some(C::Debug) {
+                    if b.class_of(i, x) == Some(C::Debug) {
                         create_for_symbol(b, i, x, executable && !mercury);
                     }
                 }
+            } else {
+                create_for_symbol(b, i, index, executable && !mercury);
             }
             if let Some(symbol) = local {
                 // Rule 5.6: the local of a weak duplicate's discarded bank
