@@ -41,12 +41,14 @@
 //! kernel nvlink leaves alone is changed. `minmax` (a loop behind a branch
 //! that skips it) needs the rules for waited barriers still pending past a
 //! join, and for all six taken, in `allocate`; `warp_max` the read barrier's
-//! group first (`groups`). Left alone: groups ptxas merged only because all
-//! six barriers were taken and
-//! that the finaliser splits, moving a wait to the first reader of the
-//! register (3 libcudadevrt kernels: the model knows no operands), and
-//! kernels with a `DEPBAR` (names a barrier in an operand), a `CALL` (uses
-//! the stack) or other control flow.
+//! group first (`groups`). A group of two producers ptxas merged only
+//! because all six barriers were pending is split when the new numbering
+//! leaves one free, each producer waited for at the first reader of its
+//! register (`split_pressed`; the model reads the register fields of uniform
+//! and plain ALU instructions only, enough for the `LDCU`s of libcudadevrt's
+//! `memcpy_3d_device`/`memset_3d_device`: 3 kernels on sm_100, 4 on sm_120,
+//! session 11). Left alone: other splits, kernels with a `DEPBAR` (names a
+//! barrier in an operand), a `CALL` (uses the stack) or other control flow.
 
 use crate::errbar::branch_offset;
 
@@ -69,6 +71,10 @@ const OP_EXIT: u64 = 0x94d;
 const OP_BSSY: u64 = 0x945;
 const OP_BSYNC: u64 = 0x941;
 const OP_CALL: u64 = 0x943;
+/// `LDCU` (a constant into uniform registers) and `S2UR` (a special register
+/// into one), the producers a split group's wait is placed for.
+const OP_LDCU: u64 = 0x7ac;
+const OP_S2UR: u64 = 0x9c3;
 /// The predicate field (bits 12..15 of the low word) and its value for `PT`.
 const PREDICATE_SHIFT: u32 = 12;
 const PT: u64 = 7;
@@ -333,6 +339,151 @@ fn allocate(
     Some(out)
 }
 
+/// A group's later producer that ptxas put on the group's barrier only
+/// because all six were pending there, where the new numbering leaves one
+/// free: (group, producer), past the producers in `merged`; an error for a
+/// group other than two write producers (not modelled).
+fn pressed(
+    controls: &[Control],
+    all: &[Group],
+    live: &[Bits],
+    renumbered: &[u8],
+    merged: &[usize],
+) -> Option<Result<(usize, usize), ()>> {
+    let old: Vec<u8> = all.iter().map(|g| g.barrier).collect();
+    for (k, g) in all.iter().enumerate() {
+        for &(p, _) in g.producers[1..].iter().filter(|(p, _)| !merged.contains(p)) {
+            let busy = |numbers: &[u8]| {
+                let mut taken = [false; BARRIERS as usize];
+                for (j, h) in all.iter().enumerate() {
+                    if j != k && numbers[j] != NO_BARRIER && numbers[j] != numbers[k] && holds(controls, h, &live[j], p)
+                    {
+                        taken[usize::from(numbers[j])] = true;
+                    }
+                }
+                taken.iter().filter(|&&t| t).count()
+            };
+            if busy(&old) == usize::from(BARRIERS) - 1 && busy(renumbered) < usize::from(BARRIERS) - 1 {
+                return Some(if g.producers.len() == 2 && g.producers[1] == (p, true) { Ok((k, p)) } else { Err(()) });
+            }
+        }
+    }
+    None
+}
+
+/// How the finaliser splits `group`'s producers `first` and `later` (the
+/// one pressed onto its barrier): each is waited for at the first reader of
+/// its register, so the group's wait stays with the one read there and the
+/// other gets a wait of its own. Returns (the producer split off, its
+/// reader), or no split when both are read first at the wait (sm_120
+/// `memcpy_3d_device<unsigned long, 0, 0, 0>` 0x230 and 0x250: one group in
+/// nvlink's numbering too); `None` where a reader is not found. libcudadevrt's `memcpy_3d_device`/`memset_3d_device`: on sm_100
+/// the later `LDCU` is read after the wait (its wait goes to its reader,
+/// 0x130, 0x120, 0x190); on sm_120 `memcpy_3d_device<unsigned long, 0, 1,
+/// 1>`'s later `LDCU` is the one read at the wait (0x100), and the first
+/// (0x60) is waited for at its reader (0x120).
+fn split_pressed(
+    code: &[(u64, u64)],
+    controls: &[Control],
+    succ: &[Vec<usize>],
+    group: &Group,
+    later: usize,
+) -> Option<Option<(usize, usize)>> {
+    let first = group.producers.first()?.0;
+    // The group's wait: the first instruction after `later` waiting on it.
+    let mut wait = later;
+    loop {
+        wait = match succ.get(wait)?.as_slice() {
+            [next] if *next == wait + 1 => *next,
+            _ => return None,
+        };
+        if controls.get(wait)?.waits(group.barrier) {
+            break;
+        }
+    }
+    match first_uniform_reader(code, succ, later)? {
+        r if r > wait => Some(Some((later, r))),
+        r if r == wait => match first_uniform_reader(code, succ, first)? {
+            r if r > wait => Some(Some((first, r))),
+            r if r == wait => Some(None),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The uniform registers `[first, first + count)` an `LDCU` (its size in
+/// bits 9..12 of the high word: 4, 5, 6 for 32, 64, 128 bits) or `S2UR`
+/// writes.
+fn uniform_destination((lo, hi): (u64, u64)) -> Option<(u64, u64)> {
+    let first = (lo >> 16) & 0xff;
+    let count = match lo & 0xfff {
+        OP_LDCU => match (hi >> 9) & 7 {
+            4 => 1,
+            5 => 2,
+            6 => 4,
+            _ => return None,
+        },
+        OP_S2UR => 1,
+        _ => return None,
+    };
+    (first + count <= 0xff).then_some((first, count))
+}
+
+/// The register fields of an instruction that may name a uniform register,
+/// or `None` for an instruction the model does not know (memory
+/// instructions name uniform descriptors elsewhere; control flow). Uniform
+/// ALU instructions are their vector twins plus 0x80 (`UIADD3` 0x290,
+/// `UIMAD` 0x2a4); a vector ALU instruction in form 0xc or 0xe has a
+/// uniform register in `Rb` (`IMAD.U32 R4, RZ, RZ, UR10` 0xe24, `MOV R2,
+/// UR12` 0xc02, `ISETP ... R2, UR14` 0xc0c), in forms 0x2, 0x8 and 0xa none.
+fn uniform_fields((lo, hi): (u64, u64)) -> Option<Vec<(u64, u64)>> {
+    const VECTOR_ALU: [u64; 15] =
+        [0x02, 0x07, 0x09, 0x0b, 0x0c, 0x10, 0x11, 0x12, 0x16, 0x19, 0x20, 0x21, 0x23, 0x24, 0x25];
+    let (ra, rb, rc) = ((lo >> 24) & 0xff, (lo >> 32) & 0xff, hi & 0xff);
+    let opcode = lo & 0xfff;
+    let (form, low) = (opcode >> 8, opcode & 0xff);
+    // (register, how many): `UIADD3.64` (0x297) reads pairs, `UIMAD.WIDE`
+    // (0x2a5) its addend `Rc`; a 64-bit compare's operands are pairs too
+    // (`ISETP.LE.U64 ... R2, UR10`), counted as pairs for `ISETP` always.
+    let one = |r: u64| (r, 1);
+    let two = |r: u64| (r, 2);
+    Some(match opcode {
+        0x297 => vec![two(ra), two(rb), two(rc)],
+        0x2a5 => vec![one(ra), one(rb), two(rc)],
+        0x8a5 => vec![one(ra), two(rc)],
+        0x28c => vec![two(ra), two(rb), one(rc)],
+        0x88c => vec![two(ra), one(rc)],
+        0x282 | 0x287 | 0x290 | 0x291 | 0x292 | 0x296 | 0x299 | 0x2a4 => vec![one(ra), one(rb), one(rc)],
+        0x887 | 0x890 | 0x891 | 0x892 | 0x896 | 0x899 | 0x8a4 => vec![one(ra), one(rc)],
+        0xc82 => vec![one(rb)],
+        0x882 | OP_S2UR | 0x919 | 0xb82 => vec![],
+        OP_LDCU => vec![one(ra)],
+        0xc0c | 0xe0c => vec![two(rb)],
+        _ if VECTOR_ALU.contains(&low) && matches!(form, 0xc | 0xe) => vec![one(rb)],
+        _ if VECTOR_ALU.contains(&low) && matches!(form, 0x2 | 0x8 | 0xa) => vec![],
+        _ => return None,
+    })
+}
+
+/// The first instruction after `producer`, in straight-line code, that
+/// reads one of the uniform registers it writes; `None` past an
+/// instruction the model does not know or a branch.
+fn first_uniform_reader(code: &[(u64, u64)], succ: &[Vec<usize>], producer: usize) -> Option<usize> {
+    let (first, count) = uniform_destination(*code.get(producer)?)?;
+    let mut i = producer;
+    loop {
+        i = match succ.get(i)?.as_slice() {
+            [next] if *next == i + 1 => *next,
+            _ => return None,
+        };
+        let fields = uniform_fields(*code.get(i)?)?;
+        if fields.iter().any(|&(f, n)| f != 0xff && f < first + count && first < f + n) {
+            return Some(i);
+        }
+    }
+}
+
 /// Rule 11.3 (module comment): rewrites the scoreboards of a kernel's
 /// `.text` as nvlink's finaliser does for an executable; returns whether the
 /// model applied (the code is unchanged otherwise).
@@ -433,32 +584,48 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         }
     };
     let stack = all.iter().position(is_stack);
-    let renumbered = allocate(code, &controls, (&succ, &all, &live), stack, None)?;
+    let mut live = live;
+    let mut renumbered = allocate(code, &controls, (&succ, &all, &live), stack, None)?;
     // ptxas puts a second producer on a barrier that is still pending when
-    // all six are taken (libcudadevrt memset_3d_device: `LDC` and `LDCU` on
-    // 5); where the new numbering leaves one free the finaliser splits them,
-    // with a wait at the register's first reader, which the model cannot
-    // place.
-    let old: Vec<u8> = all.iter().map(|g| g.barrier).collect();
-    for (k, g) in all.iter().enumerate() {
-        for &(p, _) in &g.producers[1..] {
-            let busy = |numbers: &[u8]| {
-                let mut taken = [false; BARRIERS as usize];
-                for (j, h) in all.iter().enumerate() {
-                    if j != k
-                        && numbers[j] != NO_BARRIER
-                        && numbers[j] != numbers[k]
-                        && holds(&controls, h, &live[j], p)
-                    {
-                        taken[usize::from(numbers[j])] = true;
-                    }
-                }
-                taken.iter().filter(|&&t| t).count()
-            };
-            if busy(&old) == usize::from(BARRIERS) - 1 && busy(&renumbered) < usize::from(BARRIERS) - 1 {
-                return None;
-            }
+    // all six are taken (libcudadevrt `memset_3d_device`: `LDC` and `LDCU` on
+    // 5); where the new numbering leaves one free, the finaliser splits them
+    // and waits for the second at the first reader of its register
+    // (`split_pressed`). Per group: the one instruction that waits for it,
+    // for a group split off.
+    let mut waited_at: Vec<Option<usize>> = vec![None; all.len()];
+    // Producers left on their group's barrier: both read first at its wait.
+    let mut merged: Vec<usize> = Vec::new();
+    while let Some(found) = pressed(&controls, &all, &live, &renumbered, &merged) {
+        // A group of more producers, or a read barrier's: not modelled.
+        let (k, p) = found.ok()?;
+        let Some((off, reader)) = split_pressed(code, &controls, &succ, &all[k], p)? else {
+            merged.push(p);
+            continue;
+        };
+        let kept: Vec<Option<usize>> = std::mem::take(&mut waited_at);
+        let split_off: Vec<usize> = all.iter().zip(&kept).filter_map(|(g, r)| r.map(|_| g.start)).collect();
+        all[k].producers.retain(|&(i, _)| i != off);
+        all[k].start = all[k].producers.first()?.0;
+        all.push(Group { barrier: all[k].barrier, start: off, producers: vec![(off, true)] });
+        let mut readers: Vec<(usize, usize)> = split_off
+            .iter()
+            .zip(kept.iter().flatten())
+            .map(|(&start, &r)| (start, r))
+            .chain(std::iter::once((off, reader)))
+            .collect();
+        readers.sort_unstable();
+        all.sort_by_key(|g| (g.start, g.producers[0].1));
+        live = pending(&controls, &succ, &all);
+        waited_at = vec![None; all.len()];
+        for &(start, r) in &readers {
+            let at = all.iter().position(|g| g.start == start && g.producers.len() == 1)?;
+            let mut own = Bits::new(code.len());
+            (start + 1..=r).for_each(|i| own.set(i));
+            live[at] = own;
+            waited_at[at] = Some(r);
         }
+        let stack = all.iter().position(is_stack);
+        renumbered = allocate(code, &controls, (&succ, &all, &live), stack, None)?;
     }
     let mut out = controls.clone();
     for (g, &b) in all.iter().zip(&renumbered) {
@@ -479,11 +646,14 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             // fence-workaround kernels of rule 11.3, cub `red_int` and gcall
             // `kcl` on sm_100: nvlink clears such waits; none in the
             // stack-scoreboard kernels).
-            for k in (0..all.len()).filter(|&k| all[k].barrier == b && live[k].get(i)) {
+            for k in (0..all.len()).filter(|&k| all[k].barrier == b && live[k].get(i) && waited_at[k].is_none()) {
                 if renumbered[k] != NO_BARRIER {
                     wait |= 1 << renumbered[k];
                 }
             }
+        }
+        for (k, _) in waited_at.iter().enumerate().filter(|&(k, &r)| r == Some(i) && renumbered[k] != NO_BARRIER) {
+            wait |= 1 << renumbered[k];
         }
         c.wait = wait;
     }
