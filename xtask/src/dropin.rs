@@ -67,6 +67,13 @@ const PROGRAMS: &[Program] = &[
         device_runtime: true,
     },
     Program {
+        name: "dpcopy",
+        sources: &["main.cu", "table.cu"],
+        library: &[],
+        targets: &["-gencode", "arch=compute_90,code=sm_90", "-gencode", "arch=compute_100,code=sm_100"],
+        device_runtime: true,
+    },
+    Program {
         name: "staticlib",
         sources: &["main.cu"],
         library: &["square.cu", "cube.cu", "unused.cu"],

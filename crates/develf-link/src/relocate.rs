@@ -201,7 +201,7 @@ impl<'a> SymbolResolver<'_, 'a> {
             // unless ptxas gave the symbol a value: `-G` objects'
             // `.nv.ptx.const0.size` is 0x40 and nvlink writes 0x40 into
             // `__isGlobal`/`__isConstant` (rule 5.7; sm_90, sm_100).
-            return Resolved { value: undefined_local_value(sym.value), ..undefined_constant() };
+            return Resolved { value: undefined_local_value(self.layout, sym.name, sym.value), ..undefined_constant() };
         }
         if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER) {
             return unresolved(SymbolHome::TextureSlot);
@@ -820,12 +820,25 @@ pub(crate) fn build<'a>(
     Ok(Contents { data, relocations })
 }
 
-/// Rule 5.7: the value an undefined local (`.nv.ptx.const0.size`) has in a
-/// `-r` output and is applied with: ptxas's value, or -1 where that is 0
-/// (libcudadevrt's objects; `-G` objects carry 0x40).
-pub(crate) fn undefined_local_value(value: u64) -> u64 {
-    if value == 0 { u64::MAX } else { value }
+/// Rule 5.7: the value an undefined local has in a `-r` output and is
+/// applied with: for libcudadevrt's `.nv.ptx.const0.size`, the size of the
+/// output's `.nv.constant3` (the program's `__constant__` data: 0x80, 0xc0,
+/// 0xa0 in dynamic-parallelism links with 128, 128 + 64 and 96 + 64 bytes of
+/// it, exec and `-r`, sm_75, sm_90, sm_100; session 11); otherwise ptxas's
+/// value, or -1 where that is 0 (libcudadevrt's objects; `-G` objects carry
+/// their own constant data's size, 0x40).
+pub(crate) fn undefined_local_value(layout: &Layout, name: &str, value: u64) -> u64 {
+    let constants = || layout.find(".nv.constant3").and_then(|id| layout.section(id)).map(|s| s.size);
+    match constants() {
+        Some(size) if size > 0 && name == PTX_CONST0_SIZE => size,
+        _ if value == 0 => u64::MAX,
+        _ => value,
+    }
 }
+
+/// The undefined local through which libcudadevrt's code reads the size of
+/// the program's `__constant__` data (rule 5.7).
+const PTX_CONST0_SIZE: &str = ".nv.ptx.const0.size";
 
 /// Whether debug records of the weak copy `here` (defined in its input,
 /// resolved to `def`) describe code that is not the output's: a copy that

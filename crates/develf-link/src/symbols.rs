@@ -553,7 +553,10 @@ pub(crate) fn build(
                     let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
                     let object = matches!(sym.st_type, STT_OBJECT | develf_format::symbol::STT_CUDA_OBJECT);
                     let (st_type, value) = if object {
-                        (develf_format::symbol::STT_CUDA_OBJECT, crate::relocate::undefined_local_value(sym.value))
+                        (
+                            develf_format::symbol::STT_CUDA_OBJECT,
+                            crate::relocate::undefined_local_value(layout, sym.name, sym.value),
+                        )
                     } else {
                         (st_type, sym.value)
                     };
