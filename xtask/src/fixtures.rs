@@ -191,6 +191,8 @@ const OBJECTS: &[ObjectSpec] = &[
     },
     cu("a7x_dyn", "a7x_dyn.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
     cu("a7x_tile", "a7x_tile.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("a7x_e16", "a7x_e16.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("a7x_e128", "a7x_e128.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("calls_lib", "calls_lib.cu", Archs::All, ABI7_ALL),
     cu("calls_main", "calls_main.cu", Archs::All, ABI7_ALL),
     cu("cluster_a", "cluster_a.cu", Archs::AtLeast(90), &["sm_90"]),
@@ -513,6 +515,18 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "a7x-mixed-abi",
         inputs: &[Abi7("a7x_dyn"), Abi8("a7x_tile")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "a7x-e16-mixed-abi",
+        inputs: &[Abi7("a7x_dyn"), Abi8("a7x_e16")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "a7x-e128-mixed-abi",
+        inputs: &[Abi7("a7x_dyn"), Abi8("a7x_e128")],
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },

@@ -583,6 +583,15 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
     layout.shared = plan;
 }
 
+/// Whether a kernel uses extern memory whose symbols all have alignment 0
+/// (CUDA 12.9's ptxas, rule 12.3): in a link with ABI-8 externs too, it is
+/// sized and named as in an all-ABI-7 one (/tmp/s11/ax: `a7x_k_dyn` next to
+/// a 16-aligned extern user, `-r`: one unit, 0x10, and no section symbol,
+/// where a 16-aligned user gets 0x20; sm_75/sm_90).
+fn zero_extern_user(facts: &Facts, k: &Kernel) -> bool {
+    k.uses_extern && k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max() == Some(0)
+}
+
 /// The `-r` size of a kernel's section when the link has extern memory that
 /// the kernel does not use.
 fn non_user_size(k: &Kernel, a: u64) -> u64 {
@@ -1082,6 +1091,10 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
     let mut instances: Vec<(Option<Node>, u64, OutId)> = Vec::new();
     for k in kernels {
         let mut return_align = a;
+        // Rule 12.3 with ABI-7 externs, kernel by kernel: a kernel whose
+        // externs all have alignment 0 is sized as in an all-ABI-7 link
+        // also next to ABI-8 externs (see `zero_extern`).
+        let zero_extern = facts.zero_extern_align || zero_extern_user(facts, k);
         let (size, align) = if facts.any_extern {
             let size = if k.uses_extern {
                 // Variables count, not a `-r` output's section size, and the
@@ -1136,7 +1149,7 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     // and one alignment unit of room, not two (fresh4
                     // r-abi7-extern: `ka` 0x10, where the ABI-8 build has
                     // instance 0x10 in 0x20; sm_75..sm_90a).
-                    if facts.zero_extern_align { offset.max(a) } else { offset.max(a.saturating_mul(2)) }
+                    if zero_extern { offset.max(a) } else { offset.max(a.saturating_mul(2)) }
                 }
             } else {
                 // Rule 12.3 with ABI-7 externs (alignment 0): a kernel not
@@ -1168,6 +1181,13 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // over-aligned executable window (12.9).
         let offset = debug_offset(k);
         let dropped = offset == Some(0) && k.own.is_empty() && a > EXTERN_ALIGN;
+        // A user of ABI-7 externs only, with no variables of its own, gets no
+        // section in a link aligned above 16 by ABI-8 externs (fresh4 a7.r:
+        // `fx_tab_kern`, `fx_math_kern`, `ns1::kern` next to fx_pipe's
+        // 128-aligned `fx_dyn_pipe_raw`, sm_75..sm_90a; /tmp/s11/ax `a7x_k_dyn`
+        // with a 128-aligned extern, either order, sm_75/sm_90).
+        let dropped =
+            dropped || (zero_extern && !layout.debug && k.own.is_empty() && k.own_size == 0 && a > EXTERN_ALIGN);
         // Rule 12.3: a kernel with no shared memory of its own that does not
         // use extern memory gets no section when the link's extern alignment
         // is above 16 (fresh4 r-extern-align: `kb` next to a kernel using
@@ -1190,7 +1210,7 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         let keep = (facts.any_extern || !k.own.is_empty() || k.own_size > 0) && !dropped;
         // With ABI-7 externs (alignment 0) a user gets no symbol either
         // (fresh4 r-abi7-extern `ka`).
-        let zero_user = facts.zero_extern_align && !layout.debug;
+        let zero_user = zero_extern && !layout.debug;
         if k.own.is_empty()
             && k.own_size == 0
             && (!k.uses_extern || zero_user || (layout.debug && offset.unwrap_or(0) == 0))
