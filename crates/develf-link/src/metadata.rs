@@ -755,6 +755,14 @@ impl Context<'_, '_> {
             }
         }
         let exec_kernel = self.layout.executable && kernel;
+        // An ABI-7 kernel with its own barrier count (rule 10, below) gets
+        // the appended NUM_BARRIERS after the 0x66 record, where that count
+        // goes (fresh4 a7: ABI-7 `fx_coop_grid`, `bar.sync` and callees with
+        // barriers, first input, sm_80..sm_89 exec and `-g`: 0x66 then
+        // NUM_BARRIERS).
+        let abi7_barriers = input.section(piece.section).map_or(0, |t| (t.flags & ABI7_BARRIER_MASK) >> 20);
+        let own_abi7_count = self.layout.executable && abi7_barriers != 0;
+        let mut callee_barriers = None;
         let wants_barriers = exec_kernel
             && !facts.barriers.is_empty()
             && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_)));
@@ -766,7 +774,11 @@ impl Context<'_, '_> {
                 reach.iter().filter(|&&g| g != f).filter_map(|g| counts.get(g)).copied().max()
             };
             if let Some(n) = most(&facts.barriers).filter(|_| wants_barriers) {
-                reversed.push(Attribute::NumBarriers(ByteValue(n)));
+                if own_abi7_count {
+                    callee_barriers = Some(n);
+                } else {
+                    reversed.push(Attribute::NumBarriers(ByteValue(n)));
+                }
             }
             if let Some(n) = most(&facts.mbarriers).filter(|_| wants_mbarriers) {
                 reversed.push(Attribute::Raw(RawAttribute {
@@ -809,12 +821,9 @@ impl Context<'_, '_> {
         // `ps_bucket`: 0x66 then NUM_BARRIERS 4, sm_75..sm_90a). A `-r`
         // output keeps the bits, and relinking it does the same (fresh3
         // `a7` relinked, sm_75..sm_90a); ptxas 13.x never sets them.
-        let abi7_barriers = input.section(piece.section).map_or(0, |t| (t.flags & ABI7_BARRIER_MASK) >> 20);
-        if self.layout.executable
-            && abi7_barriers != 0
-            && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_)))
-        {
-            reversed.push(Attribute::NumBarriers(ByteValue(u16::try_from(abi7_barriers).unwrap_or(u16::MAX))));
+        if own_abi7_count && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
+            let n = callee_barriers.unwrap_or(u16::try_from(abi7_barriers).unwrap_or(u16::MAX));
+            reversed.push(Attribute::NumBarriers(ByteValue(n)));
         }
         // Rule 7.2 (merc): group F follows the exec additions above (sys:
         // EXTERNS, cluster: NUM_BARRIERS come before CBANK_PARAM_SIZE).
