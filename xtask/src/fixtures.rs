@@ -122,6 +122,10 @@ const TLIB_R24_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90", "sm_100"];
 const MDBG_ARCHS: &[&str] = &["sm_100"];
 /// One sm_100 and one sm_120 build: Mercury code without the sm_100a copy.
 const MERCURY_PAIR: &[&str] = &["sm_100", "sm_120"];
+/// Fixture `sbloop` (rule 11.3, the stack-pointer load's group in ptxas's
+/// numbering): sm_100 only, as its sm_120 build is one nvlink's finaliser
+/// still schedules differently (its waits around the loop).
+const SBLOOP_ARCHS: &[&str] = &["sm_100"];
 /// The `sco` groups (shared-memory overlap).
 const SCO_ARCHS: &[&str] = &["sm_86", "sm_90"];
 /// The `nbex-G` group: one non-Mercury and one Mercury target.
@@ -340,6 +344,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbreuse_a", "sbreuse_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbreuse_b", "sbreuse_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbloop", "sbloop.cu", Archs::Only(SBLOOP_ARCHS), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule whose count pairs up with no numbering): a TMA kernel.
     cu("tmacl", "tmacl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -601,6 +606,10 @@ const GROUPS: &[GroupSpec] = &[
     // barrier's group is numbered first) and a loop behind a branch (merc2
     // `minmax`).
     GroupSpec { name: "sbshfl", inputs: &[Abi8("sbshfl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a branch around a loop to the `EXIT` carries the
+    // stack-pointer load's barrier, never waited on there, and ptxas gives a
+    // store in the loop that barrier (cuRAND's XORWOW `curand_init`).
+    GroupSpec { name: "sbloop", inputs: &[Abi8("sbloop")], flags: &[], archs: Archs::Only(SBLOOP_ARCHS) },
     GroupSpec { name: "tmacl", inputs: &[Abi8("tmacl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "sbimad", inputs: &[Abi8("sbimad")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "cubr", inputs: &[Abi8("cubr_a"), Abi8("cubr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
