@@ -724,6 +724,15 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },
+    // Rule 10: the `-r` output of ABI-7 objects (only the accelerator
+    // record) with another ABI-7 object: that one stands for four
+    // `.nv.compat` records of its own (sm_90).
+    GroupSpec {
+        name: "ginit-abi7-relink",
+        inputs: &[LinkR("ginit-abi7"), Abi7("big_helper")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
     GroupSpec {
         name: "cxt-mixed-abi",
         inputs: &[Abi8("cx_a"), Abi7("cx_b")],
