@@ -126,6 +126,8 @@ const MERCURY_PAIR: &[&str] = &["sm_100", "sm_120"];
 /// numbering): sm_100 only, as its sm_120 build is one nvlink's finaliser
 /// still schedules differently (its waits around the loop).
 const SBLOOP_ARCHS: &[&str] = &["sm_100"];
+/// Fixture group `ucs-G` (rule 5.7's merged `.nv.ptx.const0.size`).
+const UCS_ARCHS: &[&str] = &["sm_90", "sm_100"];
 /// The `sco` groups (shared-memory overlap).
 const SCO_ARCHS: &[&str] = &["sm_86", "sm_90"];
 /// The `nbex-G` group: one non-Mercury and one Mercury target.
@@ -411,6 +413,8 @@ const OBJECTS: &[ObjectSpec] = &[
     // (0x40) and NUM_MBARRIERS from callees; mbar_b (no -G) has its own
     // mbarrier instructions.
     device_debug("mbar_a-G", "mbar_a.cu", Archs::Only(&["sm_90"])),
+    device_debug("ucs_a-G", "ucs_a.cu", Archs::Only(UCS_ARCHS)),
+    device_debug("ucs_b-G", "ucs_b.cu", Archs::Only(UCS_ARCHS)),
     cu("mbar_b", "mbar_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Mercury debug info (rules 3.2, 8.1, 11.2, 11.8): -G and -lineinfo on
     // sm_100 only (the -G objects are 20-40 KB).
@@ -582,6 +586,9 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::Only(&["sm_90", "sm_90a"]),
     },
     GroupSpec { name: "mbar", inputs: &[Abi8("mbar_a-G"), Abi8("mbar_b")], flags: &[], archs: Archs::Only(&["sm_90"]) },
+    // Rule 5.7: `.nv.ptx.const0.size` is one symbol across the inputs, of
+    // the largest value any gives it (ucs_a's 0x10; ucs_b, first, has 0).
+    GroupSpec { name: "ucs-G", inputs: &[Abi8("ucs_b-G"), Abi8("ucs_a-G")], flags: &[], archs: Archs::Only(UCS_ARCHS) },
     group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),
     group("twin", &[Abi8("twin_a"), Abi8("twin_b")]),

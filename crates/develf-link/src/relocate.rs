@@ -201,7 +201,7 @@ impl<'a> SymbolResolver<'_, 'a> {
             // unless ptxas gave the symbol a value: `-G` objects'
             // `.nv.ptx.const0.size` is 0x40 and nvlink writes 0x40 into
             // `__isGlobal`/`__isConstant` (rule 5.7; sm_90, sm_100).
-            return Resolved { value: undefined_local_value(sym.value), ..undefined_constant() };
+            return Resolved { value: merged_undefined_local(self.inputs, sym.name), ..undefined_constant() };
         }
         if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER) {
             return unresolved(SymbolHome::TextureSlot);
@@ -825,6 +825,23 @@ pub(crate) fn build<'a>(
 /// (libcudadevrt's objects; `-G` objects carry 0x40).
 pub(crate) fn undefined_local_value(value: u64) -> u64 {
     if value == 0 { u64::MAX } else { value }
+}
+
+/// Rule 5.7: the undefined locals of one name (`.nv.ptx.const0.size`) are one
+/// symbol across the inputs, whose value is the largest any input gives it
+/// (-1 where all give 0): `-G` objects of a CUB program (/tmp/g1 `cubx`,
+/// sm_80 and sm_100), only cx_a with constant data (0x10): nvlink writes
+/// 0x10 into cx_b's and cx_c's `__isGlobal`/`__isConstant` too, in either
+/// input order, and its `-r` output has one such symbol, of value 0x10;
+/// cx_c and cx_b alone give -1.
+pub(crate) fn merged_undefined_local(inputs: &[InputObject<'_>], name: &str) -> u64 {
+    let values = inputs.iter().flat_map(|i| i.symbols().iter()).filter(|s| {
+        s.name == name
+            && s.bind == STB_LOCAL
+            && s.section_index().is_none()
+            && matches!(s.st_type, STT_OBJECT | STT_CUDA_OBJECT)
+    });
+    undefined_local_value(values.map(|s| s.value).max().unwrap_or(0))
 }
 
 /// Whether debug records of the weak copy `here` (defined in its input,
