@@ -128,6 +128,12 @@ const TLIB_R24_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90", "sm_100"];
 const MDBG_ARCHS: &[&str] = &["sm_100"];
 /// One sm_100 and one sm_120 build: Mercury code without the sm_100a copy.
 const MERCURY_PAIR: &[&str] = &["sm_100", "sm_120"];
+/// Fixture `sbloop` (rule 11.3, the stack-pointer load's group in ptxas's
+/// numbering): sm_100 only, as its sm_120 build is one nvlink's finaliser
+/// still schedules differently (its waits around the loop).
+const SBLOOP_ARCHS: &[&str] = &["sm_100"];
+/// Fixture group `ucs-G` (rule 5.7's merged `.nv.ptx.const0.size`).
+const UCS_ARCHS: &[&str] = &["sm_90", "sm_100"];
 /// The `sco` groups (shared-memory overlap).
 const SCO_ARCHS: &[&str] = &["sm_86", "sm_90"];
 /// The `nbex-G` group: one non-Mercury and one Mercury target.
@@ -371,6 +377,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbreuse_a", "sbreuse_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbreuse_b", "sbreuse_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbloop", "sbloop.cu", Archs::Only(SBLOOP_ARCHS), ABI7_NONE),
+    cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule whose count pairs up with no numbering): a TMA kernel.
     cu("tmacl", "tmacl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -436,6 +444,8 @@ const OBJECTS: &[ObjectSpec] = &[
     // (0x40) and NUM_MBARRIERS from callees; mbar_b (no -G) has its own
     // mbarrier instructions.
     device_debug("mbar_a-G", "mbar_a.cu", Archs::Only(&["sm_90"])),
+    device_debug("ucs_a-G", "ucs_a.cu", Archs::Only(UCS_ARCHS)),
+    device_debug("ucs_b-G", "ucs_b.cu", Archs::Only(UCS_ARCHS)),
     cu("mbar_b", "mbar_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Mercury debug info (rules 3.2, 8.1, 11.2, 11.8): -G and -lineinfo on
     // sm_100 only (the -G objects are 20-40 KB).
@@ -638,6 +648,9 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::Only(&["sm_90", "sm_90a"]),
     },
     GroupSpec { name: "mbar", inputs: &[Abi8("mbar_a-G"), Abi8("mbar_b")], flags: &[], archs: Archs::Only(&["sm_90"]) },
+    // Rule 5.7: `.nv.ptx.const0.size` is one symbol across the inputs, of
+    // the largest value any gives it (ucs_a's 0x10; ucs_b, first, has 0).
+    GroupSpec { name: "ucs-G", inputs: &[Abi8("ucs_b-G"), Abi8("ucs_a-G")], flags: &[], archs: Archs::Only(UCS_ARCHS) },
     group("wreg", &[Abi8("wreg_a"), Abi8("wreg_b")]),
     group("xshm", &[Abi8("xshm_a"), Abi8("xshm_b")]),
     group("twin", &[Abi8("twin_a"), Abi8("twin_b")]),
@@ -663,6 +676,13 @@ const GROUPS: &[GroupSpec] = &[
     // barrier's group is numbered first) and a loop behind a branch (merc2
     // `minmax`).
     GroupSpec { name: "sbshfl", inputs: &[Abi8("sbshfl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a branch around a loop to the `EXIT` carries the
+    // stack-pointer load's barrier, never waited on there, and ptxas gives a
+    // store in the loop that barrier (cuRAND's XORWOW `curand_init`).
+    GroupSpec { name: "sbloop", inputs: &[Abi8("sbloop")], flags: &[], archs: Archs::Only(SBLOOP_ARCHS) },
+    // Rule 11.3's fence workaround: libcu++'s `atomic_ref::fetch_add` ends in
+    // a predicated `@P0 CCTL.IVALL`, which the capsule's count leaves out.
+    GroupSpec { name: "atomref", inputs: &[Abi8("atomref")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "tmacl", inputs: &[Abi8("tmacl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "sbimad", inputs: &[Abi8("sbimad")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "cubr", inputs: &[Abi8("cubr_a"), Abi8("cubr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
@@ -770,6 +790,15 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "ginit-abi7",
         inputs: &[Abi7("gi_a"), Abi7("gi_b")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 10: the `-r` output of ABI-7 objects (only the accelerator
+    // record) with another ABI-7 object: that one stands for four
+    // `.nv.compat` records of its own (sm_90).
+    GroupSpec {
+        name: "ginit-abi7-relink",
+        inputs: &[LinkR("ginit-abi7"), Abi7("big_helper")],
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },

@@ -523,10 +523,13 @@ pub(crate) fn finish_symbols(
                     }
                     // Rule 12.3: `-r` shared variables keep their input
                     // value; U16: an undefined variable is -1 as in `.symtab`.
-                    // Rule 5.7: an undefined local has `.symtab`'s value too.
-                    let undefined_local = m.raw_shndx == 0 && s.bind == STB_LOCAL;
+                    // Rule 5.7: an undefined local object has `.symtab`'s
+                    // merged value (/tmp/g1 `cubx` `-G` sm_100 `-r`: 0x10,
+                    // where cx_a's merc copy has 0).
+                    let undefined_local =
+                        placed.is_none() && m.raw_shndx == 0 && st_type == STT_CUDA_OBJECT && bind == STB_LOCAL;
                     let value =
-                        if placed.is_none() && (s.value == u64::MAX || undefined_local) { s.value } else { m.value }
+                        if placed.is_none() && s.value == u64::MAX || undefined_local { s.value } else { m.value }
                             .saturating_add(
                                 placed
                                     .filter(|&(id, _)| !crate::symbols::keeps_shared_value(layout, id))

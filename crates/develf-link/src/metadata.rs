@@ -1113,6 +1113,26 @@ impl Context<'_, '_> {
                 out.splice(place..place, record.iter().copied());
             }
         }
+        // Rule 10: an ABI-7 input, which has no `.nv.compat`, counts as one
+        // with ISA_CLASS 0, INST_TENSORMAP_V1 3, CUDA_INTERNAL_TARGET 2 and
+        // record 0x0d (u16) 0x100, wherever it stands, once some input has a
+        // `.nv.compat` (with none the link's own accelerator record stands,
+        // `empty_link_compat`): the `-r` output of ABI-7 objects (only the
+        // accelerator record) linked with an ABI-7 object, before or after
+        // it, sm_90 and sm_90a, exec and `-r` (/tmp/g1 A7 relinks, 4 programs
+        // x 4 shapes: the same four records appended); an ABI-8 sm_90 input
+        // already has all four (mixed-ABI links unchanged).
+        if self.inputs.iter().any(|i| i.abi7) {
+            for record in ABI7_COMPAT.chunks_exact(4) {
+                if compat_walk(&out).iter().any(|&(_, c, _)| c == record[1]) {
+                    continue;
+                }
+                let before =
+                    compat_walk(&out).iter().find(|&&(_, c, _)| c == COMPAT_FINALIZER_VERSION).map(|r| r.2 - 2);
+                let place = before.unwrap_or(out.len());
+                out.splice(place..place, record.iter().copied());
+            }
+        }
         // Rule 7.3: INST_TCGEN05_MMA (which ptxas writes into every sm_100a
         // object) stays only when every input has it: an sm_100 object in an
         // sm_100a link removes it, first or second (2/2 links; sm_100a
@@ -1551,6 +1571,11 @@ fn empty_link_compat(arch: develf_format::header::Arch) -> Vec<u8> {
 }
 
 /// The `.nv.compat` TLV walk: (format, code, offset of the value byte or payload).
+/// The `.nv.compat` records an ABI-7 input stands for (rule 10, `compat`):
+/// ISA_CLASS 0, INST_TENSORMAP_V1 3, CUDA_INTERNAL_TARGET 2 (byte values),
+/// record 0x0d 0x100 (u16).
+const ABI7_COMPAT: [u8; 16] = [2, 0x02, 0, 0, 2, 0x03, 3, 0, 2, 0x0c, 2, 0, 3, 0x0d, 0, 1];
+
 fn compat_walk(bytes: &[u8]) -> Vec<(u8, u8, usize)> {
     let mut out = Vec::new();
     let mut at = 0usize;

@@ -201,7 +201,10 @@ impl<'a> SymbolResolver<'_, 'a> {
             // unless ptxas gave the symbol a value: `-G` objects'
             // `.nv.ptx.const0.size` is 0x40 and nvlink writes 0x40 into
             // `__isGlobal`/`__isConstant` (rule 5.7; sm_90, sm_100).
-            return Resolved { value: undefined_local_value(self.layout, sym.name, sym.value), ..undefined_constant() };
+            return Resolved {
+                value: undefined_local_value(self.inputs, self.layout, sym.name),
+                ..undefined_constant()
+            };
         }
         if matches!(sym.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE | STT_CUDA_SAMPLER) {
             return unresolved(SymbolHome::TextureSlot);
@@ -820,24 +823,37 @@ pub(crate) fn build<'a>(
     Ok(Contents { data, relocations })
 }
 
-/// Rule 5.7: the value an undefined local has in a `-r` output and is
-/// applied with: for libcudadevrt's `.nv.ptx.const0.size`, the size of the
-/// output's `.nv.constant3` (the program's `__constant__` data: 0x80, 0xc0,
-/// 0xa0 in dynamic-parallelism links with 128, 128 + 64 and 96 + 64 bytes of
-/// it, exec and `-r`, sm_75, sm_90, sm_100; session 11); otherwise ptxas's
-/// value, or -1 where that is 0 (libcudadevrt's objects; `-G` objects carry
-/// their own constant data's size, 0x40).
-pub(crate) fn undefined_local_value(layout: &Layout, name: &str, value: u64) -> u64 {
-    let constants = || layout.find(".nv.constant3").and_then(|id| layout.section(id)).map(|s| s.size);
-    match constants() {
-        Some(size) if size > 0 && name == PTX_CONST0_SIZE => size,
-        _ if value == 0 => u64::MAX,
-        _ => value,
+/// Rule 5.7: the value of an undefined local in a `-r` output, and what it
+/// is applied as. The undefined locals of one name are one symbol across the
+/// inputs (/tmp/g1 `cubx` `-G`, sm_80 and sm_100: cx_b's and cx_c's
+/// `__isGlobal`/`__isConstant` get cx_a's value, in either input order, and
+/// the `-r` output has one such symbol). For `.nv.ptx.const0.size`, through
+/// which libcudadevrt's and `-G` code read the size of the program's
+/// `__constant__` data, that is the size of the output's `.nv.constant3`
+/// whenever there is some (0x80, 0xc0, 0xa0 in dynamic-parallelism links
+/// with 128, 128 + 64 and 96 + 64 bytes of it, exec and `-r`, sm_75, sm_90,
+/// sm_100; two `-G` objects with 0x40 and 0x60 of it: 0xa0, not the largest;
+/// session 11). Otherwise the largest value any input gives it, or -1 where
+/// all give 0 (libcudadevrt's objects in a program without constant data).
+pub(crate) fn undefined_local_value(inputs: &[InputObject<'_>], layout: &Layout, name: &str) -> u64 {
+    let constants = layout.find(".nv.constant3").and_then(|id| layout.section(id)).map_or(0, |s| s.size);
+    if name == PTX_CONST0_SIZE && constants > 0 {
+        return constants;
+    }
+    let values = inputs.iter().flat_map(|i| i.symbols().iter()).filter(|s| {
+        s.name == name
+            && s.bind == STB_LOCAL
+            && s.section_index().is_none()
+            && matches!(s.st_type, STT_OBJECT | STT_CUDA_OBJECT)
+    });
+    match values.map(|s| s.value).max().unwrap_or(0) {
+        0 => u64::MAX,
+        value => value,
     }
 }
 
-/// The undefined local through which libcudadevrt's code reads the size of
-/// the program's `__constant__` data (rule 5.7).
+/// The undefined local through which libcudadevrt's and `-G` code read the
+/// size of the program's `__constant__` data (rule 5.7).
 const PTX_CONST0_SIZE: &str = ".nv.ptx.const0.size";
 
 /// Whether debug records of the weak copy `here` (defined in its input,

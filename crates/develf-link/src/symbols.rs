@@ -536,6 +536,7 @@ pub(crate) fn build(
     }];
     let mut section_symbol = vec![None; layout.sections.len()];
     let mut local_index = HashMap::new();
+    let mut undefined_objects: HashMap<&str, u32> = HashMap::new();
     let index_of = |symbols: &Vec<OutSymbol>| u32::try_from(symbols.len()).unwrap_or(u32::MAX);
     for e in &sequence {
         let id = match e.step() {
@@ -548,14 +549,24 @@ pub(crate) fn build(
                     // with the value -1 of undefined variables (U16), among
                     // its input's locals (dp + `-lcudadevrt`, sm_75/sm_90
                     // `-r`; executables drop it).
-                    local_index.insert(r, index_of(&symbols));
                     // An STT_OBJECT in the input, a CUDA object in nvlink's output.
                     let (st_type, other) = rewrite_type(executable, sym.st_type, sym.other);
                     let object = matches!(sym.st_type, STT_OBJECT | develf_format::symbol::STT_CUDA_OBJECT);
+                    // Rule 5.7: one such object per name, at its first
+                    // input's place, with the merged value (relocate.rs
+                    // `merged_undefined_local`).
+                    if object {
+                        if let Some(&at) = undefined_objects.get(sym.name) {
+                            local_index.insert(r, at);
+                            continue;
+                        }
+                        undefined_objects.insert(sym.name, index_of(&symbols));
+                    }
+                    local_index.insert(r, index_of(&symbols));
                     let (st_type, value) = if object {
                         (
                             develf_format::symbol::STT_CUDA_OBJECT,
-                            crate::relocate::undefined_local_value(layout, sym.name, sym.value),
+                            crate::relocate::undefined_local_value(inputs, layout, sym.name),
                         )
                     } else {
                         (st_type, sym.value)
