@@ -320,10 +320,19 @@ fn resolve(
         local_code = is_code && sym.bind == STB_LOCAL && !def.starts_with(".nv.capmerc");
     }
     // Rule 5.7: an undefined local variable (`.nv.ptx.const0.size`) is
-    // applied with ptxas's value, or -1 where that is 0 (libcudadevrt), as an
-    // undefined constant is (rule 8.3).
+    // applied with the size of the output's `.nv.constant3` (the program's
+    // `__constant__` data) where there is some, else with ptxas's value, or
+    // -1 where that is 0 (libcudadevrt), as an undefined constant is (rule
+    // 8.3). (The largest value another input gives it is not modelled here.)
     if sym.bind == STB_LOCAL && sym.section_index().is_none() && sym.st_type == symbol::STT_OBJECT {
-        let value = if sym.value == 0 { u64::MAX } else { sym.value };
+        let constants = out.section_named(".nv.constant3").map_or(0, |s| s.size);
+        let value = if sym.name == ".nv.ptx.const0.size" && constants > 0 {
+            constants
+        } else if sym.value == 0 {
+            u64::MAX
+        } else {
+            sym.value
+        };
         return Resolved::Value(value, SymbolHome::ConstantBank, 0);
     }
     if sym.st_type == STT_SECTION || sym.bind == STB_LOCAL {
