@@ -197,6 +197,9 @@ const OBJECTS: &[ObjectSpec] = &[
     },
     cu("a7x_dyn", "a7x_dyn.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
     cu("a7x_tile", "a7x_tile.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("a7nb_k", "a7nb_k.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
+    cu("a7nb2_k", "a7nb2_k.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
+    cu("a7nb_f", "a7nb_f.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("a7x_e16", "a7x_e16.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("a7x_e128", "a7x_e128.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("calls_lib", "calls_lib.cu", Archs::All, ABI7_ALL),
@@ -537,6 +540,18 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "a7x-e128-mixed-abi",
         inputs: &[Abi7("a7x_dyn"), Abi8("a7x_e128")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "a7nb-mixed-abi",
+        inputs: &[Abi7("a7nb_k"), Abi8("a7nb_f")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "a7nb2-mixed-abi",
+        inputs: &[Abi8("a7nb_f"), Abi7("a7nb2_k")],
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },

@@ -193,9 +193,11 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
     let (contents, merged) =
         rayon::join(relocated, || metadata::merge_nv_info(options, &objects, &resolution, &layout, &symbols));
     let contents = contents?;
-    let (generated, warnings) = metadata::build(options, &objects, &resolution, &layout, &symbols, merged?)?;
+    let (generated, warnings, barrier_bits_kept) =
+        metadata::build(options, &objects, &resolution, &layout, &symbols, merged?)?;
     clock.done("reloc+meta");
-    let mut image = write::write(&objects, &resolution, &layout, &mut symbols, contents, generated)?;
+    let mut image =
+        write::write(&objects, &resolution, &layout, &mut symbols, contents, generated, &barrier_bits_kept)?;
     image.warn(warnings);
     clock.done("write");
     image.keep((objects, resolution, liveness, layout, symbols));

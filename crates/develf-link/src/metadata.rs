@@ -487,7 +487,14 @@ impl Context<'_, '_> {
                     continue;
                 }
                 match Attribute::decode(&raw) {
-                    Attribute::NumBarriers(ByteValue(n)) => part.barriers.push((function, n)),
+                    // Only the kept copy's count too (fresh4 a7: in input
+                    // order the ABI-7 copy of a weak callee, whose count is in
+                    // its sh_flags, wins over ABI-8 copies with a record, and
+                    // `fx_coop_grid` gets no count from its callees; reversed,
+                    // an ABI-8 copy wins and it does; sm_80..sm_89).
+                    Attribute::NumBarriers(ByteValue(n)) if self.survives(input.index, symbol as u32) => {
+                        part.barriers.push((function, n))
+                    }
                     // Rule 7.2: only the kept copy's list (a losing weak
                     // copy's EXTERNS go with its `.nv.info.<fn>`).
                     Attribute::Externs(list) if self.survives(input.index, symbol as u32) => {
@@ -756,13 +763,11 @@ impl Context<'_, '_> {
         }
         let exec_kernel = self.layout.executable && kernel;
         // An ABI-7 kernel with its own barrier count (rule 10, below) gets
-        // the appended NUM_BARRIERS after the 0x66 record, where that count
-        // goes (fresh4 a7: ABI-7 `fx_coop_grid`, `bar.sync` and callees with
-        // barriers, first input, sm_80..sm_89 exec and `-g`: 0x66 then
-        // NUM_BARRIERS).
+        // its callees' count here all the same, and keeps its own in its
+        // sh_flags (`keeps_abi7_barriers`).
         let abi7_barriers = input.section(piece.section).map_or(0, |t| (t.flags & ABI7_BARRIER_MASK) >> 20);
+        let abi7_barriers = u16::try_from(abi7_barriers).unwrap_or(u16::MAX);
         let own_abi7_count = self.layout.executable && abi7_barriers != 0;
-        let mut callee_barriers = None;
         let wants_barriers = exec_kernel
             && !facts.barriers.is_empty()
             && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_)));
@@ -774,11 +779,7 @@ impl Context<'_, '_> {
                 reach.iter().filter(|&&g| g != f).filter_map(|g| counts.get(g)).copied().max()
             };
             if let Some(n) = most(&facts.barriers).filter(|_| wants_barriers) {
-                if own_abi7_count {
-                    callee_barriers = Some(n);
-                } else {
-                    reversed.push(Attribute::NumBarriers(ByteValue(n)));
-                }
+                reversed.push(Attribute::NumBarriers(ByteValue(n)));
             }
             if let Some(n) = most(&facts.mbarriers).filter(|_| wants_mbarriers) {
                 reversed.push(Attribute::Raw(RawAttribute {
@@ -822,8 +823,7 @@ impl Context<'_, '_> {
         // output keeps the bits, and relinking it does the same (fresh3
         // `a7` relinked, sm_75..sm_90a); ptxas 13.x never sets them.
         if own_abi7_count && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
-            let n = callee_barriers.unwrap_or(u16::try_from(abi7_barriers).unwrap_or(u16::MAX));
-            reversed.push(Attribute::NumBarriers(ByteValue(n)));
+            reversed.push(Attribute::NumBarriers(ByteValue(abi7_barriers)));
         }
         // Rule 7.2 (merc): group F follows the exec additions above (sys:
         // EXTERNS, cluster: NUM_BARRIERS come before CBANK_PARAM_SIZE).
@@ -831,6 +831,38 @@ impl Context<'_, '_> {
         // Rule 11.5 (merc exec): the bindless bank records of a slotted kernel.
         reversed.extend(crate::mercury::bindless_records(self.layout, name, text));
         encode(&reversed, name)
+    }
+
+    /// Rule 10: whether an executable keeps the barrier count in an ABI-7
+    /// kernel's `.text` sh_flags: when its callees' NUM_BARRIERS records
+    /// give it one (appended before the 0x66 record, their count, not its
+    /// own), its own count stays in the flags; otherwise its own count
+    /// becomes the NUM_BARRIERS after the 0x66 record and the flags are
+    /// cleared. /tmp/s11/nb: ABI-7 kernels with 1, 2 and 3 barriers of their
+    /// own (0x100006, 0x200006, 0x300006) calling ABI-8 `a7nb_helper` (`bar.sync
+    /// 1, 64`, 2): NUM_BARRIERS 2 then 0x66, flags kept, in either input
+    /// order (sm_75/80/86/90 exec); fresh4 a7: ABI-7 `fx_coop_grid`, whose
+    /// callees' kept copies have no record in input order: 0x66 then its own
+    /// NUM_BARRIERS 1, flags 6; reversed, 1 from the callees, flags 0x100006
+    /// (sm_80/86/89 exec and `-g`).
+    pub(crate) fn keeps_abi7_barriers(&self, text: usize, facts: &CallFacts) -> bool {
+        if !self.layout.executable || facts.barriers.is_empty() {
+            return false;
+        }
+        let Some(piece) = self.layout.section(text).and_then(|t| t.pieces.first()).copied() else { return false };
+        let Some(input) = self.inputs.get(piece.input) else { return false };
+        let own = input.section(piece.section).map_or(0, |t| (t.flags & ABI7_BARRIER_MASK) >> 20);
+        let function = match self.layout.section(text).and_then(|t| t.info.function_symbol()) {
+            Some(symbol) => self.out_index(symbol.input, symbol.symbol as u32),
+            None => None,
+        };
+        let Some(f) = function else { return false };
+        let kernel = self.symbols.symbols.get(f as usize).is_some_and(|s| s.other & STO_CUDA_ENTRY != 0);
+        if own == 0 || !kernel {
+            return false;
+        }
+        let (reach, _) = facts.reach(f);
+        reach.iter().filter(|&&g| g != f).any(|g| facts.barriers.contains_key(g))
     }
 
     /// Rule 10: a kernel lacking the 0x66 record gets it only when it
@@ -1468,10 +1500,15 @@ pub(crate) fn build(
     layout: &Layout,
     symbols: &SymbolTable,
     merged: MergedInfo,
-) -> Result<(GeneratedSections, Vec<LinkWarning>), LinkError> {
+) -> Result<(GeneratedSections, Vec<LinkWarning>, Vec<OutId>), LinkError> {
     let cx = Context { options, inputs, resolution, layout, symbols };
     let MergedInfo { nv_info, facts } = merged;
     let warnings = cx.stack_warnings(&facts);
+    // Rule 10: the ABI-7 kernels whose `.text` keeps its barrier bits.
+    let barrier_bits_kept: Vec<OutId> = (0..layout.sections.len())
+        .filter(|&id| layout.section(id).is_some_and(|s| s.class == SectionClass::Text))
+        .filter(|&id| cx.keeps_abi7_barriers(id, &facts))
+        .collect();
     let generate = |s: &OutSection| -> Result<Option<Vec<u8>>, LinkError> {
         let mut bytes = match s.class {
             SectionClass::NvInfo => nv_info.clone(),
@@ -1519,7 +1556,7 @@ pub(crate) fn build(
         })
         .collect();
     let sections = results.into_iter().map(|r| r.map_err(|e| *e)).collect::<Result<_, LinkError>>()?;
-    Ok((sections, warnings))
+    Ok((sections, warnings, barrier_bits_kept))
 }
 
 /// Rule 13.6: the `.note.nv.cuinfo` of a link without inputs (nvlink 13.5:

@@ -468,6 +468,7 @@ pub(crate) fn write<'a>(
     symbols: &mut SymbolTable,
     mut contents: Contents<'a>,
     mut generated: Vec<(OutId, Vec<u8>)>,
+    barrier_bits_kept: &[OutId],
 ) -> Result<Image<'a>, LinkError> {
     // Which sections get a header, in rank order (rule 1.1; stable: creation order).
     let mut kept: Vec<OutId> = (0..layout.sections.len())
@@ -636,8 +637,9 @@ pub(crate) fn write<'a>(
         // Rule 10: an ABI-7 `.text` carries its barrier count in sh_flags
         // bits 20..26 (0x100006 for one `bar.sync`), and so does a `-r`
         // output's copy of it; executables move it to the function's
-        // NUM_BARRIERS record (metadata.rs) and clear it.
-        let flags = if layout.executable && s.class == SectionClass::Text {
+        // NUM_BARRIERS record (metadata.rs) and clear it, unless the
+        // kernel's callees call for more (`keeps_abi7_barriers`).
+        let flags = if layout.executable && s.class == SectionClass::Text && !barrier_bits_kept.contains(&id) {
             s.flags & !crate::metadata::ABI7_BARRIER_MASK
         } else {
             s.flags
