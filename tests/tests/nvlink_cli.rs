@@ -183,7 +183,28 @@ fn recorded_command_lines_match_nvlinks_notes() {
         (&["-arch=sm_90", "a.o"], "-arch sm_90 "),
         (&["--arch", "sm_90", "-m", "64", "a.o"], "-arch sm_90 -m 64 "),
         (&["-m64", "--arch=sm_90", "a.o", "-r"], "-arch sm_90 -m 64 -r  "),
-        // nvcc -dlink's line: --register-link-binaries and --host-ccbin are not recorded.
+        // nvcc -G -dlink's line: with -g the .reg.c file is recorded, nameless,
+        // by its basename, after -L (nvlink 13.5's note, session 11).
+        (
+            &[
+                "-m64",
+                "--arch=sm_90",
+                "--register-link-binaries=/tmp/tmpxft_1/x.reg.c",
+                "-g",
+                "-L/t/lib",
+                "-cpu-arch=X86_64",
+                "-report-arch",
+                "/tmp/a.o",
+                "b.o",
+                "-lcudadevrt",
+                "-o",
+                "/tmp/out.cubin",
+                "--host-ccbin",
+                "gcc",
+            ],
+            "a.o,b.o -o out.cubin -g  -arch sm_90 -m 64 -l cudadevrt -L /t/lib - x.reg.c -cpu-arch X86_64 -report-arch  ",
+        ),
+        // nvcc -dlink's line: --register-link-binaries (without -g) and --host-ccbin are not recorded.
         (
             &[
                 "-m64",

@@ -671,8 +671,10 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
 
 /// The options nvlink records in its `.note.nv.tkinfo` note, in the order it
 /// writes them (rule 7.5): a fixed order of its own, neither the command
-/// line's nor `--help`'s. `output-file` only with `-g`. Options not listed
-/// here are never recorded (`-optf`, `-time`, `--register-link-binaries`,
+/// line's nor `--help`'s. `output-file` and `register-link-binaries` only
+/// with `-g`, as basenames; the latter with no name at all (`-L /tmp -
+/// x.reg.c -v`: nvcc's `-G -dlink` links record their `.reg.c`; session 11).
+/// Options not listed here are never recorded (`-optf`, `-time`,
 /// `--host-ccbin`, develf's `--threads`).
 const RECORDED_OPTIONS: &[&str] = &[
     "suppress-stack-size-warning",
@@ -683,6 +685,7 @@ const RECORDED_OPTIONS: &[&str] = &[
     "machine",
     "library",
     "library-path",
+    "register-link-binaries",
     "verbose",
     "verbose2",
     "preserve-relocs",
@@ -714,7 +717,7 @@ const RECORDED_OPTIONS: &[&str] = &[
 /// all its values from every occurrence, in order, repeats kept, joined by
 /// commas (`-l dev,cudadevrt -L .,/usr/lib `). With `-g` the input files'
 /// basenames come first, comma-joined (`a.o,libdev.a `; not `-l` libraries),
-/// and `-o` is recorded with the output's basename.
+/// and `-o` and `--register-link-binaries` are recorded with basenames.
 pub fn recorded_command_line(parsed: &NvlinkArgs) -> String {
     let base = |n: &str| n.rsplit(['/', '\\']).next().unwrap_or(n).to_string();
     let mut out = String::new();
@@ -732,7 +735,8 @@ pub fn recorded_command_line(parsed: &NvlinkArgs) -> String {
     for &long in RECORDED_OPTIONS {
         let Some(option) = OPTIONS.iter().find(|o| o.long == long) else { continue };
         let mut occurrences = parsed.given.iter().filter(|(name, _)| *name == long).map(|(_, v)| v).peekable();
-        if occurrences.peek().is_none() || (option.id == O::OutputFile && !parsed.debug) {
+        let file = matches!(option.id, O::OutputFile | O::RegisterLinkBinaries);
+        if occurrences.peek().is_none() || (file && !parsed.debug) {
             continue;
         }
         let value = match option.takes {
@@ -740,10 +744,11 @@ pub fn recorded_command_line(parsed: &NvlinkArgs) -> String {
             Value => occurrences
                 .last()
                 .and_then(|v| v.first())
-                .map_or(String::new(), |v| if option.id == O::OutputFile { base(v) } else { v.clone() }),
+                .map_or(String::new(), |v| if file { base(v) } else { v.clone() }),
             List => occurrences.flatten().cloned().collect::<Vec<_>>().join(","),
         };
-        let _ = write!(out, "-{} {value} ", option.short.unwrap_or(option.long));
+        let name = if option.id == O::RegisterLinkBinaries { "" } else { option.short.unwrap_or(option.long) };
+        let _ = write!(out, "-{name} {value} ");
     }
     out
 }
