@@ -74,6 +74,14 @@ const PROGRAMS: &[Program] = &[
         device_runtime: true,
     },
     Program {
+        name: "debugg",
+        sources: &["main.cu", "saxpy.cu"],
+        library: &[],
+        // A debug build: nvcc -G makes the device link nvlink -g with a .reg.c.
+        targets: &["-G", "-gencode", "arch=compute_90,code=sm_90", "-gencode", "arch=compute_100,code=sm_100"],
+        device_runtime: false,
+    },
+    Program {
         name: "staticlib",
         sources: &["main.cu"],
         library: &["square.cu", "cube.cu", "unused.cu"],
@@ -718,16 +726,20 @@ fn minimal_command(words: &[String], dir: &Path, device_runtime: bool, for_store
 
 /// nvcc's nvlink command as stored: word for word, but with the output and
 /// the register file named in the fixture folder. The toolkit's `-L` paths
-/// stay as nvcc gave them: nvlink records them in `.note.nv.tkinfo`.
+/// stay as nvcc gave them: nvlink records them in `.note.nv.tkinfo`, and with
+/// `-g` also the output's basename (rule 7.5), which then stays nvcc's
+/// (`debugg_dlink.compute_90.cubin`; the stored ELF is still `cubin`).
 fn stored_command(words: &[String], cubin: &str, register: &str) -> String {
+    let debug = words.iter().any(|w| w == "-g");
     let mut out = vec!["nvlink".to_string()];
     let mut words = words.iter();
     while let Some(word) = words.next() {
         if word.starts_with("--register-link-binaries=") {
             out.push(format!("--register-link-binaries={register}"));
         } else if word == "-o" {
-            let _ = words.next();
-            out.extend(["-o".to_string(), cubin.to_string()]);
+            let given = words.next();
+            let base = given.and_then(|g| g.rsplit('/').next()).filter(|_| debug).unwrap_or(cubin);
+            out.extend(["-o".to_string(), base.to_string()]);
         } else {
             out.push(word.clone());
         }
