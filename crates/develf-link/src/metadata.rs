@@ -654,13 +654,9 @@ impl Context<'_, '_> {
         let decoded_has_mark = decoded.records.iter().any(|r| r.attribute.code() == ATTR_ABI7_MARK);
         let mut reversed: Vec<Attribute> = Vec::new();
         let mut group: Vec<Attribute> = Vec::new();
-        let function = match self.layout.section(text).and_then(|t| t.info.function_symbol()) {
-            Some(symbol) => self.out_index(symbol.input, symbol.symbol as u32),
-            None => None,
-        };
+        let function = self.text_function(text);
         let recursive = function.is_some_and(|f| facts.is_recursive(f));
-        let kernel =
-            function.and_then(|f| self.symbols.symbols.get(f as usize)).is_some_and(|s| s.other & STO_CUDA_ENTRY != 0);
+        let kernel = function.is_some_and(|f| self.is_kernel(f));
         // Rule 7.2, exec EXTERNS of a kernel: its own list (filtered), then
         // the lists of the functions it reaches. It stays in its reversed
         // place, except in an output with one kernel whose list the callees
@@ -765,8 +761,7 @@ impl Context<'_, '_> {
         // An ABI-7 kernel with its own barrier count (rule 10, below) gets
         // its callees' count here all the same, and keeps its own in its
         // sh_flags (`keeps_abi7_barriers`).
-        let abi7_barriers = input.section(piece.section).map_or(0, |t| (t.flags & ABI7_BARRIER_MASK) >> 20);
-        let abi7_barriers = u16::try_from(abi7_barriers).unwrap_or(u16::MAX);
+        let abi7_barriers = self.abi7_barrier_count(text);
         let own_abi7_count = self.layout.executable && abi7_barriers != 0;
         let wants_barriers = exec_kernel
             && !facts.barriers.is_empty()
@@ -846,23 +841,26 @@ impl Context<'_, '_> {
     /// NUM_BARRIERS 1, flags 6; reversed, 1 from the callees, flags 0x100006
     /// (sm_80/86/89 exec and `-g`).
     pub(crate) fn keeps_abi7_barriers(&self, text: usize, facts: &CallFacts) -> bool {
-        if !self.layout.executable || facts.barriers.is_empty() {
+        if !self.layout.executable || facts.barriers.is_empty() || self.abi7_barrier_count(text) == 0 {
             return false;
         }
-        let Some(piece) = self.layout.section(text).and_then(|t| t.pieces.first()).copied() else { return false };
-        let Some(input) = self.inputs.get(piece.input) else { return false };
-        let own = input.section(piece.section).map_or(0, |t| (t.flags & ABI7_BARRIER_MASK) >> 20);
-        let function = match self.layout.section(text).and_then(|t| t.info.function_symbol()) {
-            Some(symbol) => self.out_index(symbol.input, symbol.symbol as u32),
-            None => None,
-        };
-        let Some(f) = function else { return false };
-        let kernel = self.symbols.symbols.get(f as usize).is_some_and(|s| s.other & STO_CUDA_ENTRY != 0);
-        if own == 0 || !kernel {
-            return false;
-        }
+        let Some(f) = self.text_function(text).filter(|&f| self.is_kernel(f)) else { return false };
         let (reach, _) = facts.reach(f);
         reach.iter().filter(|&&g| g != f).any(|g| facts.barriers.contains_key(g))
+    }
+
+    /// The output symbol of the function a `.text` holds.
+    fn text_function(&self, text: usize) -> Option<u32> {
+        let symbol = self.layout.section(text)?.info.function_symbol()?;
+        self.out_index(symbol.input, symbol.symbol as u32)
+    }
+
+    /// Rule 10: the barrier count an ABI-7 `.text` keeps in its sh_flags
+    /// (0 for ptxas 13.x code).
+    fn abi7_barrier_count(&self, text: usize) -> u16 {
+        let Some(piece) = self.layout.section(text).and_then(|t| t.pieces.first()) else { return 0 };
+        let flags = self.inputs.get(piece.input).and_then(|i| i.section(piece.section)).map_or(0, |t| t.flags);
+        u16::try_from((flags & ABI7_BARRIER_MASK) >> 20).unwrap_or(u16::MAX)
     }
 
     /// Rule 10: a kernel lacking the 0x66 record gets it only when it
@@ -1607,12 +1605,12 @@ fn empty_link_compat(arch: develf_format::header::Arch) -> Vec<u8> {
     out
 }
 
-/// The `.nv.compat` TLV walk: (format, code, offset of the value byte or payload).
 /// The `.nv.compat` records an ABI-7 input stands for (rule 10, `compat`):
 /// ISA_CLASS 0, INST_TENSORMAP_V1 3, CUDA_INTERNAL_TARGET 2 (byte values),
 /// record 0x0d 0x100 (u16).
 const ABI7_COMPAT: [u8; 16] = [2, 0x02, 0, 0, 2, 0x03, 3, 0, 2, 0x0c, 2, 0, 3, 0x0d, 0, 1];
 
+/// The `.nv.compat` TLV walk: (format, code, offset of the value byte or payload).
 fn compat_walk(bytes: &[u8]) -> Vec<(u8, u8, usize)> {
     let mut out = Vec::new();
     let mut at = 0usize;

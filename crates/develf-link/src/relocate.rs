@@ -195,12 +195,11 @@ impl<'a> SymbolResolver<'_, 'a> {
             return unresolved(SymbolHome::Undefined);
         };
         if undefined_local && matches!(sym.st_type, STT_OBJECT | STT_CUDA_OBJECT) {
-            // Applied as -1, like an undefined `__constant__` (rule 8.3), in
-            // `-r` and `-g` links alike (libcudadevrt's `__cudaCDP2MemcpyAsync`
-            // and friends: `ffffffff` where develf wrote 0; sm_75, sm_90),
-            // unless ptxas gave the symbol a value: `-G` objects'
-            // `.nv.ptx.const0.size` is 0x40 and nvlink writes 0x40 into
-            // `__isGlobal`/`__isConstant` (rule 5.7; sm_90, sm_100).
+            // Applied like an undefined `__constant__` (rule 8.3), in `-r`
+            // and `-g` links alike, with the value rule 5.7 gives it
+            // (`undefined_local_value`: the program's constant data size, or
+            // -1 in libcudadevrt's `__cudaCDP2MemcpyAsync` and friends where
+            // there is none; sm_75, sm_90, sm_100).
             return Resolved {
                 value: undefined_local_value(self.inputs, self.layout, sym.name),
                 ..undefined_constant()

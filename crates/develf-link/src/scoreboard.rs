@@ -445,7 +445,8 @@ fn pressed(
 /// other gets a wait of its own. Returns (the producer split off, its
 /// reader), or no split when both are read first at the wait (sm_120
 /// `memcpy_3d_device<unsigned long, 0, 0, 0>` 0x230 and 0x250: one group in
-/// nvlink's numbering too); `None` where a reader is not found. libcudadevrt's `memcpy_3d_device`/`memset_3d_device`: on sm_100
+/// nvlink's numbering too); `None` where a reader is not found.
+/// libcudadevrt's `memcpy_3d_device`/`memset_3d_device`: on sm_100
 /// the later `LDCU` is read after the wait (its wait goes to its reader,
 /// 0x130, 0x120, 0x190); on sm_120 `memcpy_3d_device<unsigned long, 0, 1,
 /// 1>`'s later `LDCU` is the one read at the wait (0x100), and the first
@@ -461,10 +462,7 @@ fn split_pressed(
     // The group's wait: the first instruction after `later` waiting on it.
     let mut wait = later;
     loop {
-        wait = match succ.get(wait)?.as_slice() {
-            [next] if *next == wait + 1 => *next,
-            _ => return None,
-        };
+        wait = next_in_line(succ, wait)?;
         if controls.get(wait)?.waits(group.barrier) {
             break;
         }
@@ -541,14 +539,19 @@ fn first_uniform_reader(code: &[(u64, u64)], succ: &[Vec<usize>], producer: usiz
     let (first, count) = uniform_destination(*code.get(producer)?)?;
     let mut i = producer;
     loop {
-        i = match succ.get(i)?.as_slice() {
-            [next] if *next == i + 1 => *next,
-            _ => return None,
-        };
+        i = next_in_line(succ, i)?;
         let fields = uniform_fields(*code.get(i)?)?;
         if fields.iter().any(|&(f, n)| f != 0xff && f < first + count && first < f + n) {
             return Some(i);
         }
+    }
+}
+
+/// The instruction after `i` when control can only fall through to it.
+fn next_in_line(succ: &[Vec<usize>], i: usize) -> Option<usize> {
+    match succ.get(i)?.as_slice() {
+        [next] if *next == i + 1 => Some(*next),
+        _ => None,
     }
 }
 
@@ -599,6 +602,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         return None;
     }
     let succ = successors(code)?;
+    let preds = predecessors(&succ);
     let original: Vec<Control> = code.iter().map(|&(_, hi)| control(hi)).collect();
     let cleared = Control { write: NO_BARRIER, read: NO_BARRIER, wait: 0 };
     let controls: Vec<Control> = original.iter().zip(removed).map(|(&c, &r)| if r { cleared } else { c }).collect();
@@ -609,7 +613,6 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         }
         let live = pending(&original, &succ, &all);
         let stack = all.iter().position(|g| stack_load && g.start == 0 && g.producers[0] == (0, true));
-        let preds = predecessors(&succ);
         let over: Vec<Bits> = all.iter().zip(&live).map(|(g, at)| awaited(&original, &preds, at, g.barrier)).collect();
         let numbering = allocate(code, &original, (&succ, &all, &live), &over, None, stack)?;
         if all.iter().zip(&numbering).any(|(g, &b)| g.barrier != b) {
@@ -663,7 +666,10 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     // (`split_pressed`). Per group: the one instruction that waits for it,
     // for a group split off.
     let mut waited_at: Vec<Option<usize>> = vec![None; all.len()];
-    // Producers left on their group's barrier: both read first at its wait.
+    // The producers split off so far, each with the one instruction that
+    // waits for it; and those left on their group's barrier (both read
+    // first at its wait).
+    let mut readers: Vec<(usize, usize)> = Vec::new();
     let mut merged: Vec<usize> = Vec::new();
     while let Some(found) = pressed(&controls, &all, &live, &renumbered, &merged) {
         // A group of more producers, or a read barrier's: not modelled.
@@ -672,18 +678,10 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             merged.push(p);
             continue;
         };
-        let kept: Vec<Option<usize>> = std::mem::take(&mut waited_at);
-        let split_off: Vec<usize> = all.iter().zip(&kept).filter_map(|(g, r)| r.map(|_| g.start)).collect();
+        readers.push((off, reader));
         all[k].producers.retain(|&(i, _)| i != off);
         all[k].start = all[k].producers.first()?.0;
         all.push(Group { barrier: all[k].barrier, start: off, producers: vec![(off, true)] });
-        let mut readers: Vec<(usize, usize)> = split_off
-            .iter()
-            .zip(kept.iter().flatten())
-            .map(|(&start, &r)| (start, r))
-            .chain(std::iter::once((off, reader)))
-            .collect();
-        readers.sort_unstable();
         all.sort_by_key(|g| (g.start, g.producers[0].1));
         live = pending(&controls, &succ, &all);
         waited_at = vec![None; all.len()];
@@ -697,7 +695,6 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         let stack = all.iter().position(is_stack);
         renumbered = allocate(code, &controls, (&succ, &all, &live), &live, stack, None)?;
     }
-    let preds = predecessors(&succ);
     let mut out = controls.clone();
     for (g, &b) in all.iter().zip(&renumbered) {
         for &(i, write) in &g.producers {

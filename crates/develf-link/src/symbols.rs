@@ -554,7 +554,7 @@ pub(crate) fn build(
                     let object = matches!(sym.st_type, STT_OBJECT | develf_format::symbol::STT_CUDA_OBJECT);
                     // Rule 5.7: one such object per name, at its first
                     // input's place, with the merged value (relocate.rs
-                    // `merged_undefined_local`).
+                    // `undefined_local_value`).
                     if object {
                         if let Some(&at) = undefined_objects.get(sym.name) {
                             local_index.insert(r, at);

@@ -638,7 +638,7 @@ pub(crate) fn write<'a>(
         // bits 20..26 (0x100006 for one `bar.sync`), and so does a `-r`
         // output's copy of it; executables move it to the function's
         // NUM_BARRIERS record (metadata.rs) and clear it, unless the
-        // kernel's callees call for more (`keeps_abi7_barriers`).
+        // kernel's callees give it one (`keeps_abi7_barriers`).
         let flags = if layout.executable && s.class == SectionClass::Text && !barrier_bits_kept.contains(&id) {
             s.flags & !crate::metadata::ABI7_BARRIER_MASK
         } else {
