@@ -1516,23 +1516,33 @@ fn create_debug_shared(b: &mut Builder<'_, '_>) {
 /// reloc: `reloc_fn` (reloc_bytes calls it without one) lose theirs; 184/184
 /// non-merc links.
 fn prototype_vetoes(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> HashSet<GlobalId> {
-    let mut with_entry: Vec<HashSet<GlobalId>> = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        let mut set = HashSet::new();
-        for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE) {
-            for pair in s.bytes().chunks_exact(8) {
+    // Dense tables over the globals (a big link has tens of thousands):
+    // whether any input has an entry, and the last input that had one.
+    fn entries<'r>(input: &'r InputObject<'_>, resolution: &'r Resolution<'_>) -> impl Iterator<Item = GlobalId> + 'r {
+        input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_PROTOTYPE).flat_map(move |s| {
+            s.bytes().chunks_exact(8).filter_map(move |pair| {
                 let symbol = u32::from_le_bytes([pair[0], pair[1], pair[2], pair[3]]) as usize;
-                set.extend(resolution.global(SymbolRef { input: input.index, symbol }));
+                resolution.global(SymbolRef { input: input.index, symbol })
+            })
+        })
+    }
+    let mut any_entry = vec![false; resolution.globals.len()];
+    for g in inputs.iter().flat_map(|i| entries(i, resolution)) {
+        if let Some(slot) = any_entry.get_mut(g) {
+            *slot = true;
+        }
+    }
+    let mut entry_in = vec![usize::MAX; resolution.globals.len()];
+    let mut vetoed = HashSet::new();
+    for input in inputs {
+        for g in entries(input, resolution) {
+            if let Some(slot) = entry_in.get_mut(g) {
+                *slot = input.index;
             }
         }
-        with_entry.push(set);
-    }
-    let any_entry: HashSet<GlobalId> = with_entry.iter().flatten().copied().collect();
-    let mut vetoed = HashSet::new();
-    for (input, entries) in inputs.iter().zip(&with_entry) {
         for s in input.symbols().iter().filter(|s| s.st_type == STT_FUNC) {
             let Some(g) = resolution.global(SymbolRef { input: input.index, symbol: s.index }) else { continue };
-            if any_entry.contains(&g) && !entries.contains(&g) {
+            if any_entry.get(g) == Some(&true) && entry_in.get(g) != Some(&input.index) {
                 vetoed.insert(g);
             }
         }

@@ -95,6 +95,9 @@ struct CallFacts {
     /// The output's kernel when it has exactly one (rule 7.2.1: that kernel's
     /// EXTERNS gathers every function's list).
     only_kernel: Option<u32>,
+    /// Per output section: for a `.text.<fn>`, its `.nv.info.<fn>`. Made
+    /// once, by the first kernel that needs it ([`Context::info_sections`]).
+    info_of_text: std::sync::OnceLock<Vec<Option<OutId>>>,
     /// Whether any call or address-taken target is undefined in the output:
     /// without one, and without EXTERNS, no kernel's list can grow.
     undefined_target: bool,
@@ -147,9 +150,20 @@ impl CallFacts {
     /// architecture, also with -G, where `free` lands before the
     /// `__assertfail` of a function later in `.text`).
     fn reach_through_addresses(&self, f: u32) -> Vec<u32> {
-        let mut seen: HashSet<u32> = HashSet::new();
+        // One bit per output symbol (a kernel of a big link reaches
+        // thousands of functions; a hash set per kernel costs more).
+        let mut seen: Vec<u64> = vec![0; self.recursive.len().max(f as usize + 1).div_ceil(64)];
+        let mut insert = |c: u32| {
+            let (word, bit) = (c as usize / 64, 1u64 << (c % 64));
+            if seen.len() <= word {
+                seen.resize(word + 1, 0);
+            }
+            let fresh = seen[word] & bit == 0;
+            seen[word] |= bit;
+            fresh
+        };
         let mut order = vec![f];
-        seen.insert(f);
+        insert(f);
         let mut next = 0;
         while let Some(&node) = order.get(next) {
             next += 1;
@@ -157,7 +171,7 @@ impl CallFacts {
             let sites = self.indirect.get(&node).map(Vec::as_slice).unwrap_or_default();
             let targets = self.address_taken.iter().filter(|(_, p)| sites.contains(p)).map(|&(g, _)| g);
             for c in calls.iter().copied().chain(targets) {
-                if seen.insert(c) {
+                if insert(c) {
                     order.push(c);
                 }
             }
@@ -1027,6 +1041,22 @@ impl Context<'_, '_> {
     /// Returns the list and how many of its names the kernel's own list gave.
     /// Also says which entries only functions of earlier inputs than the
     /// kernel's brought (see `function_info`'s use of them).
+    /// Per output section: for a `.text.<fn>`, the `.nv.info.<fn>` of that name.
+    fn info_sections(&self) -> Vec<Option<OutId>> {
+        let sections = &self.layout.sections;
+        let mut name = String::new();
+        let mut out = vec![None; sections.len()];
+        for (slot, s) in out.iter_mut().zip(sections) {
+            if let Some(function) = s.name.strip_prefix(".text.") {
+                name.clear();
+                name.push_str(".nv.info.");
+                name.push_str(function);
+                *slot = self.layout.find(&name);
+            }
+        }
+        out
+    }
+
     fn kernel_externs(&self, f: u32, facts: &CallFacts) -> (Vec<u32>, usize, Vec<u32>) {
         let mut out: Vec<u32> = Vec::new();
         let add = |out: &mut Vec<u32>, e: u32| {
@@ -1062,10 +1092,8 @@ impl Context<'_, '_> {
         // order: kernels with their `.text`, device functions later), not of
         // their `.text` (polyG: `_ZN6SquareD0Ev`'s `free` before
         // `__assert_fail`'s `__assertfail`, though its `.text` comes first).
-        let info_of = |t: crate::layout::OutId| {
-            let name = self.layout.section(t)?.name.strip_prefix(".text.")?;
-            self.layout.find(&format!(".nv.info.{name}"))
-        };
+        let info_sections = facts.info_of_text.get_or_init(|| self.info_sections());
+        let info_of = |t: crate::layout::OutId| info_sections.get(t).copied().flatten();
         let mut defined: Vec<(Option<crate::layout::OutId>, crate::layout::OutId, u32)> =
             // Only functions with a list contribute: the others need no order key.
             reach
