@@ -23,6 +23,8 @@ const ABI8_ARCHS: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_9
 
 /// Where a copy from `.target sm_75` PTX and one from the target's own PTX can
 /// differ in rule 9.14's choice (sm_75: equal; Mercury: rule 11.2.1, not modelled).
+/// The ABI-8 architectures before Mercury (sm_100).
+const NON_MERCURY_ARCHS: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"];
 const VSM_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
 
 /// The PTX ISA version the CUDA 12.9 ptxas accepts at most (13.5's nvcc writes 9.5).
@@ -197,9 +199,10 @@ const OBJECTS: &[ObjectSpec] = &[
     },
     cu("a7x_dyn", "a7x_dyn.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
     cu("a7x_tile", "a7x_tile.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
-    cu("a7nb_k", "a7nb_k.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
+    // ABI-8 builds for every target too: groups nbraise, nbraise2-g.
+    cu("a7nb_k", "a7nb_k.cu", Archs::All, ABI7_SM75_UP),
     cu("a7nb2_k", "a7nb2_k.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
-    cu("a7nb_f", "a7nb_f.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("a7nb_f", "a7nb_f.cu", Archs::All, ABI7_NONE),
     cu("a7x_e16", "a7x_e16.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("a7x_e128", "a7x_e128.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("calls_lib", "calls_lib.cu", Archs::All, ABI7_ALL),
@@ -430,6 +433,9 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 7.2.1, for options/commands.txt only: the only kernel's EXTERNS
     // gathers an unreached destructor's `free`, ahead of its own `malloc`.
     cu("onlyk", "onlyk.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
+    // Rule 4.3: a local address-taken function's signature by creation rank.
+    cu("msl_a", "msl_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("msl_b", "msl_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // U13 / rule 9.11, for options/commands.txt only: weak copies of equal
     // register counts from sm_80 and sm_86 objects linked for sm_86.
     cu("wsm_a", "wsm_a.cu", Archs::Only(&["sm_80", "sm_86"]), ABI7_NONE),
@@ -554,6 +560,34 @@ const GROUPS: &[GroupSpec] = &[
         inputs: &[Abi8("a7nb_f"), Abi7("a7nb2_k")],
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 11 (Mercury): a function-less `-G` object alone, or with plain
+    // objects: the empty `.rela.debug_info` beside its merc copy's entry, and
+    // the empty merc `nv_debug_info_reg_*` copies at their normal sections.
+    GroupSpec { name: "gnof-only-G", inputs: &[Abi8("gnof-G")], flags: &[], archs: Archs::Only(GNOF_ARCHS) },
+    GroupSpec {
+        name: "gnof-calls-G",
+        inputs: &[Abi8("gnof-G"), Abi8("calls_main"), Abi8("calls_lib")],
+        flags: &[],
+        archs: Archs::Only(GNOF_ARCHS),
+    },
+    // Rule 4.3 (Mercury): msl_b's global `#iii` before msl_a's local `#ii`.
+    GroupSpec { name: "msl", inputs: &[Abi8("msl_b"), Abi8("msl_a")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 7.2: a kernel's own NUM_BARRIERS (a7nb_k's `__syncthreads`, 1)
+    // raised in place to its callee's 2.
+    group("nbraise", &[Abi8("a7nb_k"), Abi8("a7nb_f")]),
+    // Rule 7.2 under `-g`: the only kernel takes the count of a function it
+    // does not call (cluster_b's `cluster_b_rank_value`, 1), appended; and
+    // raises its own (coop_grid_kernel's 1) to an uncalled one's (2).
+    GroupSpec { name: "nbonly-g", inputs: &[Abi8("reloc_dead"), Abi8("cluster_b")], flags: &["-g"], archs: Archs::All },
+    GroupSpec {
+        name: "nbraise2-g",
+        inputs: &[Abi8("coop_grid"), Abi8("coop_reduce"), Abi8("a7nb_f")],
+        flags: &["-g"],
+        // Not Mercury: under `-g` the finaliser's capsule of coop_grid_kernel
+        // is 36 bytes longer than develf's (with or without a7nb_f; not
+        // modelled).
+        archs: Archs::Only(NON_MERCURY_ARCHS),
     },
     GroupSpec {
         name: "calls-mixed-abi",

@@ -231,10 +231,14 @@ pub(crate) fn alias_target(s: &OutSection) -> Option<String> {
     }
     // An empty merc debug copy points at its (equally empty) normal section
     // (data-only object on sm_100: `.nv.merc.debug_frame` at `.debug_frame`'s
-    // offset, exec and `-r`).
+    // offset, exec and `-r`; a function-less `-G` object, gnof-G:
+    // `.nv.merc.nv_debug_info_reg_sass` and `_reg_type` at theirs, sm_100,
+    // sm_100a, sm_120, exec, `-g` and `-r`).
     if s.size == 0 {
-        if let Some(rest) = s.name.strip_prefix(".nv.merc.debug_") {
-            return Some(format!(".debug_{rest}"));
+        for (merc, normal) in [(".nv.merc.debug_", ".debug_"), (".nv.merc.nv_debug_", ".nv_debug_")] {
+            if let Some(rest) = s.name.strip_prefix(merc) {
+                return Some(format!("{normal}{rest}"));
+            }
         }
     }
     ALIASES.iter().find_map(|(merc, normal)| s.name.strip_prefix(merc).map(|rest| format!("{normal}{rest}")))
@@ -611,8 +615,11 @@ pub(crate) fn finish_symbols(
     // does not bring in `#ilib1`, tl_b's live `tl_reduce<int, Max>` does,
     // after tl_a's `#ii`).
     let live_entry = |e: crate::symbols::PrototypeEntry| !dead_entries.contains(&e);
-    let output_index = |r: SymbolRef| table.output_index(inputs, resolution, layout, r);
-    for p in crate::symbols::merc_signature_strings(inputs, &live_entry, &output_index) {
+    let first_mention = |r: SymbolRef| {
+        let global = resolution.global(r).and_then(|g| resolution.globals.get(g));
+        global.map_or(r, |g| g.first)
+    };
+    for p in crate::symbols::merc_signature_strings(inputs, &live_entry, &first_mention) {
         if !dead_signatures.contains(p) {
             strtab.add(p);
         }

@@ -179,6 +179,24 @@ impl CallFacts {
         order
     }
 
+    /// The functions whose NUM_BARRIERS and NUM_MBARRIERS counts kernel `f`
+    /// takes (rule 7.2): those it reaches, or, for the output's only
+    /// kernel, every function of the output, as with its EXTERNS (rule
+    /// 7.2.1). Under `-g` or `-preserve-relocs`, which keep unreached
+    /// functions, a lone kernel gets their counts: reloc_dead's kernel linked
+    /// with cluster_b's `cluster_b_rank_value` (1) or a7nb_f's `a7nb_helper`
+    /// (2), which it does not call, gets NUM_BARRIERS 1 or 2 (sm_90, sm_100a;
+    /// nvlink 13.5); beside a second kernel it gets none.
+    fn barrier_contributors(&self, f: u32) -> Vec<u32> {
+        if self.only_kernel == Some(f) {
+            let mut all: Vec<u32> = self.barriers.keys().chain(self.mbarriers.keys()).copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            return all;
+        }
+        self.reach(f).0
+    }
+
     /// Whether a cycle is reachable from `f` (what `reach(f).1` says), from
     /// the table [`CallFacts::find_recursion`] filled.
     fn is_recursive(&self, f: u32) -> bool {
@@ -736,6 +754,19 @@ impl Context<'_, '_> {
                     *w = Word(UNKNOWN_STACK);
                 }
             }
+            // Rule 7.2: a kernel's own NUM_BARRIERS is raised in place to
+            // the largest count of the functions it takes counts from
+            // (`barrier_contributors`): a7nb_k's `__syncthreads` kernel (1)
+            // calling a7nb_f's `a7nb_helper` (`bar.sync 1, 64`: 2) has 2,
+            // coop_grid_kernel (1) as the only kernel beside an uncalled
+            // `a7nb_helper` under `-g` too (sm_90 exec; nvlink 13.5).
+            if let (Attribute::NumBarriers(ByteValue(own)), Some(f), true) =
+                (&mut attr, function, self.layout.executable && kernel)
+            {
+                let contributors = facts.barrier_contributors(f);
+                let most = contributors.iter().filter(|&&g| g != f).filter_map(|g| facts.barriers.get(g)).max();
+                *own = (*own).max(most.copied().unwrap_or(0));
+            }
             if self.layout.mercury && MERCURY_GROUP.contains(&attr.code()) {
                 group.push(attr);
             } else {
@@ -783,9 +814,9 @@ impl Context<'_, '_> {
         let wants_mbarriers =
             exec_kernel && !facts.mbarriers.is_empty() && !reversed.iter().chain(&group).any(is_mbarrier_count);
         if let Some(f) = function.filter(|_| wants_barriers || wants_mbarriers) {
-            let (reach, _) = facts.reach(f);
+            let contributors = facts.barrier_contributors(f);
             let most = |counts: &HashMap<u32, u16>| {
-                reach.iter().filter(|&&g| g != f).filter_map(|g| counts.get(g)).copied().max()
+                contributors.iter().filter(|&&g| g != f).filter_map(|g| counts.get(g)).copied().max()
             };
             if let Some(n) = most(&facts.barriers).filter(|_| wants_barriers) {
                 reversed.push(Attribute::NumBarriers(ByteValue(n)));
@@ -859,8 +890,7 @@ impl Context<'_, '_> {
             return false;
         }
         let Some(f) = self.text_function(text).filter(|&f| self.is_kernel(f)) else { return false };
-        let (reach, _) = facts.reach(f);
-        reach.iter().filter(|&&g| g != f).any(|g| facts.barriers.contains_key(g))
+        facts.barrier_contributors(f).iter().filter(|&&g| g != f).any(|g| facts.barriers.contains_key(g))
     }
 
     /// The output symbol of the function a `.text` holds.

@@ -216,15 +216,22 @@ pub(crate) fn lost_copy(input: &InputObject<'_>, resolution: &Resolution<'_>, f:
 
 /// Rule 4.3 (Mercury): the signatures of the inputs' `.nv.callgraph` blocks
 /// in the order the output's call graph lists them: the address-taken block
-/// before the indirect-call block, each by the output symbol index of its
-/// function (`output_index`), input order breaking ties; then the
-/// `.nv.prototype` signatures, input by input, first use first.
+/// before the indirect-call block, each by the creation rank of its
+/// function, as `metadata.rs` sorts the output's call graph (where the
+/// symbol is first mentioned, inputs and their `.symtab`s in order: a
+/// global's first mention, a local's own place), input order breaking ties.
+/// For globals that is their output index order (msig: `Ci::scale`,
+/// `Ci::area`, `Sq::area`, `Shape::scale` defined in msig_a but taken in
+/// msig_c, before msig_b's `op_mul`); a local sorts among its input's
+/// globals, not before every global (session 12: b.cubin's global
+/// `g_glob`, `#iii`, before a.cubin's static `f_loc`, `#ii`; sm_100).
+/// Then the `.nv.prototype` signatures, input by input, first use first.
 pub(crate) fn merc_signature_strings<'a>(
     inputs: &[InputObject<'a>],
     keep: &dyn Fn(PrototypeEntry) -> bool,
-    output_index: &dyn Fn(SymbolRef) -> Option<u32>,
+    first_mention: &dyn Fn(SymbolRef) -> SymbolRef,
 ) -> Vec<&'a str> {
-    let mut graph: Vec<(u8, u32, usize, &'a str)> = Vec::new();
+    let mut graph: Vec<(u8, SymbolRef, usize, &'a str)> = Vec::new();
     for input in inputs {
         let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
             continue;
@@ -235,7 +242,7 @@ pub(crate) fn merc_signature_strings<'a>(
             for (block, pairs) in [(2u8, &decoded.address_taken), (3u8, &decoded.indirect_calls)] {
                 for p in pairs {
                     let Some(text) = string_at(strings, p.1) else { continue };
-                    let at = output_index(SymbolRef { input: input.index, symbol: p.0 as usize }).unwrap_or(u32::MAX);
+                    let at = first_mention(SymbolRef { input: input.index, symbol: p.0 as usize });
                     let seq = graph.len();
                     graph.push((block, at, seq, text));
                 }

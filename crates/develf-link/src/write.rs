@@ -461,6 +461,19 @@ fn sort_stably_by_key(ids: Vec<OutId>, key: impl Fn(OutId) -> (u8, (u8, usize)))
     sorted
 }
 
+/// Rule 11: on Mercury a relocation section every entry of which was
+/// applied stays, empty, while its merc copy keeps entries: a
+/// function-less `-G` object (gnof-G, an `nvcc -rdc -G` host-only file)
+/// has `R_CUDA_32`s against debug sections only, all applied, in
+/// `.rela.debug_info`, whose `.nv.merc.rela.debug_info` keeps its
+/// `R_MERCURY_PROG_REL32`; nvlink writes the empty `.rela.debug_info`
+/// (sm_100, alone or with other objects, exec and `-g`; not before sm_100,
+/// where there is no merc copy).
+fn merc_twin_has_entries(layout: &Layout, contents: &Contents<'_>, name: &str) -> bool {
+    layout.mercury
+        && layout.find(&format!(".nv.merc{name}")).is_some_and(|twin| !contents.relocations.get(twin).is_empty())
+}
+
 pub(crate) fn write<'a>(
     inputs: &[InputObject<'a>],
     resolution: &Resolution<'a>,
@@ -481,6 +494,7 @@ pub(crate) fn write<'a>(
                         || crate::mercury::is_resolved_relocation(s) =>
                 {
                     !contents.relocations.get(id).is_empty()
+                        || (s.class == SectionClass::Relocation && merc_twin_has_entries(layout, &contents, &s.name))
                 }
                 Keep::IfNotEmpty => generated_of(&generated, id).is_some_and(|g| !g.is_empty()),
                 Keep::Always => shared_kept(s),
