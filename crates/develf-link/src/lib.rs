@@ -16,6 +16,7 @@
 //! [`input`] → [`resolve`] → [`gc`] → [`layout`] → [`symbols`] → [`relocate`]
 //! → [`metadata`] → [`write`].
 
+mod bits;
 mod body;
 mod checks;
 pub mod compare;

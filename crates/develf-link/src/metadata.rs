@@ -152,18 +152,9 @@ impl CallFacts {
     fn reach_through_addresses(&self, f: u32) -> Vec<u32> {
         // One bit per output symbol (a kernel of a big link reaches
         // thousands of functions; a hash set per kernel costs more).
-        let mut seen: Vec<u64> = vec![0; self.recursive.len().max(f as usize + 1).div_ceil(64)];
-        let mut insert = |c: u32| {
-            let (word, bit) = (c as usize / 64, 1u64 << (c % 64));
-            if seen.len() <= word {
-                seen.resize(word + 1, 0);
-            }
-            let fresh = seen[word] & bit == 0;
-            seen[word] |= bit;
-            fresh
-        };
+        let mut seen = crate::bits::Bits::new(self.recursive.len());
         let mut order = vec![f];
-        insert(f);
+        seen.insert(f as usize);
         let mut next = 0;
         while let Some(&node) = order.get(next) {
             next += 1;
@@ -171,7 +162,7 @@ impl CallFacts {
             let sites = self.indirect.get(&node).map(Vec::as_slice).unwrap_or_default();
             let targets = self.address_taken.iter().filter(|(_, p)| sites.contains(p)).map(|&(g, _)| g);
             for c in calls.iter().copied().chain(targets) {
-                if insert(c) {
+                if seen.insert(c as usize) {
                     order.push(c);
                 }
             }
@@ -189,12 +180,16 @@ impl CallFacts {
     /// nvlink 13.5); beside a second kernel it gets none.
     fn barrier_contributors(&self, f: u32) -> Vec<u32> {
         if self.only_kernel == Some(f) {
-            let mut all: Vec<u32> = self.barriers.keys().chain(self.mbarriers.keys()).copied().collect();
-            all.sort_unstable();
-            all.dedup();
-            return all;
+            return self.barriers.keys().chain(self.mbarriers.keys()).copied().collect();
         }
         self.reach(f).0
+    }
+
+    /// The largest of `counts` (NUM_BARRIERS or NUM_MBARRIERS) over kernel
+    /// `f`'s `contributors` ([`CallFacts::barrier_contributors`]), itself
+    /// left out.
+    fn largest_count(f: u32, contributors: &[u32], counts: &HashMap<u32, u16>) -> Option<u16> {
+        contributors.iter().filter(|&&g| g != f).filter_map(|g| counts.get(g)).copied().max()
     }
 
     /// Whether a cycle is reachable from `f` (what `reach(f).1` says), from
@@ -763,9 +758,8 @@ impl Context<'_, '_> {
             if let (Attribute::NumBarriers(ByteValue(own)), Some(f), true) =
                 (&mut attr, function, self.layout.executable && kernel)
             {
-                let contributors = facts.barrier_contributors(f);
-                let most = contributors.iter().filter(|&&g| g != f).filter_map(|g| facts.barriers.get(g)).max();
-                *own = (*own).max(most.copied().unwrap_or(0));
+                let most = CallFacts::largest_count(f, &facts.barrier_contributors(f), &facts.barriers);
+                *own = (*own).max(most.unwrap_or(0));
             }
             if self.layout.mercury && MERCURY_GROUP.contains(&attr.code()) {
                 group.push(attr);
@@ -815,9 +809,7 @@ impl Context<'_, '_> {
             exec_kernel && !facts.mbarriers.is_empty() && !reversed.iter().chain(&group).any(is_mbarrier_count);
         if let Some(f) = function.filter(|_| wants_barriers || wants_mbarriers) {
             let contributors = facts.barrier_contributors(f);
-            let most = |counts: &HashMap<u32, u16>| {
-                contributors.iter().filter(|&&g| g != f).filter_map(|g| counts.get(g)).copied().max()
-            };
+            let most = |counts: &HashMap<u32, u16>| CallFacts::largest_count(f, &contributors, counts);
             if let Some(n) = most(&facts.barriers).filter(|_| wants_barriers) {
                 reversed.push(Attribute::NumBarriers(ByteValue(n)));
             }
@@ -890,7 +882,7 @@ impl Context<'_, '_> {
             return false;
         }
         let Some(f) = self.text_function(text).filter(|&f| self.is_kernel(f)) else { return false };
-        facts.barrier_contributors(f).iter().filter(|&&g| g != f).any(|g| facts.barriers.contains_key(g))
+        CallFacts::largest_count(f, &facts.barrier_contributors(f), &facts.barriers).is_some()
     }
 
     /// The output symbol of the function a `.text` holds.
@@ -1060,17 +1052,6 @@ impl Context<'_, '_> {
         true
     }
 
-    /// Rule 7.2, an executable kernel's EXTERNS: its input list less the
-    /// defined device functions, then the lists of the defined functions it
-    /// reaches through the call graph in output `.text` order, each name
-    /// once (dynpar `parent`: `child`, then `cnprtCnpv2TranslateError`'s 32
-    /// kernels, `__cudaCDP2LaunchDeviceV2`'s, `...GetParameterBufferV2`'s,
-    /// `...GetLastError`'s syscalls; sys `sm3` run: `malloc free` then
-    /// sys_checked's `__assertfail`, sys_report's `vprintf`); any other
-    /// undefined function reached last, by symbol index.
-    /// Returns the list and how many of its names the kernel's own list gave.
-    /// Also says which entries only functions of earlier inputs than the
-    /// kernel's brought (see `function_info`'s use of them).
     /// Per output section: for a `.text.<fn>`, the `.nv.info.<fn>` of that name.
     fn info_sections(&self) -> Vec<Option<OutId>> {
         let sections = &self.layout.sections;
@@ -1087,6 +1068,17 @@ impl Context<'_, '_> {
         out
     }
 
+    /// Rule 7.2, an executable kernel's EXTERNS: its input list less the
+    /// defined device functions, then the lists of the defined functions it
+    /// reaches through the call graph in output `.text` order, each name
+    /// once (dynpar `parent`: `child`, then `cnprtCnpv2TranslateError`'s 32
+    /// kernels, `__cudaCDP2LaunchDeviceV2`'s, `...GetParameterBufferV2`'s,
+    /// `...GetLastError`'s syscalls; sys `sm3` run: `malloc free` then
+    /// sys_checked's `__assertfail`, sys_report's `vprintf`); any other
+    /// undefined function reached last, by symbol index.
+    /// Returns the list and how many of its names the kernel's own list gave.
+    /// Also says which entries only functions of earlier inputs than the
+    /// kernel's brought (see `function_info`'s use of them).
     fn kernel_externs(&self, f: u32, facts: &CallFacts) -> (Vec<u32>, usize, Vec<u32>) {
         let mut out: Vec<u32> = Vec::new();
         let add = |out: &mut Vec<u32>, e: u32| {

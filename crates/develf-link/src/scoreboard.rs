@@ -50,6 +50,7 @@
 //! session 11). Left alone: other splits, kernels with a `DEPBAR` (names a
 //! barrier in an operand), a `CALL` (uses the stack) or other control flow.
 
+use crate::bits::Bits;
 use crate::errbar::branch_offset;
 
 /// `LDC R1, c[0x0][0x37c]`: the kernel prologue's stack-pointer load (the
@@ -222,25 +223,6 @@ fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
         out.push(succ);
     }
     Some(out)
-}
-
-/// A set of instructions.
-#[derive(Clone)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(n: usize) -> Self {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-    fn get(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 != 0
-    }
-    fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-    fn meets(&self, other: &Bits) -> bool {
-        self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
-    }
 }
 
 /// Where each group's barrier may be pending when an instruction starts
