@@ -23,8 +23,6 @@ const ABI8_ARCHS: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_9
 
 /// Where a copy from `.target sm_75` PTX and one from the target's own PTX can
 /// differ in rule 9.14's choice (sm_75: equal; Mercury: rule 11.2.1, not modelled).
-/// The ABI-8 architectures before Mercury (sm_100).
-const NON_MERCURY_ARCHS: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"];
 const VSM_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
 
 /// The PTX ISA version the CUDA 12.9 ptxas accepts at most (13.5's nvcc writes 9.5).
@@ -211,6 +209,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("cluster_b", "cluster_b.cu", Archs::AtLeast(90), &["sm_90"]),
     cu("coop_grid", "coop_grid.cu", Archs::All, ABI7_SM75_UP),
     cu("coop_reduce", "coop_reduce.cu", Archs::All, ABI7_SM75_UP),
+    cu("gsync", "gsync.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("dsetp", "dsetp.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     device_debug("debug_a-G", "debug_a.cu", Archs::Only(DEBUG_ARCHS)),
     device_debug("gnof-G", "gnof.cu", Archs::Only(GNOF_ARCHS)),
     ObjectSpec {
@@ -584,11 +584,13 @@ const GROUPS: &[GroupSpec] = &[
         name: "nbraise2-g",
         inputs: &[Abi8("coop_grid"), Abi8("coop_reduce"), Abi8("a7nb_f")],
         flags: &["-g"],
-        // Not Mercury: under `-g` the finaliser's capsule of coop_grid_kernel
-        // is 36 bytes longer than develf's (with or without a7nb_f; not
-        // modelled).
-        archs: Archs::Only(NON_MERCURY_ARCHS),
+        archs: Archs::All,
     },
+    // Rule 11.9 (Mercury `-g`): exits carried in the capsules of grid-sync
+    // kernels (their own numbering), and an `EXIT`'s wait on a `DSETP` moved
+    // to the `ERRBAR`.
+    GroupSpec { name: "gsync-g", inputs: &[Abi8("gsync")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "dsetp-g", inputs: &[Abi8("dsetp")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "calls-mixed-abi",
         inputs: &[Abi7("calls_main"), Abi8("calls_lib")],

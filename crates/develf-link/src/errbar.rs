@@ -142,6 +142,66 @@ pub(crate) fn capsule_numbering(code: &[u8], count: usize, numberings: &[&[Patte
     numberings.iter().map(|left_out| numbering_without(code, left_out)).find(|(_, n)| *n == count).map(|(v, _)| v)
 }
 
+/// `CS2R.32 Rn, SR_CgaSize` (system register 0x8a): the first of the three
+/// instructions (`CS2R`, `IMAD Rn, Rn, -0xa0`, `R2UR`) by which the
+/// finaliser turns a cooperative-groups grid sync's load of its workspace
+/// pointer (`LDCU URn, c[0x0][URn+0x258]`) into a CGA-relative one.
+const CS2R_CGA_SIZE: Pattern = (0xfff, 0x805, 0xff00, 0x8a00);
+/// `RPCMOV.32 Rpc.LO, Rn` and `RPCMOV.32 Rn, Rpc.LO`: the finaliser's save
+/// and restore of a register those three instructions borrow (sm_100..sm_110).
+const OP_RPCMOV_SAVE: u64 = 0x352;
+const OP_RPCMOV_RESTORE: u64 = 0x353;
+const OP_YIELD: u64 = 0x946;
+/// `WARPSYNC.COLLECTIVE.ALL` (`WARPSYNC.ALL` with this bit of the high word).
+const WARPSYNC_COLLECTIVE: u64 = 0x40_0000;
+/// `BAR.SYNC` (`0xb1d` with an immediate barrier, `0x31d` with registers).
+const BAR_SYNC: Pattern = (0x7ff, 0x31d, 0, 0);
+
+/// The capsule numbering of code the finaliser expanded for a
+/// cooperative-groups grid sync, when no [`CAPSULE_NUMBERINGS`] pairs up:
+/// [`CAPSULE_NUMBERINGS`]' fullest, and also `YIELD`, each [`CS2R_CGA_SIZE`]
+/// with the two instructions after it, every `RPCMOV`, and from a
+/// `WARPSYNC.COLLECTIVE.ALL` to its `ENDCOLLECTIVE` (a diverged warp's
+/// `BAR.SYNC` fallback) all but the `BAR.SYNC`. A plain `WARPSYNC.ALL` is
+/// counted. Found on nvlink `-g` outputs (session 13): the exits carried in
+/// coop_grid_kernel (105 and 109 of 123, where the fullest numbering gives
+/// 120) and in nine kernels of grid syncs, with 0 to 2 save/restore pairs
+/// and 1 to 4 exits before and after the syncs, each built for sm_100,
+/// sm_100a, sm_103, sm_110, sm_120 and sm_121: 55 capsules, every exit
+/// where nvlink carries it and every count paired up.
+pub(crate) fn grid_sync_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
+    let words = instruction_words(code);
+    let end = words.iter().rposition(|&(lo, _)| lo & 0xfff == OP_BRA).map_or(words.len(), |i| i + 1);
+    let mut n = 0;
+    let mut collective = false;
+    let numbers = words[..end]
+        .iter()
+        .enumerate()
+        .map(|(i, w @ &(lo, hi))| {
+            let op = lo & 0xfff;
+            let starts_collective = op == OP_WARPSYNC_ALL && hi & WARPSYNC_COLLECTIVE != 0;
+            let after_cga_size =
+                (1..=2).any(|back| i.checked_sub(back).is_some_and(|j| matches(&words[j], CS2R_CGA_SIZE)));
+            let out = CAPSULE_NUMBERINGS[3].iter().any(|&p| matches(w, p))
+                || matches!(op, OP_YIELD | OP_RPCMOV_SAVE | OP_RPCMOV_RESTORE)
+                || matches(w, CS2R_CGA_SIZE)
+                || after_cga_size
+                || starts_collective
+                || (collective && !matches(w, BAR_SYNC));
+            if starts_collective {
+                collective = true;
+            } else if matches(w, ENDCOLLECTIVE) {
+                collective = false;
+            }
+            (!out).then(|| {
+                n += 1;
+                n - 1
+            })
+        })
+        .collect();
+    (numbers, n)
+}
+
 /// Per instruction of `code` up to its last `BRA` (all of it when there is
 /// none): its number among those matching none of `left_out`; and how many
 /// there are.
@@ -205,7 +265,12 @@ const EXIT_ITEM_PREDICATE: usize = 6;
 /// inserts: waits on a read barrier (an instruction's sources not yet
 /// read) still pending there. Going back, the first instruction naming the
 /// barrier sets it as its read barrier, with no wait on it in between, and
-/// it can run where the `EXIT` does: not under the opposite predicate.
+/// it can run where the `EXIT` does: not under the opposite predicate. A
+/// wait on the write barrier of a `DSETP` (the variable-latency compare
+/// that sets the `EXIT`'s predicate) moves too: six kernels ending in `if
+/// (x > t) return;` on doubles, `@P0` and `@!P0`, after a load, a loop, a
+/// grid sync (session 13, sm_100 `-g`: nvlink's `ERRBAR` waits, the `EXIT`
+/// no longer).
 /// fresh3 `ps_histogram`: `@P0 EXIT` waits on the read barrier of the
 /// `ATOM` before it, and nvlink's `@P0 ERRBAR` waits instead, not the
 /// `MEMBAR.SC.VC` nor the `EXIT` (sm_100, sm_120 `-g`, `-g -r`). Kept on
@@ -216,7 +281,12 @@ const EXIT_ITEM_PREDICATE: usize = 6;
 /// `EXIT` or not, predicated or not (merc2 `stencil_surf`; kernels built
 /// for the purpose, `surf2Dwrite` then `return`, or a store after it,
 /// sm_100 `-g`), where an `ATOM`'s moves.
-fn read_barrier_waits(before: &[(u64, u64)], lo: u64, hi: u64) -> u64 {
+/// `DSETP`, whatever its operands (`0x22a` registers, `0x42a` an immediate):
+/// the opcode proper is the low 9 bits.
+const OP_DSETP: u64 = 0x02a;
+const OPCODE_MASK: u64 = 0x1ff;
+
+fn moved_waits(before: &[(u64, u64)], lo: u64, hi: u64) -> u64 {
     use crate::scoreboard::control;
     let predicate = |l: u64| (l >> PREDICATE_SHIFT) & 0xf;
     let p = predicate(lo);
@@ -225,7 +295,9 @@ fn read_barrier_waits(before: &[(u64, u64)], lo: u64, hi: u64) -> u64 {
     for b in (0..6u8).filter(|&b| control(hi).waits(b)) {
         for &(l, h) in before.iter().rev() {
             let c = control(h);
-            if c.read == b && c.write != b && !opposite(predicate(l)) && l & 0xfff != OP_SUST {
+            let read = c.read == b && c.write != b && !opposite(predicate(l)) && l & 0xfff != OP_SUST;
+            let compared = c.write == b && l & OPCODE_MASK == OP_DSETP;
+            if read || compared {
                 moved |= 1u64 << (u64::from(CONTROL_SHIFT) + 11 + u64::from(b));
             }
             if c.write == b || c.read == b || c.waits(b) {
@@ -543,9 +615,9 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             // scheduled again ([`plan`]).
             let barriers = if rule == ExitRule::ByCalls && !has_call { &BARRIERS[1..] } else { &BARRIERS[..] };
             let stall = (hi >> CONTROL_SHIFT) & 0xf;
-            // The `EXIT`'s wait on a pending read barrier moves to the
-            // `ERRBAR` (`read_barrier_waits`).
-            let waits = read_barrier_waits(&words[..i], lo, hi);
+            // The `EXIT`'s wait on a pending read barrier, or on a `DSETP`, moves to the
+            // `ERRBAR` (`moved_waits`).
+            let waits = moved_waits(&words[..i], lo, hi);
             let mut insert = Vec::with_capacity(barriers.len());
             for (k, &(b_lo, b_hi)) in barriers.iter().enumerate() {
                 let mut b_hi = b_hi;
@@ -716,7 +788,8 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let ops: Vec<u64> = code.chunks_exact(16).map(|c| word(c, 0) & 0xfff).collect();
     // Never NOPs alone: they mis-number jacobi (above). Only a carried
     // `EXIT` needs it: removals find their exit records by themselves.
-    let number = capsule_numbering(code, count, &[CAPSULE_NUMBERINGS[1], CAPSULE_NUMBERINGS[3]]);
+    let number = capsule_numbering(code, count, &[CAPSULE_NUMBERINGS[1], CAPSULE_NUMBERINGS[3]])
+        .or_else(|| Some(grid_sync_numbering(code)).filter(|(_, n)| *n == count).map(|(v, _)| v));
     let words = count.div_ceil(32);
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
     let (items, exit_records) = capsule_item_starts(bytes, words)?;

@@ -259,7 +259,9 @@ fn fixtures_match_nvlink() {
 /// a7nb2-mixed-abi sm_75/sm_90, rule 10's barrier count of an ABI-7 kernel;
 /// nbraise, nbonly-g and nbraise2-g, rule 7.2's raised and only-kernel
 /// NUM_BARRIERS; gnof-only-G and gnof-calls-G sm_75/sm_90);
-/// 178 merc links (session 12: nbraise, nbonly-g, gnof-only-G and
+/// 192 merc links (session 13: gsync-g and dsetp-g sm_100/sm_120 and
+/// nbraise2-g sm_100/sm_100a/sm_120, exec and `-r`: rule 11.9's grid-sync
+/// capsule numbering and `DSETP` waits; session 12: nbraise, nbonly-g, gnof-only-G and
 /// gnof-calls-G on sm_100, rule 11's empty `.rela.debug_info` and merc
 /// aliases, and msl, rule 4.3's creation-rank signature order; mdbg-G, mdbg-lineinfo and mdbg-lineinfo-swap on sm_100, rule 11.8;
 /// shpriv; jtab sm_100/sm_120, exec and `-r`, since U25's jump tables;
@@ -280,7 +282,7 @@ fn fixtures_match_nvlink() {
 const FLOOR_NON_MERC_LINKED: usize = 386;
 const FLOOR_NON_MERC_SEMANTIC: usize = 386;
 const FLOOR_NON_MERC_IDENTICAL: usize = 386;
-const FLOOR_MERC_LINKED: usize = 178;
+const FLOOR_MERC_LINKED: usize = 192;
 /// Mercury (rule 11, crate::mercury): every link (sync exec since the
 /// fence-workaround removal, rule 11.3, `errbar::plan_fence`): ptx `-r` since the
 /// capsule constant immediates (11.7), ptx exec since the merc texture
@@ -290,8 +292,8 @@ const FLOOR_MERC_LINKED: usize = 178;
 /// their kernels' bank 2 (U25, rule 6.1), gxmix (exec and `-r`) since the
 /// exit sequences of links with a `-G` input (rule 11.8), sbreuse (exec: the
 /// finaliser's scoreboard re-allocation, rule 11.3, `scoreboard.rs`).
-const FLOOR_MERC_SEMANTIC: usize = 178;
-const FLOOR_MERC_IDENTICAL: usize = 178;
+const FLOOR_MERC_SEMANTIC: usize = 192;
+const FLOOR_MERC_IDENTICAL: usize = 192;
 
 #[test]
 fn output_does_not_depend_on_thread_count() {
