@@ -210,6 +210,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("coop_grid", "coop_grid.cu", Archs::All, ABI7_SM75_UP),
     cu("coop_reduce", "coop_reduce.cu", Archs::All, ABI7_SM75_UP),
     cu("gsync", "gsync.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("xcallee", "xcallee.cu", Archs::All, ABI7_NONE),
     cu("dsetp", "dsetp.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     device_debug("debug_a-G", "debug_a.cu", Archs::Only(DEBUG_ARCHS)),
     device_debug("gnof-G", "gnof.cu", Archs::Only(GNOF_ARCHS)),
@@ -604,6 +605,8 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::AtLeast(90),
     },
     group("coop", &[Abi8("coop_grid"), Abi8("coop_reduce")]),
+    // Rule 12.3: `-r` room for kernels reaching extern memory through a callee.
+    group("xcallee", &[Abi8("xcallee")]),
     GroupSpec {
         name: "gnof-G",
         inputs: &[Abi8("gnof-G"), Abi8("debug_a-G"), Abi8("debug_b-G")],

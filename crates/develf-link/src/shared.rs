@@ -1084,6 +1084,8 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
             }
         }
     }
+    // A kernel's reach starts with the kernel itself.
+    let own_code_uses_extern = |k: &Kernel| k.reach.first().is_some_and(|n| facts.extern_users.contains(n));
     let debug_offset = |k: &Kernel| -> Option<u64> {
         let names = names_of(k);
         (layout.debug && !names.is_empty())
@@ -1137,13 +1139,22 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     // `reduce_f`'s 0x10 of own variables, calling
                     // `stage_dyn` -> `dyn_smem<int>`: 0x20; g4's `k2` 0 -> 0x10).
                     if k.own_extent <= a { k.own_extent.saturating_add(a) } else { k.own_extent }
+                } else if !own_code_uses_extern(k) && !zero_extern && !unselected {
+                    // A kernel reaching extern memory only through a device
+                    // function gets no instance, and room as under `-r -g`
+                    // above: one alignment unit when its variables fit in
+                    // one, equality included (session 13, own 0, 0x10, 0x14,
+                    // 0x20, 0x31 calling `touch` on `extern __shared__ char
+                    // raw[]`: 0x10, 0x20, 0x14, 0x20, 0x31; sm_75..sm_120),
+                    // not a user's twice the alignment.
+                    if k.own_extent <= a { k.own_extent.saturating_add(a) } else { k.own_extent }
                 } else {
                     let offset = align_up(k.own_extent, mine).max(mine);
                     // One instance per kernel whose own code uses extern memory,
                     // equal offsets included (shm: 0x100, 0x10, 0x10); a kernel
                     // reaching it only through a device function gets none (xshm:
                     // `xshm_big`).
-                    if k.reach.first().is_some_and(|n| facts.extern_users.contains(n)) {
+                    if own_code_uses_extern(k) {
                         instances.push((k.reach.first().copied(), offset, k.text));
                     }
                     if unselected {
@@ -1217,10 +1228,12 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         let zero_user = zero_extern && !layout.debug;
         if k.own.is_empty()
             && k.own_size == 0
-            && (!k.uses_extern || zero_user || (layout.debug && offset.unwrap_or(0) == 0))
+            && (!own_code_uses_extern(k) || zero_user || (layout.debug && offset.unwrap_or(0) == 0))
         {
             // Kept only for the extern room: no section symbol (R1: `kz`;
-            // rule 12.10: under `-g` also a user at offset 0).
+            // rule 12.10: under `-g` also a user at offset 0; a kernel
+            // reaching extern memory only through a device function, s6's
+            // `k0`, session 13).
             plan.no_symbol.insert(k.shared);
         }
         if let Some(out) = layout.sections.get_mut(k.shared) {
