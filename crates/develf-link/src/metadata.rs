@@ -451,16 +451,7 @@ impl Context<'_, '_> {
             }
         }
         if self.layout.executable {
-            // The kernel the link is for, when there is one: other kernels
-            // kept (libcudadevrt's under `-kernels-used=parent`) do not count
-            // (session 13: `parent` calling `cudaGetDevice` gets every
-            // function's EXTERNS and NUM_BARRIERS, appended; every target).
-            let roots: Vec<u32> = self
-                .kernels()
-                .into_iter()
-                .filter(|&k| crate::host_info::is_root_kernel(self.options, self.name_of(k)))
-                .collect();
-            facts.only_kernel = match roots.as_slice() {
+            facts.only_kernel = match self.kernels().as_slice() {
                 [k] => Some(*k),
                 _ => None,
             };
@@ -558,12 +549,6 @@ impl Context<'_, '_> {
     }
 
     /// The kernels of the output, in symtab order.
-    /// An output symbol's name.
-    fn name_of(&self, i: u32) -> &str {
-        let s = self.symbols.symbols.get(i as usize);
-        s.and_then(|s| string_at(&self.symbols.strtab.bytes, s.name)).unwrap_or_default()
-    }
-
     fn kernels(&self) -> Vec<u32> {
         (0..self.symbols.symbols.len())
             .filter(|&i| {
@@ -663,16 +648,7 @@ impl Context<'_, '_> {
                 }
             }
             let mut memo = HashMap::new();
-            // Only the kernels the link is for (rules 9, 13.5: all of them,
-            // or `-kernels-used`'s, or the host objects'): kernels kept
-            // otherwise (`-preserve-relocs`; libcudadevrt's `memset_3d`
-            // kernels under `-kernels-used=parent`) get none (session 13,
-            // helpers' sweeps: a host object launching one of two kernels,
-            // `-preserve-relocs`; dynamic parallelism with `-kernels-used`;
-            // every target).
-            let roots =
-                self.kernels().into_iter().filter(|&k| crate::host_info::is_root_kernel(self.options, self.name_of(k)));
-            for k in roots {
+            for k in self.kernels() {
                 // Recursion through an indirect call makes it unknown too
                 // (fptr `kfp2`, rule 7.1).
                 let value = if facts.is_recursive(k) {
@@ -721,9 +697,7 @@ impl Context<'_, '_> {
             }
             _ => (None, false),
         };
-        // One kernel the link is for counts as one (`facts.only_kernel`).
-        let externs_last =
-            extended && (self.kernels().len() < 2 || (function.is_some() && facts.only_kernel == function));
+        let externs_last = extended && self.kernels().len() < 2;
         // That last list puts what the functions of earlier inputs brought
         // before the kernel's own entries, the rest after (sys_util +
         // sys_main: sys_checked's __assertfail, sys_report's vprintf, then
@@ -1051,13 +1025,6 @@ impl Context<'_, '_> {
     /// `named_sync`'s barrier, both direct callees, listed by output index
     /// though the input lists `named_sync` first; sm_86..sm_120 exec).
     fn barriers_first(&self, f: u32, facts: &CallFacts) -> bool {
-        // The only kernel whose count comes from functions it does not
-        // reach: first (session 13: `-kernels-used=parent` with
-        // libcudadevrt, whose `memset_3d` kernels have barriers and
-        // `parent` reaches `cudaGetDevice`'s EXTERNS; sm_75..sm_100).
-        if facts.only_kernel == Some(f) && !facts.reach(f).0.iter().any(|g| *g != f && facts.barriers.contains_key(g)) {
-            return true;
-        }
         let mut seen: HashSet<u32> = HashSet::from([f]);
         let mut queue: std::collections::VecDeque<u32> = std::collections::VecDeque::from([f]);
         while let Some(node) = queue.pop_front() {
