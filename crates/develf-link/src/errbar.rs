@@ -171,49 +171,47 @@ const BAR_SYNC: Pattern = (0x7ff, 0x31d, 0, 0);
 /// where nvlink carries it and every count paired up.
 pub(crate) fn grid_sync_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
     let words = instruction_words(code);
-    let end = words.iter().rposition(|&(lo, _)| lo & 0xfff == OP_BRA).map_or(words.len(), |i| i + 1);
-    let mut n = 0;
     let mut collective = false;
-    let numbers = words[..end]
-        .iter()
-        .enumerate()
-        .map(|(i, w @ &(lo, hi))| {
-            let op = lo & 0xfff;
-            let starts_collective = op == OP_WARPSYNC_ALL && hi & WARPSYNC_COLLECTIVE != 0;
-            let after_cga_size =
-                (1..=2).any(|back| i.checked_sub(back).is_some_and(|j| matches(&words[j], CS2R_CGA_SIZE)));
-            let out = CAPSULE_NUMBERINGS[3].iter().any(|&p| matches(w, p))
-                || matches!(op, OP_YIELD | OP_RPCMOV_SAVE | OP_RPCMOV_RESTORE)
-                || matches(w, CS2R_CGA_SIZE)
-                || after_cga_size
-                || starts_collective
-                || (collective && !matches(w, BAR_SYNC));
-            if starts_collective {
-                collective = true;
-            } else if matches(w, ENDCOLLECTIVE) {
-                collective = false;
-            }
-            (!out).then(|| {
-                n += 1;
-                n - 1
-            })
-        })
-        .collect();
-    (numbers, n)
+    numbering_by(&words, |i, w @ &(lo, hi)| {
+        let op = lo & 0xfff;
+        let starts_collective = op == OP_WARPSYNC_ALL && hi & WARPSYNC_COLLECTIVE != 0;
+        let after_cga_size = (1..=2).any(|back| i.checked_sub(back).is_some_and(|j| matches(&words[j], CS2R_CGA_SIZE)));
+        let out = CAPSULE_NUMBERINGS[3].iter().any(|&p| matches(w, p))
+            || matches!(op, OP_YIELD | OP_RPCMOV_SAVE | OP_RPCMOV_RESTORE)
+            || matches(w, CS2R_CGA_SIZE)
+            || after_cga_size
+            || starts_collective
+            || (collective && !matches(w, BAR_SYNC));
+        if starts_collective {
+            collective = true;
+        } else if matches(w, ENDCOLLECTIVE) {
+            collective = false;
+        }
+        out
+    })
 }
 
 /// Per instruction of `code` up to its last `BRA` (all of it when there is
 /// none): its number among those matching none of `left_out`; and how many
 /// there are.
 pub(crate) fn numbering_without(code: &[u8], left_out: &[Pattern]) -> (Vec<Option<usize>>, usize) {
-    let words = instruction_words(code);
+    numbering_by(&instruction_words(code), |_, w| left_out.iter().any(|&p| matches(w, p)))
+}
+
+/// Per instruction of `words` up to the last `BRA` (all of them when there
+/// is none): its number among those `left_out` (called in order, with the
+/// instruction's index) does not leave out; and how many there are.
+fn numbering_by(
+    words: &[(u64, u64)],
+    mut left_out: impl FnMut(usize, &(u64, u64)) -> bool,
+) -> (Vec<Option<usize>>, usize) {
     let end = words.iter().rposition(|&(lo, _)| lo & 0xfff == OP_BRA).map_or(words.len(), |i| i + 1);
     let mut n = 0;
     let numbers = words[..end]
         .iter()
-        .map(|&(lo, hi)| {
-            let out = left_out.iter().any(|&(ml, vl, mh, vh)| lo & ml == vl && hi & mh == vh);
-            (!out).then(|| {
+        .enumerate()
+        .map(|(i, w)| {
+            (!left_out(i, w)).then(|| {
                 n += 1;
                 n - 1
             })

@@ -1132,22 +1132,18 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     // 0x40 for `buf` at 0x20) or, at offset 0, one alignment
                     // unit (shared, xshm's `xshm_only_dyn`: 0x10).
                     if offset == 0 && k.own.is_empty() { a } else { offset.max(a.saturating_mul(2)) }
-                } else if layout.debug {
+                } else if layout.debug || (!own_code_uses_extern(k) && !zero_extern && !unselected) {
                     // A kernel reaching extern memory only through a device
-                    // function grows by the alignment also when its own
-                    // variables fill exactly one unit (cubl -G `-r -g`:
-                    // `reduce_f`'s 0x10 of own variables, calling
-                    // `stage_dyn` -> `dyn_smem<int>`: 0x20; g4's `k2` 0 -> 0x10).
-                    if k.own_extent <= a { k.own_extent.saturating_add(a) } else { k.own_extent }
-                } else if !own_code_uses_extern(k) && !zero_extern && !unselected {
-                    // A kernel reaching extern memory only through a device
-                    // function gets no instance, and room as under `-r -g`
-                    // above: one alignment unit when its variables fit in
-                    // one, equality included (session 13, own 0, 0x10, 0x14,
-                    // 0x20, 0x31 calling `touch` on `extern __shared__ char
-                    // raw[]`: 0x10, 0x20, 0x14, 0x20, 0x31; sm_75..sm_120),
-                    // not a user's twice the alignment.
-                    if k.own_extent <= a { k.own_extent.saturating_add(a) } else { k.own_extent }
+                    // function (and under `-r -g` any kernel without an
+                    // offset above) grows by the alignment also when its own
+                    // variables fill exactly one unit, and gets no instance
+                    // (cubl -G `-r -g`: `reduce_f`'s 0x10 of own variables,
+                    // calling `stage_dyn` -> `dyn_smem<int>`: 0x20; g4's `k2`
+                    // 0 -> 0x10; session 13 `-r`, own 0, 0x10, 0x14, 0x20,
+                    // 0x31 calling `touch` on `extern __shared__ char raw[]`:
+                    // 0x10, 0x20, 0x14, 0x20, 0x31; sm_75..sm_120), not a
+                    // user's twice the alignment.
+                    grow_by_pool(k.own_extent, a)
                 } else {
                     let offset = align_up(k.own_extent, mine).max(mine);
                     // One instance per kernel whose own code uses extern memory,
