@@ -140,6 +140,9 @@ const SCO_ARCHS: &[&str] = &["sm_86", "sm_90"];
 const NBEX_ARCHS: &[&str] = &["sm_86", "sm_100"];
 /// The `indir` group: one architecture with and one without `_param` locals.
 const INDIR_ARCHS: &[&str] = &["sm_75", "sm_90"];
+/// The `launch` objects and group (sm_75: ptxas writes CTAIDZ_USED for a
+/// device function; sm_90 and Mercury sm_100 do not).
+const LAUNCH_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
 
 const fn cu(name: &'static str, source: &'static str, archs: Archs, abi7: &'static [&'static str]) -> ObjectSpec {
@@ -428,6 +431,11 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 9.12: an address-taken function outlives the code taking its
     // address; for options/commands.txt only.
     cu("atk", "atk.cu", Archs::Only(&["sm_75", "sm_90", "sm_100"]), ABI7_NONE),
+    // Rules 7.1, 7.2, 9.12: a device-side launch (`k1` launches `k2`)
+    // against stand-ins for libcudadevrt's launch functions (launch_rt.cu):
+    // kernels kept without being live, and CTAIDZ_USED taken from a callee.
+    cu("launch", "launch.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
+    cu("launch_rt", "launch_rt.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
     // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).
@@ -607,6 +615,12 @@ const GROUPS: &[GroupSpec] = &[
     group("coop", &[Abi8("coop_grid"), Abi8("coop_reduce")]),
     // Rule 12.3: `-r` room for kernels reaching extern memory through a callee.
     group("xcallee", &[Abi8("xcallee")]),
+    GroupSpec {
+        name: "launch",
+        inputs: &[Abi8("launch"), Abi8("launch_rt")],
+        flags: &[],
+        archs: Archs::Only(LAUNCH_ARCHS),
+    },
     GroupSpec {
         name: "gnof-G",
         inputs: &[Abi8("gnof-G"), Abi8("debug_a-G"), Abi8("debug_b-G")],

@@ -26,6 +26,11 @@ pub(crate) struct Liveness {
     /// prototype ([`crate::shared::indirect_edges`]), for the phases that
     /// walk calls (layout's banks and shared memory, the register check).
     pub indirect: hashbrown::HashMap<(usize, usize), Vec<(usize, usize)>>,
+    /// Kernels (input, `.text` section) in the output that the live-code
+    /// walk did not reach: kept only because their address is taken (under
+    /// `-kernels-used`), or because `-preserve-relocs` or `-g` keep
+    /// everything. nvlink gives them no `EIATTR_MIN_STACK_SIZE` (rule 7.1).
+    pub unwalked_kernels: hashbrown::HashSet<(usize, usize)>,
 }
 
 impl Liveness {
@@ -56,9 +61,20 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
     // `-kernels-used=calls_fib` keeps all four functions). Rule 9.7: so does
     // `-g` (sys keeps `sys_alloc_ints`; debug-G with a `-kernels-used`
     // matching no kernel keeps both functions).
-    if options.output == OutputKind::Relocatable || options.preserve_relocs || options.debug {
-        return Liveness { dead, host_pruned: Vec::new(), indirect };
+    if options.output == OutputKind::Relocatable {
+        return Liveness { dead, host_pruned: Vec::new(), indirect, unwalked_kernels: Default::default() };
     }
+    // Under `-g` nvlink treats every kernel as live (MIN_STACK_SIZE for
+    // each, `-kernels-used` or not: launch `-g -kernels-used=k3`, sm_75..
+    // sm_100); under `-preserve-relocs` only the walk's (f05).
+    if options.debug {
+        return Liveness { dead, host_pruned: Vec::new(), indirect, unwalked_kernels: Default::default() };
+    }
+    let keep_all = options.preserve_relocs;
+    // Under `-kernels-used` (or `-variables-used`) a kernel whose address
+    // live code takes is kept but not walked into; with the host objects'
+    // kernel lists (rule 13.5) it is (see the relocation loop below).
+    let explicit_roots = options.kernels_used.is_some() || options.variables_used.is_some();
     // Dense numbering of all input sections: base[input] + section.
     let mut base = Vec::with_capacity(inputs.len());
     let mut total = 0usize;
@@ -96,7 +112,23 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                         continue;
                     }
                     let Some(to) = node(def.input, section) else { continue };
-                    if from_code {
+                    // A kernel referenced from code (a device-side launch's
+                    // `R_CUDA_FUNC_DESC32_*`) is kept like a pointer in data,
+                    // not called: nvlink keeps it but not its callees (k1
+                    // launching k2 under `-kernels-used=k1`: k2 stays, the
+                    // function only k2 calls goes, and k2's call to it is
+                    // left `CALL.ABS 0x0`; sm_80).
+                    // (A kernel's references to itself keep nothing.) With
+                    // the host objects' lists the launch is an edge: dynpar's
+                    // `child`, and a k2 launched by the host's k1 keeps its
+                    // callee (host object, no `-kernels-used`; sm_80).
+                    if from_code && explicit_roots && crate::resolve::is_kernel(def_section) {
+                        if node(input.index, target) == Some(to) {
+                            continue;
+                        }
+                        found.in_data.push(to);
+                        found.taken_kernels.push(to);
+                    } else if from_code {
                         if let Some(from) = node(input.index, target) {
                             found.edge(from, to);
                         }
@@ -124,6 +156,11 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             // libcu++'s `__cuda_fetch_local_bop_add` stays, its taker goes;
             // sm_90, sm_100; fixture atk).
             let text_of = |i: usize, x: usize| is_text(i, x).then(|| node(i, x)).flatten();
+            let is_kernel_text = |i: usize, x: usize| {
+                inputs.get(i).is_some_and(|input| {
+                    input.symbols().iter().any(|y| y.section_index() == Some(x) && crate::resolve::is_kernel(y))
+                })
+            };
             let mut taken = Vec::new();
             crate::resolve::input_callgraph(
                 inputs,
@@ -134,9 +171,14 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                         found.edge(from, to);
                     }
                 },
-                |(ti, tx)| taken.extend(text_of(ti, tx)),
+                |(ti, tx)| taken.extend(text_of(ti, tx).map(|n| (n, is_kernel_text(ti, tx)))),
             );
-            found.in_data.extend(taken);
+            for (n, kernel) in taken {
+                found.in_data.push(n);
+                if kernel {
+                    found.taken_kernels.push(n);
+                }
+            }
             for s in input.symbols() {
                 if !is_kernel(s)
                     || resolution.definition_of(SymbolRef { input: input.index, symbol: s.index })
@@ -152,6 +194,9 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                 }
                 if let (true, Some(section)) = (wanted, s.section_index()) {
                     found.roots.extend(node(input.index, section));
+                }
+                if let Some(section) = s.section_index() {
+                    found.kernels.push((input.index, section));
                 }
             }
             found
@@ -189,11 +234,30 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             }
         }
     }
+    // Unless exactly one kernel is a root, nvlink walks from the
+    // address-taken kernels too: with a `-kernels-used` matching none (or
+    // only `-variables-used`) a self-launching `child` keeps the
+    // libcudadevrt launch functions it calls (develf used to write
+    // `CALL.ABS 0x0` there); with `-kernels-used=k3,kz` or `=k1,kz` k2,
+    // which k1 launches, keeps its callee `f` and gets MIN_STACK_SIZE; with
+    // `-kernels-used=k1` (or `=k1,nomatch`) it does neither. An
+    // address-taken device function's callees still go (launch, sm_80).
+    if queue.is_empty() || (explicit_roots && queue.len() != 1) {
+        for f in &found {
+            for &n in &f.taken_kernels {
+                root(n, &mut live, &mut queue);
+            }
+        }
+    }
     while let Some(n) = queue.pop_front() {
         for &t in edges.get(n).map(Vec::as_slice).unwrap_or_default() {
             root(t, &mut live, &mut queue);
         }
     }
+
+    let walked = |input: usize, section: usize| node(input, section).and_then(|n| live.get(n)).copied().unwrap_or(true);
+    let unwalked_kernels: hashbrown::HashSet<(usize, usize)> =
+        found.iter().flat_map(|f| f.kernels.iter().copied()).filter(|&(i, x)| !walked(i, x)).collect();
     for f in &found {
         for &n in &f.in_data {
             if let Some(l) = live.get_mut(n) {
@@ -201,7 +265,9 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
             }
         }
     }
-
+    if keep_all {
+        return Liveness { dead, host_pruned: Vec::new(), indirect, unwalked_kernels };
+    }
     dead.par_iter_mut().zip(inputs).for_each(|(marks, input)| {
         for s in input.sections() {
             if is_code_section(s.name) && !node(input.index, s.index).and_then(|n| live.get(n)).copied().unwrap_or(true)
@@ -250,7 +316,7 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
         .flat_map(|f| f.host_candidates)
         .filter(|&(i, t)| !node(i, t).and_then(|n| live.get(n)).copied().unwrap_or(true))
         .collect();
-    Liveness { dead, host_pruned, indirect }
+    Liveness { dead, host_pruned, indirect, unwalked_kernels }
 }
 
 /// What one input adds to the call graph (dense section numbers).
@@ -263,6 +329,11 @@ struct InputEdges {
     /// Functions whose address data holds: kept, but what they call is
     /// not kept for it (rule 9.12).
     in_data: Vec<usize>,
+    /// The kernels among `in_data`: the walk starts from them when no
+    /// kernel is a root.
+    taken_kernels: Vec<usize>,
+    /// Every kernel the input defines (the resolution's copy).
+    kernels: Vec<(usize, usize)>,
     /// Rule 13.5: kernels kept only if a host object names them.
     host_candidates: Vec<(usize, usize)>,
 }

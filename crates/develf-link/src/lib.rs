@@ -191,8 +191,9 @@ fn link_objects<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
         }
         Ok(contents)
     };
-    let (contents, merged) =
-        rayon::join(relocated, || metadata::merge_nv_info(options, &objects, &resolution, &layout, &symbols));
+    let (contents, merged) = rayon::join(relocated, || {
+        metadata::merge_nv_info(options, &objects, &resolution, &layout, &symbols, &liveness)
+    });
     let contents = contents?;
     let (generated, warnings, barrier_bits_kept) =
         metadata::build(options, &objects, &resolution, &layout, &symbols, merged?)?;

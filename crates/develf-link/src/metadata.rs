@@ -79,6 +79,9 @@ struct CallFacts {
     /// EXTERNS of each function's input `.nv.info.<fn>`, as output symbol
     /// indices in input order (rule 7.2).
     externs: HashMap<u32, Vec<u32>>,
+    /// The functions whose `.nv.info.<fn>` carries CTAIDZ_USED (they read
+    /// `%ctaid.z`; rule 7.2).
+    ctaidz: HashSet<u32>,
     /// The functions whose winning `.nv.info.<fn>` carries the 0x66 record
     /// (rule 10: ptxas 13.x writes it for its functions, not for built-in
     /// helpers such as `__cuda_sm70_matchsync_any_b32`; CUDA 12.9 never).
@@ -92,6 +95,10 @@ struct CallFacts {
     /// `callees` plus each indirect call site's address-taken targets of
     /// its prototype (rule 7.1), when there are indirect calls.
     widened: Option<HashMap<u32, Vec<u32>>>,
+    /// The output's kernels that are kept without being live
+    /// ([`crate::gc::Liveness`]'s `unwalked_kernels`): nvlink treats them
+    /// as device functions (no MIN_STACK_SIZE, no gathered EXTERNS).
+    unwalked: HashSet<u32>,
     /// The output's kernel when it has exactly one (rule 7.2.1: that kernel's
     /// EXTERNS gathers every function's list).
     only_kernel: Option<u32>,
@@ -181,6 +188,15 @@ impl CallFacts {
     fn barrier_contributors(&self, f: u32) -> Vec<u32> {
         if self.only_kernel == Some(f) {
             return self.barriers.keys().chain(self.mbarriers.keys()).copied().collect();
+        }
+        self.reach(f).0
+    }
+
+    /// The functions whose CTAIDZ_USED kernel `f` takes: as for its
+    /// NUM_BARRIERS, every function when it is the only kernel.
+    fn ctaidz_contributors(&self, f: u32) -> Vec<u32> {
+        if self.only_kernel == Some(f) {
+            return self.ctaidz.iter().copied().collect();
         }
         self.reach(f).0
     }
@@ -413,7 +429,7 @@ impl Context<'_, '_> {
             .is_some_and(|s| !matches!(s.section, crate::symbols::SymbolSection::Raw(0)))
     }
 
-    fn call_facts(&self, nv_info: &[Attribute]) -> CallFacts {
+    fn call_facts(&self, nv_info: &[Attribute], unwalked: &hashbrown::HashSet<(usize, usize)>) -> CallFacts {
         let mut facts = CallFacts::default();
         // Each input's part is read in parallel and merged in input order.
         let parts: Vec<InputFacts> = self.inputs.par_iter().map(|input| self.input_facts(input)).collect();
@@ -438,6 +454,7 @@ impl Context<'_, '_> {
                 facts.externs.entry(function).or_insert(out);
             }
             facts.marked.extend(part.marked);
+            facts.ctaidz.extend(part.ctaidz);
         }
         for attr in nv_info {
             match attr {
@@ -451,7 +468,14 @@ impl Context<'_, '_> {
             }
         }
         if self.layout.executable {
-            facts.only_kernel = match self.kernels().as_slice() {
+            // Kernels kept without being live (crate::gc::Liveness's
+            // `unwalked_kernels`) do not count: `-kernels-used=k1` with k1
+            // launching k2 and libcudadevrt's 32 kernels kept, k1 still
+            // gathers every function's EXTERNS and NUM_BARRIERS (sm_80).
+            let (walked, unwalked): (Vec<u32>, Vec<u32>) =
+                self.kernels().into_iter().partition(|&k| self.is_walked(k, unwalked));
+            facts.unwalked = unwalked.into_iter().collect();
+            facts.only_kernel = match walked.as_slice() {
                 [k] => Some(*k),
                 _ => None,
             };
@@ -498,12 +522,19 @@ impl Context<'_, '_> {
                 r.attribute == EIATTR_NUM_BARRIERS
                     || r.attribute == EIATTR_EXTERNS
                     || r.attribute == EIATTR_NUM_MBARRIERS
+                    || r.attribute == nvinfo::EIATTR_CTAIDZ_USED
                     || r.attribute == ATTR_ABI7_MARK
             };
             for raw in nvinfo::records(s.bytes()).flatten().filter(wanted) {
                 if raw.attribute == ATTR_ABI7_MARK {
                     if self.survives(input.index, symbol as u32) {
                         part.marked.push(function);
+                    }
+                    continue;
+                }
+                if raw.attribute == nvinfo::EIATTR_CTAIDZ_USED {
+                    if self.survives(input.index, symbol as u32) {
+                        part.ctaidz.push(function);
                     }
                     continue;
                 }
@@ -546,6 +577,21 @@ impl Context<'_, '_> {
 
     fn is_kernel(&self, index: u32) -> bool {
         self.symbols.symbols.get(index as usize).is_some_and(|s| s.other & STO_CUDA_ENTRY != 0)
+    }
+
+    /// Whether kernel `k` is live, not only kept ([`crate::gc::Liveness`]).
+    fn is_walked(&self, k: u32, unwalked: &hashbrown::HashSet<(usize, usize)>) -> bool {
+        unwalked.is_empty() || self.text_piece_of(k).is_none_or(|p| !unwalked.contains(&p))
+    }
+
+    /// The input (input, section) whose `.text` an output function's
+    /// section starts with.
+    fn text_piece_of(&self, function: u32) -> Option<(usize, usize)> {
+        let crate::symbols::SymbolSection::Section(id) = self.symbols.symbols.get(function as usize)?.section else {
+            return None;
+        };
+        let piece = self.layout.section(id)?.pieces.first()?;
+        Some((piece.input, piece.section))
     }
 
     /// The kernels of the output, in symtab order.
@@ -605,7 +651,7 @@ impl Context<'_, '_> {
     }
 
     /// Rule 7.1.
-    fn nv_info(&self) -> Result<(Vec<u8>, CallFacts), LinkError> {
+    fn nv_info(&self, unwalked: &hashbrown::HashSet<(usize, usize)>) -> Result<(Vec<u8>, CallFacts), LinkError> {
         // Each input's records are decoded in parallel, kept in input order.
         let per_input: Vec<Vec<Attribute>> = self
             .inputs
@@ -634,7 +680,7 @@ impl Context<'_, '_> {
             .collect();
         let mut records: Vec<Attribute> = per_input.into_iter().flatten().collect();
         records.reverse();
-        let facts = self.call_facts(&records);
+        let facts = self.call_facts(&records, unwalked);
         if self.layout.executable {
             for attr in &mut records {
                 if let Attribute::Regcount(FunctionValue { function, value }) = attr {
@@ -648,7 +694,11 @@ impl Context<'_, '_> {
                 }
             }
             let mut memo = HashMap::new();
-            for k in self.kernels() {
+            // Not the kernels that are kept without being live (an
+            // address-taken one under `-kernels-used`: k2 launched by k1
+            // with `-kernels-used=k1`, libcudadevrt's `memset_3d` kernels;
+            // `-preserve-relocs`' `unused_kernel`; sm_80).
+            for k in self.kernels().into_iter().filter(|k| !facts.unwalked.contains(k)) {
                 // Recursion through an indirect call makes it unknown too
                 // (fptr `kfp2`, rule 7.1).
                 let value = if facts.is_recursive(k) {
@@ -683,7 +733,10 @@ impl Context<'_, '_> {
         let mut group: Vec<Attribute> = Vec::new();
         let function = self.text_function(text);
         let recursive = function.is_some_and(|f| facts.is_recursive(f));
-        let kernel = function.is_some_and(|f| self.is_kernel(f));
+        // A kernel kept without being live is a device function here
+        // (f06 `-kernels-used=parent`: `child`, which `parent` launches,
+        // keeps no EXTERNS of what it calls; sm_80).
+        let kernel = function.is_some_and(|f| self.is_kernel(f) && !facts.unwalked.contains(&f));
         // Rule 7.2, exec EXTERNS of a kernel: its own list (filtered), then
         // the lists of the functions it reaches. It stays in its reversed
         // place, except in an output with one kernel whose list the callees
@@ -697,7 +750,9 @@ impl Context<'_, '_> {
             }
             _ => (None, false),
         };
-        let externs_last = extended && self.kernels().len() < 2;
+        // A lone live kernel counts as the only one (`facts.only_kernel`).
+        let externs_last =
+            extended && (self.kernels().len() < 2 || (function.is_some() && facts.only_kernel == function));
         // That last list puts what the functions of earlier inputs brought
         // before the kernel's own entries, the rest after (sys_util +
         // sys_main: sys_checked's __assertfail, sys_report's vprintf, then
@@ -790,10 +845,34 @@ impl Context<'_, '_> {
         // function has such a record. Against an appended EXTERNS, the one
         // whose first contributor a breadth-first walk of the call graph
         // meets first comes first (`barriers_first`).
+        // Rule 7.2, exec CTAIDZ_USED: a kernel without the flag whose
+        // callees read `%ctaid.z` gets it appended (a kernel calling a
+        // `__noinline__` function that reads `blockIdx.z`; sm_75, sm_80;
+        // ptxas writes no such record for Mercury functions). The only
+        // kernel takes it from every function, as its NUM_BARRIERS
+        // (`-kernels-used=k1` with libcudadevrt's `memcpy_3d` kernels kept).
+        // Before NUM_BARRIERS; before or after an appended EXTERNS by which
+        // of their contributors comes first (`ctaidz_first`).
+        let mut ctaidz = function.filter(|&f| {
+            self.layout.executable
+                && kernel
+                && !facts.ctaidz.is_empty()
+                && !reversed.iter().chain(&group).any(|a| a.code() == nvinfo::EIATTR_CTAIDZ_USED)
+                && facts.ctaidz_contributors(f).iter().any(|&g| g != f && facts.ctaidz.contains(&g))
+        });
         let mut appended_externs = kernel_externs.filter(|list| (externs_last || !had_externs) && !list.is_empty());
+        // (An EXTERNS the only kernel gathered goes last: `-kernels-used=kz`
+        // puts CTAIDZ_USED before it, though `fz` brings both.)
+        if ctaidz.is_some_and(|f| appended_externs.is_none() || externs_last || self.ctaidz_first(f, facts)) {
+            ctaidz = None;
+            reversed.push(ctaidz_used());
+        }
         if appended_externs.is_some() && function.is_some_and(|f| !self.barriers_first(f, facts)) {
             if let Some(list) = appended_externs.take() {
                 reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
+            }
+            if ctaidz.take().is_some() {
+                reversed.push(ctaidz_used());
             }
         }
         let exec_kernel = self.layout.executable && kernel;
@@ -828,6 +907,9 @@ impl Context<'_, '_> {
         // list in place.
         if let Some(list) = appended_externs {
             reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
+        }
+        if ctaidz.is_some() {
+            reversed.push(ctaidz_used());
         }
         // Rule 10 (after rule 7.1's CRS_STACK_SIZE: fptr_b's recursive
         // `kfp2` ends `CRS_STACK_SIZE, 0x66`): a kernel without the 0x66
@@ -1025,6 +1107,29 @@ impl Context<'_, '_> {
     /// `named_sync`'s barrier, both direct callees, listed by output index
     /// though the input lists `named_sync` first; sm_86..sm_120 exec).
     fn barriers_first(&self, f: u32, facts: &CallFacts) -> bool {
+        self.met_before_externs(f, facts, |g| facts.barriers.contains_key(&g), true)
+    }
+
+    /// Rule 7.2: whether a kernel's appended CTAIDZ_USED comes before its
+    /// appended EXTERNS, met as in [`Context::barriers_first`]; a function
+    /// with both brings its EXTERNS first (ptxas writes CTAIDZ_USED after
+    /// them: launch's `fz` gives `kz` EXTERNS, then CTAIDZ_USED; sm_80).
+    fn ctaidz_first(&self, f: u32, facts: &CallFacts) -> bool {
+        self.met_before_externs(f, facts, |g| facts.ctaidz.contains(&g), false)
+    }
+
+    /// Walking kernel `f`'s call graph breadth first, whether a function
+    /// `has` a record before one brings EXTERNS (`tie`: which wins in one
+    /// function having both).
+    fn met_before_externs(&self, f: u32, facts: &CallFacts, has: impl Fn(u32) -> bool, tie: bool) -> bool {
+        // The only kernel whose record comes from functions it does not
+        // reach: first (`-kernels-used=k1` with libcudadevrt, whose
+        // `memset_3d` kernels have barriers and read `%ctaid.z` while k1
+        // reaches the launch functions' EXTERNS: CTAIDZ_USED, NUM_BARRIERS,
+        // EXTERNS; sm_75..sm_100).
+        if facts.only_kernel == Some(f) && !facts.reach(f).0.iter().any(|&g| g != f && has(g)) {
+            return true;
+        }
         let mut seen: HashSet<u32> = HashSet::from([f]);
         let mut queue: std::collections::VecDeque<u32> = std::collections::VecDeque::from([f]);
         while let Some(node) = queue.pop_front() {
@@ -1036,15 +1141,17 @@ impl Context<'_, '_> {
                 if !seen.insert(g) {
                     continue;
                 }
-                if facts.barriers.contains_key(&g) {
-                    return true;
-                }
                 let undefined = matches!(
                     self.symbols.symbols.get(g as usize).map(|s| &s.section),
                     Some(crate::symbols::SymbolSection::Raw(0))
                 );
-                if facts.externs.get(&g).is_some_and(|l| !l.is_empty()) || (undefined && self.extern_kept(g)) {
-                    return false;
+                let externs =
+                    facts.externs.get(&g).is_some_and(|l| !l.is_empty()) || (undefined && self.extern_kept(g));
+                match (has(g), externs) {
+                    (true, true) => return tie,
+                    (true, false) => return true,
+                    (false, true) => return false,
+                    (false, false) => {}
                 }
                 queue.push_back(g);
             }
@@ -1514,6 +1621,7 @@ struct InputFacts {
     mbarriers: Vec<(u32, u16)>,
     externs: Vec<(u32, Vec<u32>)>,
     marked: Vec<u32>,
+    ctaidz: Vec<u32>,
 }
 
 /// The generated sections' contents, in output section order (merged
@@ -1535,9 +1643,10 @@ pub(crate) fn merge_nv_info(
     resolution: &Resolution<'_>,
     layout: &Layout,
     symbols: &SymbolTable,
+    liveness: &crate::gc::Liveness,
 ) -> Result<MergedInfo, LinkError> {
     let cx = Context { options, inputs, resolution, layout, symbols };
-    let (nv_info, facts) = cx.nv_info()?;
+    let (nv_info, facts) = cx.nv_info(&liveness.unwalked_kernels)?;
     Ok(MergedInfo { nv_info, facts })
 }
 
@@ -1694,6 +1803,13 @@ fn compat_byte_offsets(bytes: &[u8]) -> Vec<usize> {
 
 /// The `.nv.info` format of a 16-bit value (EIFMT_HVAL).
 const EIFMT_HVAL: u8 = 3;
+/// The `.nv.info` format of a flag (EIFMT_NVAL: no value).
+const EIFMT_NVAL: u8 = 1;
+
+/// The CTAIDZ_USED flag a kernel takes from its callees (rule 7.2).
+fn ctaidz_used() -> Attribute {
+    Attribute::Raw(RawAttribute { format: EIFMT_NVAL, code: nvinfo::EIATTR_CTAIDZ_USED, value: 0, payload: Vec::new() })
+}
 
 fn is_mbarrier_count(a: &Attribute) -> bool {
     matches!(a, Attribute::Raw(r) if r.code == EIATTR_NUM_MBARRIERS)
