@@ -580,3 +580,27 @@ fn demangled_names_read_as_nvlinks() {
         assert_eq!(nvlink_cmd::demangle_like_nvlink(mangled), expected);
     }
 }
+
+/// Rule 13.3: a libcudadevrt.a whose member (a host object) joined nothing
+/// takes no object after it. nvlink 13.5: `devrt_def.cubin libcudadevrt.a
+/// devrt_need.cubin` is fatal ("unexpected object after cudadevrt", exit 1,
+/// sm_75 and sm_90, with the stand-in library as with NVIDIA's); with
+/// `devrt_need` first the member joins (a function is still undefined) and
+/// the link succeeds (options/devrt_pulled.*, byte-identical there).
+#[test]
+fn an_object_after_an_unused_system_library_is_fatal() {
+    let fixtures = fixtures_dir();
+    let dir = scratch("devrt");
+    let out = dir.join("out.cubin").to_string_lossy().into_owned();
+    for arch in ["sm_75", "sm_90"] {
+        let path = |name: &str| fixtures.join(format!("obj/{arch}/{name}")).to_string_lossy().into_owned();
+        let (def, lib, need) = (path("devrt_def.cubin"), path("libcudadevrt.a"), path("devrt_need.cubin"));
+        let target = format!("-arch={arch}");
+        let _ = std::fs::remove_file(&out);
+        assert_eq!(nvlink_cmd::run_nvlink(os(&[&target, &def, &lib, &need, "-o", &out])), FATAL_STATUS, "{arch}");
+        assert!(!Path::new(&out).exists(), "{arch}: output written");
+        assert_eq!(nvlink_cmd::run_nvlink(os(&[&target, &need, &lib, &def, "-o", &out])), 0, "{arch}");
+        assert!(Path::new(&out).exists(), "{arch}: no output");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

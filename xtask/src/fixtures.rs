@@ -75,6 +75,9 @@ enum Recipe {
     NvccThenPtxas,
     /// A handwritten `.ptx` source assembled with `ptxas`.
     Ptxas,
+    /// `nvcc -rdc=true -lib`: an archive of host objects, `obj/<arch>/<name>.a`
+    /// (a stand-in for libcudadevrt.a, whose members nvlink treats apart).
+    NvccLib,
 }
 
 /// One relocatable object, built for each architecture in `archs` with CUDA 13.5
@@ -143,6 +146,8 @@ const INDIR_ARCHS: &[&str] = &["sm_75", "sm_90"];
 /// The `launch` objects and group (sm_75: ptxas writes CTAIDZ_USED for a
 /// device function; sm_90 and Mercury sm_100 do not).
 const LAUNCH_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// The stand-in libcudadevrt.a and the objects linked with it.
+const DEVRT_ARCHS: &[&str] = &["sm_75", "sm_90"];
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
 
 const fn cu(name: &'static str, source: &'static str, archs: Archs, abi7: &'static [&'static str]) -> ObjectSpec {
@@ -436,6 +441,21 @@ const OBJECTS: &[ObjectSpec] = &[
     // kernels kept without being live, and CTAIDZ_USED taken from a callee.
     cu("launch", "launch.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     cu("launch_rt", "launch_rt.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
+    // Rule 13.3, for options/commands.txt only: a stand-in libcudadevrt.a
+    // (host objects, as NVIDIA's) joins the link while a function is still
+    // undefined, though it does not define it (devrt_need, then the
+    // library, then devrt_def).
+    cu("devrt_need", "devrt_need.cu", Archs::Only(DEVRT_ARCHS), ABI7_NONE),
+    cu("devrt_def", "devrt_def.cu", Archs::Only(DEVRT_ARCHS), ABI7_NONE),
+    ObjectSpec {
+        name: "libcudadevrt",
+        source: "devrt_fake.cu",
+        recipe: Recipe::NvccLib,
+        nvcc_flags: &[],
+        ptxas_flags: &[],
+        archs: Archs::Only(DEVRT_ARCHS),
+        abi7: ABI7_NONE,
+    },
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
     // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).
@@ -1104,7 +1124,8 @@ fn strings(items: &[&str]) -> Vec<String> {
 }
 
 fn abi8_object(spec: &ObjectSpec, arch: &str) -> Job {
-    let path = format!("obj/{arch}/{}.cubin", spec.name);
+    let extension = if spec.recipe == Recipe::NvccLib { "a" } else { "cubin" };
+    let path = format!("obj/{arch}/{}.{extension}", spec.name);
     let source = format!("src/{}", spec.source);
     let steps = match spec.recipe {
         Recipe::Nvcc => {
@@ -1121,6 +1142,12 @@ fn abi8_object(spec: &ObjectSpec, arch: &str) -> Job {
             vec![Step::run(Tool::Nvcc, nvcc), Step::run(Tool::Ptxas13, ptxas_args(arch, spec, &ptx, &path))]
         }
         Recipe::Ptxas => vec![Step::run(Tool::Ptxas13, ptxas_args(arch, spec, &source, &path))],
+        Recipe::NvccLib => {
+            let mut args = vec![format!("-arch={arch}"), "-rdc=true".into(), "-lib".into()];
+            args.extend(strings(spec.nvcc_flags));
+            args.extend([source.clone(), "-o".into(), path.clone()]);
+            vec![Step::run(Tool::Nvcc, args)]
+        }
     };
     Job {
         path,

@@ -1420,9 +1420,13 @@ impl LinkFailure {
     }
 }
 
+/// The global symbols objects define, and those they need, each with
+/// whether it is a function the driver does not supply.
+type DefinedAndNeeded = (Vec<String>, Vec<(String, bool)>);
+
 /// The global symbols a device object defines and those it needs.
-fn defined_and_undefined(bytes: &[u8]) -> (Vec<String>, Vec<String>) {
-    use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FILE, STT_SECTION};
+fn defined_and_undefined(bytes: &[u8]) -> DefinedAndNeeded {
+    use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FILE, STT_FUNC, STT_SECTION};
     let (mut defined, mut undefined) = (Vec::new(), Vec::new());
     let Ok(cubin) = develf_parse::Cubin::parse(bytes) else { return (defined, undefined) };
     for symbol in cubin.symbols() {
@@ -1432,7 +1436,9 @@ fn defined_and_undefined(bytes: &[u8]) -> (Vec<String>, Vec<String>) {
         if symbol.shndx != 0 {
             defined.push(symbol.name.to_string());
         } else if symbol.bind == STB_GLOBAL {
-            undefined.push(symbol.name.to_string());
+            // The driver's functions (`vprintf`, `malloc`) pull nothing in.
+            let function = symbol.st_type == STT_FUNC && !develf_link::is_driver_function(symbol.name);
+            undefined.push((symbol.name.to_string(), function));
         }
     }
     (defined, undefined)
@@ -1501,6 +1507,9 @@ fn gather_objects<'a>(
     let track = files.iter().any(|f| f.system);
     let mut defined: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut needed: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut needed_functions: std::collections::HashSet<String> = std::collections::HashSet::new();
+    // Rule 13.3: a system library that joined nothing must come last.
+    let mut unused_system: Option<&str> = None;
     let symbols_of = |objects: &[NamedObject<'_>]| {
         let (mut d, mut u) = (Vec::new(), Vec::new());
         for (_, bytes, _) in objects {
@@ -1520,11 +1529,26 @@ fn gather_objects<'a>(
         // registers every member of the system library (compute_90 with
         // `-lcudadevrt`: its `cuda_device_runtime.cu`).
         if !file.system || request.virtual_target {
+            if let Some(system) = unused_system.filter(|_| per_unit.iter().any(|o| !o.is_empty())) {
+                return Err(LinkFailure::fatal(match reporter.style {
+                    Style::Nvlink => "unexpected object after cudadevrt".to_string(),
+                    Style::Develf => format!(
+                        "'{}' comes after the device runtime library '{system}', which nothing needed: \
+                         nvlink accepts no object after it then (put it last)",
+                        file.name
+                    ),
+                }));
+            }
             for (unit, objects) in units.iter().zip(per_unit) {
                 if track {
                     let (d, u) = symbols_of(&objects);
                     defined.extend(d);
-                    needed.extend(u);
+                    for (name, function) in u {
+                        if function {
+                            needed_functions.insert(name.clone());
+                        }
+                        needed.insert(name);
+                    }
                 }
                 gathered.registered.extend(register_name(unit));
                 gathered.device_only_input |= is_device_only(unit);
@@ -1535,18 +1559,38 @@ fn gather_objects<'a>(
             }
             continue;
         }
-        let symbols: Vec<(Vec<String>, Vec<String>)> = per_unit.iter().map(|o| symbols_of(o)).collect();
+        let symbols: Vec<DefinedAndNeeded> = per_unit.iter().map(|o| symbols_of(o)).collect();
         let mut per_unit: Vec<Option<Vec<NamedObject<'a>>>> = per_unit.into_iter().map(Some).collect();
+        let mut joined = false;
         loop {
+            // A member joins when it defines a symbol still needed, or, while
+            // any function is still undefined, whatever it defines: f07's
+            // `m.cubin -lcudadevrt -ll` pulls `cuda_device_runtime.o` in for
+            // `lf`, which only libl.a defines (sm_80; an undefined variable
+            // does not).
+            let function_pending = needed_functions.iter().any(|n| !defined.contains(n));
             let wanted = |i: &usize| {
-                per_unit[*i].is_some() && symbols[*i].0.iter().any(|n| needed.contains(n) && !defined.contains(n))
+                per_unit[*i].as_ref().is_some_and(|o| !o.is_empty())
+                    && (function_pending || symbols[*i].0.iter().any(|n| needed.contains(n) && !defined.contains(n)))
             };
             let Some(i) = (0..units.len()).find(wanted) else { break };
+            joined = true;
             defined.extend(symbols[i].0.iter().cloned());
-            needed.extend(symbols[i].1.iter().cloned());
+            for (name, function) in symbols[i].1.iter().cloned() {
+                if function {
+                    needed_functions.insert(name.clone());
+                }
+                needed.insert(name);
+            }
             gathered.registered.extend(register_name(&units[i]));
             gathered.host_kernels.extend(host_kernel_patterns(units[i].data));
             gathered.objects.extend(per_unit[i].take().unwrap_or_default());
+        }
+        // Rule 13.3: nvlink then takes no further object ("unexpected object
+        // after cudadevrt", fatal: `u1.cubin libcudadevrt.a u2.cubin`, or
+        // `-lcudadevrt -lu2`; once it joined, later objects are fine).
+        if !joined && unused_system.is_none() {
+            unused_system = Some(file.name.as_str());
         }
     }
     Ok(gathered)

@@ -44,6 +44,7 @@ pub use error::{
 pub use host_info::is_root_kernel;
 pub use input::arch_compatible;
 pub use options::{CodeSource, Input, LinkOptions, OutputKind, is_code_section};
+pub use resolve::is_driver_function;
 pub use write::Image;
 
 /// Links `inputs` (in command-line order) into one cubin. No inputs give

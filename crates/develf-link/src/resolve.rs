@@ -240,6 +240,12 @@ fn location(inputs: &[InputObject<'_>], r: SymbolRef) -> Location {
     Location { file: input.name.to_string(), section, within: None }
 }
 
+/// Rule 13.4: a function the driver supplies (`vprintf`, `malloc`, the
+/// `__cuda_syscall_*` entry points, ...), which may stay undefined.
+pub fn is_driver_function(name: &str) -> bool {
+    DRIVER_FUNCTIONS.contains(&name) || name.starts_with(SYSCALL_PREFIX)
+}
+
 /// May this name stay undefined in an executable whatever references it? Weak
 /// references, textures and surfaces (bound by the driver), shared-memory
 /// externs (placed per kernel), `.nv.reservedSmem.*`, the table symbols and
@@ -250,8 +256,7 @@ fn may_stay_undefined(s: &Symbol<'_>) -> bool {
         || s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED
         || s.name.starts_with(".nv.reservedSmem")
         || TABLE_SYMBOLS.contains(&s.name)
-        || DRIVER_FUNCTIONS.contains(&s.name)
-        || s.name.starts_with(SYSCALL_PREFIX)
+        || is_driver_function(s.name)
 }
 
 pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, LinkError> {
