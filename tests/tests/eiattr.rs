@@ -160,8 +160,10 @@ fn cuobjdump_value(attr: &Attribute, symbols: &dyn SymbolLookup) -> Option<Strin
         | A::AtomSysInstrOffsets(w)
         | A::CoopGroupInstrOffsets(w)
         | A::CoopGroupMaskRegids(w)
-        | A::Atom16EmulInstrRegMap(w)
         | A::IntWarpWideInstrOffsets(w) => hexes(&w.0),
+        A::Atom16EmulInstrRegMap(m) => {
+            m.0.iter().map(|(offset, register)| format!("({offset:#x}, {register})")).collect::<Vec<_>>().join(" ")
+        }
         A::CrsStackSize(w) | A::SwWar(w) | A::CudaApiVersion(w) | A::MaxClusterRank(w) => hexes(&[w.0]),
         A::BindlessTextureBank(v)
         | A::BindlessSurfaceBank(v)

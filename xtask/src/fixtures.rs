@@ -441,6 +441,9 @@ const OBJECTS: &[ObjectSpec] = &[
     // kernels kept without being live, and CTAIDZ_USED taken from a callee.
     cu("launch", "launch.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     cu("launch_rt", "launch_rt.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
+    // Rule 11.3: stack-pointer-load waits at instructions that do not read
+    // `R1` (sum and compare-and-swap loops).
+    cu("sumloop", "sumloop.cu", Archs::All, ABI7_NONE),
     // Rule 13.3, for options/commands.txt only: a stand-in libcudadevrt.a
     // (host objects, as NVIDIA's) joins the link while a function is still
     // undefined, though it does not define it (devrt_need, then the
@@ -635,6 +638,8 @@ const GROUPS: &[GroupSpec] = &[
     group("coop", &[Abi8("coop_grid"), Abi8("coop_reduce")]),
     // Rule 12.3: `-r` room for kernels reaching extern memory through a callee.
     group("xcallee", &[Abi8("xcallee")]),
+    group("sumloop", &[Abi8("sumloop")]),
+    GroupSpec { name: "sumloop-g", inputs: &[Abi8("sumloop")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "launch",
         inputs: &[Abi8("launch"), Abi8("launch_rt")],

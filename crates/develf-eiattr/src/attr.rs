@@ -263,7 +263,7 @@ attribute_table! {
         /// Code 0x2a, unnamed in nvlink 13.5 (CuAssembler: `EIATTR_SW1850030_WAR`).
         Sw1850030War(Flag) = 0x2a, "";
         WmmaUsed(Flag) = nvinfo::EIATTR_WMMA_USED, "";
-        Atom16EmulInstrRegMap(Words) = nvinfo::EIATTR_ATOM16_EMUL_INSTR_REG_MAP, "words";
+        Atom16EmulInstrRegMap(InstructionRegisters) = nvinfo::EIATTR_ATOM16_EMUL_INSTR_REG_MAP, "instructions";
         Regcount(FunctionValue) = nvinfo::EIATTR_REGCOUNT, "registers";
         /// Code 0x30, unnamed in nvlink 13.5 (CuAssembler: `EIATTR_SW2393858_WAR`).
         Sw2393858War(Flag) = 0x30, "";

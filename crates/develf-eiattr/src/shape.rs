@@ -137,6 +137,34 @@ impl Shape for Words {
     }
 }
 
+/// SVAL with `{ u32 offset, u32 register }` pairs: an instruction and the
+/// register it names (`EIATTR_ATOM16_EMUL_INSTR_REG_MAP`, the 16-bit atomics
+/// ptxas emulates: cuobjdump prints `(0x70, 8) (0xd0, 8)`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InstructionRegisters(pub Vec<(u32, u32)>);
+
+impl Shape for InstructionRegisters {
+    const FORMAT: Format = Format::Sval;
+    fn decode(_: u16, payload: &[u8]) -> Option<Self> {
+        let all = words(payload)?;
+        if all.len() % 2 != 0 {
+            return None;
+        }
+        Some(InstructionRegisters(all.chunks_exact(2).map(|p| (p[0], p[1])).collect()))
+    }
+    fn encode(&self, payload: &mut Vec<u8>) -> u16 {
+        for (offset, register) in &self.0 {
+            payload.extend_from_slice(&offset.to_le_bytes());
+            payload.extend_from_slice(&register.to_le_bytes());
+        }
+        0
+    }
+    fn fields(&self, label: &'static str, out: &mut Vec<Field>) {
+        let list = self.0.iter().map(|(offset, register)| format!("{offset:#x}:R{register}")).collect();
+        out.push(Field::new(label, FieldValue::TextList(list)));
+    }
+}
+
 /// SVAL `{ u32 function, u32 value }`: a per-function value (registers, frame size, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct FunctionValue {

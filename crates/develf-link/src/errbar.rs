@@ -240,7 +240,7 @@ const EXIT_STALL_LIMIT: u64 = 5;
 /// 0, kind and stride: `0x180, 0xff, 0, 0x60100`, as `cuobjdump -elf`
 /// decodes them); moving their last word turned `MBARRIER_STRIDE_X4` into
 /// `X1` (a `cuda::barrier` kernel linked with `-g`, sm_100).
-const OFFSET_LISTS: [(u8, usize); 9] = [
+const OFFSET_LISTS: [(u8, usize); 10] = [
     (develf_format::nvinfo::EIATTR_EXIT_INSTR_OFFSETS, 4),
     (develf_format::nvinfo::EIATTR_S2RCTAID_INSTR_OFFSETS, 4),
     (develf_format::nvinfo::EIATTR_LD_CACHEMOD_INSTR_OFFSETS, 4),
@@ -250,6 +250,10 @@ const OFFSET_LISTS: [(u8, usize); 9] = [
     (develf_format::nvinfo::EIATTR_INT_WARP_WIDE_INSTR_OFFSETS, 4),
     (develf_format::nvinfo::EIATTR_MBARRIER_INSTR_OFFSETS, 16),
     (develf_format::nvinfo::EIATTR_IGNOREOOB_CP_ASYNC_BULK_INSTR_OFFSETS, 4),
+    // (offset, register) pairs of the emulated 16-bit atomics: `if (..)
+    // return;` before `atomicAdd(__half *)` under `-g` moves them by the
+    // inserted `MEMBAR.SC.VC; ERRBAR; CGAERRBAR` (sm_100, sm_120).
+    (develf_format::nvinfo::EIATTR_ATOM16_EMUL_INSTR_REG_MAP, 8),
 ];
 const EIFMT_SVAL: u8 = 4;
 
@@ -278,22 +282,38 @@ const EXIT_ITEM_PREDICATE: usize = 6;
 /// wait on a `SUST`'s read barrier, whether the `SUST` is right before the
 /// `EXIT` or not, predicated or not (merc2 `stencil_surf`; kernels built
 /// for the purpose, `surf2Dwrite` then `return`, or a store after it,
-/// sm_100 `-g`), where an `ATOM`'s moves.
+/// sm_100 `-g`), where an `ATOM`'s moves. Kept also where a branch from
+/// outside joins between the producer and the `EXIT`, so that the barrier
+/// is not pending on every path: a compare-and-swap loop's `@P0 EXIT` (its
+/// `return`) waiting on the read barrier of the `LDG` before the loop
+/// (sm_100, sm_120 `-g`; fixture `sumloop`).
 /// `DSETP`, whatever its operands (`0x22a` registers, `0x42a` an immediate):
 /// the opcode proper is the low 9 bits.
 const OP_DSETP: u64 = 0x02a;
 const OPCODE_MASK: u64 = 0x1ff;
 
-fn moved_waits(before: &[(u64, u64)], lo: u64, hi: u64) -> u64 {
+fn moved_waits(words: &[(u64, u64)], exit: usize) -> u64 {
     use crate::scoreboard::control;
+    let Some(&(lo, hi)) = words.get(exit) else { return 0 };
+    let before = &words[..exit];
     let predicate = |l: u64| (l >> PREDICATE_SHIFT) & 0xf;
     let p = predicate(lo);
     let opposite = |q: u64| p & 7 != 7 && q & 7 == p & 7 && q != p;
+    // A branch from outside `from..=exit` into it: a path on which the
+    // barrier was already waited on (a loop's back edge).
+    let joined = |from: usize| {
+        words.iter().enumerate().any(|(k, &(l, _))| {
+            let target = i64::try_from(k + 1).unwrap_or(i64::MAX).saturating_add(branch_offset(l) / 16);
+            matches!(l & 0xfff, OP_BRA | OP_BRA_UNIFORM)
+                && !(from..=exit).contains(&k)
+                && usize::try_from(target).is_ok_and(|t| from < t && t <= exit)
+        })
+    };
     let mut moved = 0;
     for b in (0..6u8).filter(|&b| control(hi).waits(b)) {
-        for &(l, h) in before.iter().rev() {
+        for (j, &(l, h)) in before.iter().enumerate().rev() {
             let c = control(h);
-            let read = c.read == b && c.write != b && !opposite(predicate(l)) && l & 0xfff != OP_SUST;
+            let read = c.read == b && c.write != b && !opposite(predicate(l)) && l & 0xfff != OP_SUST && !joined(j);
             let compared = c.write == b && l & OPCODE_MASK == OP_DSETP;
             if read || compared {
                 moved |= 1u64 << (u64::from(CONTROL_SHIFT) + 11 + u64::from(b));
@@ -615,7 +635,7 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             let stall = (hi >> CONTROL_SHIFT) & 0xf;
             // The `EXIT`'s wait on a pending read barrier, or on a `DSETP`, moves to the
             // `ERRBAR` (`moved_waits`).
-            let waits = moved_waits(&words[..i], lo, hi);
+            let waits = moved_waits(words, i);
             let mut insert = Vec::with_capacity(barriers.len());
             for (k, &(b_lo, b_hi)) in barriers.iter().enumerate() {
                 let mut b_hi = b_hi;

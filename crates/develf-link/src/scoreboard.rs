@@ -23,8 +23,10 @@
 //!   start that depends on the producer: 2 for global loads (`LDG` low 12
 //!   bits 0x980, 0x981, 0x983, 0x98a: 171 of the 174 such groups of the
 //!   sm_100+ merc2, sweep and fixture-candidate objects take the first
-//!   barrier from 2 the model leaves free), 5 for an `LDG` that also sets a
-//!   read barrier (7 of 8: fixture `sbreuse`'s `sbre_stencil`), 5 for
+//!   barrier from 2 the model leaves free; so do compare-and-swaps, which
+//!   return a value), 5 for an `LDG` that also sets a read barrier (7 of 8:
+//!   fixture `sbreuse`'s `sbre_stencil`), going on to 2 when 5 is held
+//!   (fixture `sumloop`), 5 for
 //!   texture/surface loads and global atomics (0xf60, 0xf99, 0x9a8: all
 //!   8 9a8 groups; barrier 5 is where the 13 fixture kernels first seen keep
 //!   their texture results), 0 for everything else (690/690 `LDC`, 261/261
@@ -72,6 +74,9 @@ const OP_EXIT: u64 = 0x94d;
 const OP_BSSY: u64 = 0x945;
 const OP_BSYNC: u64 = 0x941;
 const OP_CALL: u64 = 0x943;
+/// `YIELD`, a scheduling hint in a spin loop (a `double` `atomicCAS`
+/// loop, sm_100/sm_120): control flow goes on to the next instruction.
+const OP_YIELD: u64 = 0x946;
 /// `LDCU` (a constant into uniform registers) and `S2UR` (a special register
 /// into one), the producers a split group's wait is placed for.
 const OP_LDCU: u64 = 0x7ac;
@@ -85,8 +90,11 @@ const PT: u64 = 7;
 /// stack-pointer load's barrier there is not a use of the stack (nw2
 /// `tma_kernel`'s `ULEA` at 0x160 waits on it before the TMA load; nvlink
 /// drops the load's scoreboard and the wait; sm_100, sm_100a, sm_103,
-/// sm_110 exec).
-const UNIFORM_ONLY: [u64; 7] = [0x290, 0x291, 0x882, 0xc82, 0x899, 0x9c3, 0x7ac];
+/// sm_110 exec). `MOV R, UR` (0xc02) reads a uniform register only, in the
+/// `Rb` field, its `Ra` field left 0: ptxas waits on the load's barrier at
+/// `MOV R3, UR7` before a loop whose `LDG` read barrier reuses it (a
+/// one-line sum loop, sm_100/sm_120 exec: nvlink drops both).
+const UNIFORM_ONLY: [u64; 8] = [0x290, 0x291, 0x882, 0xc82, 0x899, 0x9c3, 0x7ac, 0xc02];
 
 /// Whether an instruction may read the stack pointer `R1`. Its register
 /// operands sit in bits 24..32 (`Ra`) and 32..40 (`Rb`) of the low word and
@@ -94,20 +102,47 @@ const UNIFORM_ONLY: [u64; 7] = [0x290, 0x291, 0x882, 0xc82, 0x899, 0x9c3, 0x7ac]
 /// (`R0.64` is the pair `R0:R1`). A field that holds no register here (an
 /// immediate, a constant offset) only makes the answer "may". Uniform
 /// instructions read uniform registers only, and an `LDC` with an `RZ`
-/// index reads none (merc2 `minmax` 0xd0 `LDC.64 R4, c[0x0][0x380]`).
+/// index reads none (merc2 `minmax` 0xd0 `LDC.64 R4, c[0x0][0x380]`);
+/// nor do `BSSY`, `BSYNC` and `YIELD` (fixture `sumloop`'s `sl_ret`: a
+/// `BSSY` waits on the load's barrier before a CAS loop; nvlink drops both).
 /// fresh `hist_kernel`'s `IMAD R6, R6, UR5, RZ` at 0x160 waits on the
 /// stack-pointer load's barrier without reading it: nvlink drops both
 /// (sm_100 exec).
 fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
     let opcode = lo & 0xfff;
-    if UNIFORM_ONLY.contains(&opcode) || (opcode == 0xb82 && (lo >> 24) & 0xff == 0xff) {
+    if UNIFORM_ONLY.contains(&opcode)
+        || [OP_BSSY, OP_BSYNC, OP_YIELD].contains(&opcode)
+        || (opcode == 0xb82 && (lo >> 24) & 0xff == 0xff)
+    {
         return false;
     }
     if IMMEDIATE_HIGH.contains(&opcode) {
         return [(lo >> 24) & 0xff, hi & 0xff].iter().any(|&r| r <= 1);
     }
+    if opcode == OP_MOV {
+        return (lo >> 32) & 0xff <= 1;
+    }
+    if ALU_32.contains(&(opcode & 0x1ff)) {
+        // 32-bit operands: only `R1` itself is the stack pointer (`R0` is
+        // no pair here); `Rb` is a register only in the register form
+        // (0x2..), an immediate or a uniform register otherwise.
+        let rb = (opcode >> 9 == 1).then_some((lo >> 32) & 0xff);
+        return [Some((lo >> 24) & 0xff), rb, Some(hi & 0xff)].contains(&Some(1));
+    }
     [(lo >> 24) & 0xff, (lo >> 32) & 0xff, hi & 0xff].iter().any(|&r| r <= 1)
 }
+
+/// ALU instructions on 32-bit registers, by their low 9 bits (any operand
+/// form): `FMUL`, `FADD`, `FFMA`, `IMAD` (not `IMAD.WIDE`, 0x25), `SEL`,
+/// `ISETP`, `IADD3`, `LOP3`, `PRMT`. p17 half `kha`'s `SEL R0, R0, 0x7610,
+/// P0` waits on the stack-pointer load's barrier before a CAS loop reuses
+/// it; nvlink drops both (sm_100).
+const ALU_32: [u64; 9] = [0x020, 0x021, 0x023, 0x024, 0x007, 0x00c, 0x010, 0x012, 0x016];
+
+/// `MOV R, R`: its source is the `Rb` field, its `Ra` field left 0 (sm_110
+/// sum loop: `MOV R5, R3` waits on the stack-pointer load's barrier before
+/// the remainder loop; nvlink drops both).
+const OP_MOV: u64 = 0x202;
 
 /// Low 12 bits of instructions whose bits 32..64 of the low word are an
 /// immediate, not a register: `HFMA2` with two half immediates (`HFMA2 R0,
@@ -121,19 +156,21 @@ const IMMEDIATE_HIGH: [u64; 1] = [0x431];
 /// wrote it (the largest sm_100+ kernels seen are far below).
 const MAX_WORK: usize = 1 << 28;
 
-/// Which barrier a group's allocation search starts at, by its first
-/// producer (module comment).
-fn search_start(opcode: u64, write: bool, reads: bool) -> u8 {
+/// The order in which a group's allocation tries the barriers, by its
+/// first producer (module comment): from 0, 2 or 5 round to the start, but
+/// a global load that also sets a read barrier goes on from 5 to 2, the
+/// global loads' first (a one-line sum loop's remainder `LDG R5` with
+/// `r0`, sm_120: 5 is held by the first load, still pending on the path
+/// that skips the unrolled loops, and ptxas takes 2, not 1).
+fn search_order(opcode: u64, write: bool, reads: bool) -> [u8; BARRIERS as usize] {
     match opcode {
-        0x980 | 0x981 | 0x983 | 0x98a if write => {
-            if reads {
-                5
-            } else {
-                2
-            }
-        }
-        0x9a8 | 0xf60 | 0xf99 if write => 5,
-        _ => 0,
+        0x980 | 0x981 | 0x983 | 0x98a if write && reads => [5, 2, 3, 4, 0, 1],
+        // `ATOMG.E.CAS` (0x3a9) and `ATOM.E.CAS` (0x38b) return the old
+        // value as a load does (p12 atomics `kb`, p17 half `kha`: CAS
+        // loops, sm_100).
+        0x980 | 0x981 | 0x983 | 0x98a | 0x3a9 | 0x38b if write => [2, 3, 4, 5, 0, 1],
+        0x9a8 | 0xf60 | 0xf99 if write => [5, 0, 1, 2, 3, 4],
+        _ => [0, 1, 2, 3, 4, 5],
     }
 }
 
@@ -216,7 +253,7 @@ fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
             OP_BRA => std::iter::once(target()?).chain(next.filter(|_| !always)).collect(),
             OP_BRA_UNIFORM => std::iter::once(target()?).chain(next).collect(),
             OP_EXIT => next.filter(|_| !always).into_iter().collect(),
-            OP_BSYNC | OP_BSSY => next.into_iter().collect(),
+            OP_BSYNC | OP_BSSY | OP_YIELD => next.into_iter().collect(),
             _ if matches!(opcode >> 8, 5 | 9) && (0x40..=0x5f).contains(&(opcode & 0xff)) => return None,
             _ => next.into_iter().collect(),
         };
@@ -352,7 +389,8 @@ fn allocate(
             continue;
         }
         let (first, write) = g.producers[0];
-        let from = search_start(code[first].0 & 0xfff, write, controls[first].read != NO_BARRIER);
+        let order = search_order(code[first].0 & 0xfff, write, controls[first].read != NO_BARRIER);
+        let from = order[0];
         // A group searched from 0 does not take a barrier its first producer
         // waits on while that barrier's group may still be pending further
         // on, past a join (merc2 `minmax` 0xd0, the `LDC` before the loop:
@@ -378,7 +416,7 @@ fn allocate(
                 taken[usize::from(b)] = true;
             }
         }
-        let free = (from..BARRIERS).chain(0..from).find(|&b| !taken[usize::from(b)]);
+        let free = order.into_iter().find(|&b| !taken[usize::from(b)]);
         let shared = || {
             let s = share?;
             let b = *out.get(s)?;
@@ -710,6 +748,15 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
                         all[k].barrier == b && waited_at[k].is_none() && preds[i].iter().any(|&p| live[k].get(p))
                     })
                     .collect();
+            }
+            // Further on, it stays the last earlier group's of that barrier
+            // (p17 half `kha`: the `LD`'s read barrier, waited at the CAS
+            // loop's `@P0 BRA`, is waited on again after the `BSYNC`; nvlink
+            // keeps that wait, on the group's new barrier 0; sm_100).
+            if waited.is_empty() && !removing {
+                waited.extend(
+                    (0..all.len()).filter(|&k| all[k].barrier == b && all[k].start < i).max_by_key(|&k| all[k].start),
+                );
             }
             for k in waited {
                 if renumbered[k] != NO_BARRIER {
