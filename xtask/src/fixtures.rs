@@ -20,6 +20,14 @@ use crate::toolchain::{self, Toolchain};
 
 /// Architectures built with CUDA 13.5 (ABI 8), oldest first.
 const ABI8_ARCHS: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120"];
+/// Targets an object or group gets only by naming them (`Archs::Only`):
+/// sm_107, whose executables carry a record of their own (rule 7.2).
+const NAMED_ONLY_ARCHS: &[&str] = &["sm_107"];
+
+/// Every target a fixture can be built for.
+fn fixture_archs() -> impl Iterator<Item = &'static &'static str> {
+    ABI8_ARCHS.iter().chain(NAMED_ONLY_ARCHS)
+}
 
 /// Where a copy from `.target sm_75` PTX and one from the target's own PTX can
 /// differ in rule 9.14's choice (sm_75: equal; Mercury: rule 11.2.1, not modelled).
@@ -57,8 +65,8 @@ enum Archs {
 impl Archs {
     fn contains(self, arch: &str) -> bool {
         match self {
-            Archs::All => true,
-            Archs::AtLeast(min) => sm_number(arch) >= min,
+            Archs::All => !NAMED_ONLY_ARCHS.contains(&arch),
+            Archs::AtLeast(min) => sm_number(arch) >= min && !NAMED_ONLY_ARCHS.contains(&arch),
             Archs::Only(list) => list.contains(&arch),
         }
     }
@@ -146,6 +154,10 @@ const INDIR_ARCHS: &[&str] = &["sm_75", "sm_90"];
 /// The `launch` objects and group (sm_75: ptxas writes CTAIDZ_USED for a
 /// device function; sm_90 and Mercury sm_100 do not).
 const LAUNCH_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// Fixture `sumloop`: every target, sm_107 too (rule 7.2's record 0x67).
+const SUMLOOP_ARCHS: &[&str] =
+    &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_107"];
+const SUMLOOP_G_ARCHS: &[&str] = &["sm_100", "sm_120", "sm_107"];
 /// The stand-in libcudadevrt.a and the objects linked with it.
 const DEVRT_ARCHS: &[&str] = &["sm_75", "sm_90"];
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
@@ -443,7 +455,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("launch_rt", "launch_rt.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     // Rule 11.3: stack-pointer-load waits at instructions that do not read
     // `R1` (sum and compare-and-swap loops).
-    cu("sumloop", "sumloop.cu", Archs::All, ABI7_NONE),
+    cu("sumloop", "sumloop.cu", Archs::Only(SUMLOOP_ARCHS), ABI7_NONE),
     // Rule 13.3, for options/commands.txt only: a stand-in libcudadevrt.a
     // (host objects, as NVIDIA's) joins the link while a function is still
     // undefined, though it does not define it (devrt_need, then the
@@ -638,8 +650,8 @@ const GROUPS: &[GroupSpec] = &[
     group("coop", &[Abi8("coop_grid"), Abi8("coop_reduce")]),
     // Rule 12.3: `-r` room for kernels reaching extern memory through a callee.
     group("xcallee", &[Abi8("xcallee")]),
-    group("sumloop", &[Abi8("sumloop")]),
-    GroupSpec { name: "sumloop-g", inputs: &[Abi8("sumloop")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "sumloop", inputs: &[Abi8("sumloop")], flags: &[], archs: Archs::Only(SUMLOOP_ARCHS) },
+    GroupSpec { name: "sumloop-g", inputs: &[Abi8("sumloop")], flags: &["-g"], archs: Archs::Only(SUMLOOP_G_ARCHS) },
     GroupSpec {
         name: "launch",
         inputs: &[Abi8("launch"), Abi8("launch_rt")],
@@ -1089,7 +1101,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
 fn plan() -> Vec<Job> {
     let mut objects = Vec::new();
     for spec in OBJECTS {
-        for arch in ABI8_ARCHS.iter().filter(|arch| spec.archs.contains(arch)) {
+        for arch in fixture_archs().filter(|arch| spec.archs.contains(arch)) {
             objects.push(abi8_object(spec, arch));
         }
         for arch in spec.abi7 {
@@ -1101,7 +1113,7 @@ fn plan() -> Vec<Job> {
     let mut known: std::collections::BTreeSet<String> = objects.iter().map(|job| job.path.clone()).collect();
     // Groups linking `-r` outputs come after the groups making them (GROUPS order).
     for spec in GROUPS {
-        for arch in ABI8_ARCHS.iter().filter(|arch| spec.archs.contains(arch)) {
+        for arch in fixture_archs().filter(|arch| spec.archs.contains(arch)) {
             if spec.inputs.iter().all(|input| known.contains(&input.path(arch))) {
                 known.insert(format!("link-r/{arch}/{}.cubin", spec.name));
             }
@@ -1109,7 +1121,7 @@ fn plan() -> Vec<Job> {
     }
     let mut links = Vec::new();
     for spec in GROUPS {
-        for arch in ABI8_ARCHS.iter().filter(|arch| spec.archs.contains(arch)) {
+        for arch in fixture_archs().filter(|arch| spec.archs.contains(arch)) {
             let inputs: Vec<String> = spec.inputs.iter().map(|input| input.path(arch)).collect();
             if !inputs.iter().all(|input| known.contains(input)) {
                 continue;

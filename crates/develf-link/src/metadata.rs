@@ -944,6 +944,18 @@ impl Context<'_, '_> {
         reversed.extend(group);
         // Rule 11.5 (merc exec): the bindless bank records of a slotted kernel.
         reversed.extend(crate::mercury::bindless_records(self.layout, name, text));
+        // An sm_107 executable: every function's `.nv.info.<fn>` ends with
+        // record 0x67 (BVAL 0), which nvlink 13.5 adds there and nowhere
+        // else (not `-r`, not the merc copies, not sm_100/103/110/120/121;
+        // exec and `-g`, kernels and device functions alike).
+        if self.layout.executable && self.options.arch.sm == 107 && !merc {
+            reversed.push(Attribute::Raw(RawAttribute {
+                format: EIFMT_BVAL,
+                code: ATTR_SM107_MARK,
+                value: 0,
+                payload: Vec::new(),
+            }));
+        }
         encode(&reversed, name)
     }
 
@@ -1805,6 +1817,11 @@ fn compat_byte_offsets(bytes: &[u8]) -> Vec<usize> {
 const EIFMT_HVAL: u8 = 3;
 /// The `.nv.info` format of a flag (EIFMT_NVAL: no value).
 const EIFMT_NVAL: u8 = 1;
+/// The `.nv.info` format of a byte value (EIFMT_BVAL).
+const EIFMT_BVAL: u8 = 2;
+/// The record nvlink appends to an sm_107 executable's function infos
+/// (unnamed in nvlink 13.5; cuobjdump prints "unknown attribute 0x67").
+const ATTR_SM107_MARK: u8 = 0x67;
 
 /// The CTAIDZ_USED flag a kernel takes from its callees (rule 7.2).
 fn ctaidz_used() -> Attribute {
