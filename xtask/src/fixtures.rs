@@ -453,6 +453,9 @@ const OBJECTS: &[ObjectSpec] = &[
     // kernels kept without being live, and CTAIDZ_USED taken from a callee.
     cu("launch", "launch.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     cu("launch_rt", "launch_rt.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
+    // Rule 9.6, for options/commands.txt only: a launch across files.
+    cu("xlaunch_a", "xlaunch_a.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
+    cu("xlaunch_b", "xlaunch_b.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     // Rule 11.3: stack-pointer-load waits at instructions that do not read
     // `R1` (sum and compare-and-swap loops).
     cu("sumloop", "sumloop.cu", Archs::Only(SUMLOOP_ARCHS), ABI7_NONE),

@@ -1025,9 +1025,20 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             // which ignores the lists (rule 9.7; fresh3 `-r -g
             // -kernels-used=ps_driver`: every kernel's `.nv.shared.<k>` name,
             // sm_75..sm_90a).
+            // So is one an earlier input names first (an undefined
+            // reference, ENTRY in its `st_other`): p20 cdp `parent` in a.cu
+            // launching `child` from b.cu, `-kernels-used=_Z6parentPii`,
+            // gets `child`'s `.nv.info` and `.nv.shared` with its `.text`
+            // (exec and `-r`, sm_80); b.cu first, or one file, does not.
+            let met_earlier = b
+                .resolution
+                .global(me)
+                .and_then(|g| b.resolution.globals.get(g))
+                .is_some_and(|g| g.first.input < input.index);
             let selected = options.debug
                 || (options.kernels_used.is_none() && options.variables_used.is_none())
-                || crate::host_info::is_root_kernel(options, s.name);
+                || crate::host_info::is_root_kernel(options, s.name)
+                || met_earlier;
             if is_kernel(s) && selected {
                 let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
                 let info = b.create(&companion(".nv.info.", text_name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
