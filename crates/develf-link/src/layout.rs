@@ -1101,9 +1101,23 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 None => None,
             })
             .collect();
+        let by_objects = order.len();
         order.extend(input.symbols().iter().filter(|s| s.st_type == STT_SECTION).map(|s| (s.section_index(), None)));
         order.extend((0..input.sections().len()).map(|x| (Some(x), None)));
-        for (step, local) in order {
+        // Rule 9.2: a removed kernel's `.nv.shared.<k>` not met through a
+        // variable in it is logged after the input's relocation sections,
+        // in section order (f13: a `-r` output's `.nv.shared` sections,
+        // relinked with `-kernels-used`, sm_80/sm_90).
+        let mut dead_shared: Vec<usize> = Vec::new();
+        for (n, (step, local)) in order.into_iter().enumerate() {
+            if let (Some(x), true) = (step, n >= by_objects) {
+                if is_dead_shared(b, i, x) {
+                    if !dead_shared.contains(&x) {
+                        dead_shared.push(x);
+                    }
+                    continue;
+                }
+            }
             let Some(index) = step else {
                 match local {
                     Some(symbol) => b.layout.log.push(LogEntry::local(SymbolRef { input: i, symbol })),
@@ -1271,6 +1285,10 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 }
             }
         }
+        dead_shared.sort_unstable();
+        for x in dead_shared {
+            create_for_symbol(b, i, x, executable && !mercury);
+        }
         // Rule 11: Mercury sections, carried in input order when what they
         // describe survived; their links are set in crate::mercury.
         for s in crate::mercury::placement_order(input) {
@@ -1365,6 +1383,16 @@ pub(crate) const MERC_SYMTAB_SHNDX: &str = ".nv.merc.symtab_shndx";
 /// Rule 1.3.2.2-4: creates the data, debug or constant section `index` of
 /// input `i` when a symbol naming it is met; an executable's kernel bank is
 /// followed by its `.rel.nv.constant0.<k>` (`linker_relocations`).
+/// Whether section `index` of input `i` is a removed kernel's own
+/// `.nv.shared.<k>` whose name rule 9.2 still logs ([`create_for_symbol`]).
+fn is_dead_shared(b: &Builder<'_, '_>, i: usize, index: usize) -> bool {
+    b.class_of(i, index) == Some(C::Shared)
+        && b.layout.placed(i, index).is_none()
+        && !b.usable(i, index)
+        && b.liveness.is_dead(i, index)
+        && !b.resolution.is_discarded(i, index)
+}
+
 fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_relocations: bool) {
     let Some(s) = b.inputs.get(i).and_then(|x| x.section(index)).copied() else { return };
     let Some(class) = b.class_of(i, index) else { return };
