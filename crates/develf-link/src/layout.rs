@@ -1699,6 +1699,20 @@ fn assign_texture_slots(b: &mut Builder<'_, '_>) {
         }
     }
     users.sort_unstable();
+    // With no live kernel naming one, the references still get their slots,
+    // in the first kernel's bank (ptx `-kernels-used=ptx_branch_kernel`:
+    // `ptx_tex_kernel` is gone and `ptx_branch_kernel`, which names no
+    // texture, gets both slots; sm_75, sm_90).
+    if users.is_empty() {
+        let kernels = b.inputs.iter().flat_map(|input| {
+            input
+                .symbols()
+                .iter()
+                .filter(|s| is_kernel(s))
+                .filter_map(|s| b.layout.placed(input.index, s.section_index()?).map(|(id, _)| id))
+        });
+        users.extend(kernels.min());
+    }
     let mercury = b.layout.mercury;
     for text in users {
         let Some(text_name) = b.layout.section(text).map(|s| s.name.clone()) else { continue };
