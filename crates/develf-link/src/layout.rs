@@ -1686,24 +1686,31 @@ fn assign_texture_slots(b: &mut Builder<'_, '_>) {
     let references = slot_order(&references);
     // Kernels whose code names a reference, in output section order.
     let mut users: Vec<OutId> = Vec::new();
+    // Whether any code names one, live or not (a `-r` output's references
+    // already have their slots: it names none in code).
+    let mut named = false;
     for input in b.inputs {
         for rs in input.cubin.relocation_sections() {
+            let code = input.section(rs.target as usize).is_some_and(|t| t.name.starts_with(".text."));
+            let names_reference = code
+                && rs.entries().any(|r| {
+                    let symbol = input.symbol(r.symbol as usize).map(|s| s.st_type);
+                    symbol.is_some_and(|t| TEXTURE_KINDS.iter().any(|(k, _)| *k == t))
+                });
+            named |= names_reference;
             let Some((text, _)) = b.layout.placed(input.index, rs.target as usize) else { continue };
-            let names_reference = rs.entries().any(|r| {
-                let symbol = input.symbol(r.symbol as usize).map(|s| s.st_type);
-                symbol.is_some_and(|t| TEXTURE_KINDS.iter().any(|(k, _)| *k == t))
-            });
             if names_reference && b.layout.section(text).is_some_and(|s| s.class == C::Text) && !users.contains(&text) {
                 users.push(text);
             }
         }
     }
     users.sort_unstable();
-    // With no live kernel naming one, the references still get their slots,
-    // in the first kernel's bank (ptx `-kernels-used=ptx_branch_kernel`:
-    // `ptx_tex_kernel` is gone and `ptx_branch_kernel`, which names no
-    // texture, gets both slots; sm_75, sm_90).
-    if users.is_empty() {
+    // With no live kernel naming one, but dead code naming one, the
+    // references still get their slots, in the first kernel's bank (ptx
+    // `-kernels-used=ptx_branch_kernel`: `ptx_tex_kernel` is gone and
+    // `ptx_branch_kernel`, which names no texture, gets both slots; sm_75,
+    // sm_90). Not when relinking ptx's `-r` output, whose kernels name none.
+    if users.is_empty() && named {
         let kernels = b.inputs.iter().flat_map(|input| {
             input
                 .symbols()

@@ -82,6 +82,9 @@ struct CallFacts {
     /// The functions whose `.nv.info.<fn>` carries CTAIDZ_USED (they read
     /// `%ctaid.z`; rule 7.2).
     ctaidz: HashSet<u32>,
+    /// Those of them whose CTAIDZ_USED comes before their EXTERNS (or that
+    /// have none): a `-r` output's records are reversed.
+    ctaidz_first: HashSet<u32>,
     /// The functions whose winning `.nv.info.<fn>` carries the 0x66 record
     /// (rule 10: ptxas 13.x writes it for its functions, not for built-in
     /// helpers such as `__cuda_sm70_matchsync_any_b32`; CUDA 12.9 never).
@@ -454,7 +457,12 @@ impl Context<'_, '_> {
                 facts.externs.entry(function).or_insert(out);
             }
             facts.marked.extend(part.marked);
-            facts.ctaidz.extend(part.ctaidz);
+            for (function, first) in part.ctaidz {
+                facts.ctaidz.insert(function);
+                if first {
+                    facts.ctaidz_first.insert(function);
+                }
+            }
         }
         for attr in nv_info {
             match attr {
@@ -525,7 +533,9 @@ impl Context<'_, '_> {
                     || r.attribute == nvinfo::EIATTR_CTAIDZ_USED
                     || r.attribute == ATTR_ABI7_MARK
             };
+            let mut seen_externs = false;
             for raw in nvinfo::records(s.bytes()).flatten().filter(wanted) {
+                seen_externs |= raw.attribute == EIATTR_EXTERNS;
                 if raw.attribute == ATTR_ABI7_MARK {
                     if self.survives(input.index, symbol as u32) {
                         part.marked.push(function);
@@ -534,7 +544,7 @@ impl Context<'_, '_> {
                 }
                 if raw.attribute == nvinfo::EIATTR_CTAIDZ_USED {
                     if self.survives(input.index, symbol as u32) {
-                        part.ctaidz.push(function);
+                        part.ctaidz.push((function, !seen_externs));
                     }
                     continue;
                 }
@@ -1119,21 +1129,29 @@ impl Context<'_, '_> {
     /// `named_sync`'s barrier, both direct callees, listed by output index
     /// though the input lists `named_sync` first; sm_86..sm_120 exec).
     fn barriers_first(&self, f: u32, facts: &CallFacts) -> bool {
-        self.met_before_externs(f, facts, |g| facts.barriers.contains_key(&g), true)
+        self.met_before_externs(f, facts, |g| facts.barriers.contains_key(&g), |_| true)
     }
 
     /// Rule 7.2: whether a kernel's appended CTAIDZ_USED comes before its
     /// appended EXTERNS, met as in [`Context::barriers_first`]; a function
-    /// with both brings its EXTERNS first (ptxas writes CTAIDZ_USED after
-    /// them: launch's `fz` gives `kz` EXTERNS, then CTAIDZ_USED; sm_80).
+    /// with both brings them in its own records' order (ptxas writes
+    /// CTAIDZ_USED after the EXTERNS: launch's `fz` gives `kz` EXTERNS, then
+    /// CTAIDZ_USED, sm_80; a `-r` output reverses them, and relinking it
+    /// gives CTAIDZ_USED first, sm_75).
     fn ctaidz_first(&self, f: u32, facts: &CallFacts) -> bool {
-        self.met_before_externs(f, facts, |g| facts.ctaidz.contains(&g), false)
+        self.met_before_externs(f, facts, |g| facts.ctaidz.contains(&g), |g| facts.ctaidz_first.contains(&g))
     }
 
     /// Walking kernel `f`'s call graph breadth first, whether a function
     /// `has` a record before one brings EXTERNS (`tie`: which wins in one
     /// function having both).
-    fn met_before_externs(&self, f: u32, facts: &CallFacts, has: impl Fn(u32) -> bool, tie: bool) -> bool {
+    fn met_before_externs(
+        &self,
+        f: u32,
+        facts: &CallFacts,
+        has: impl Fn(u32) -> bool,
+        tie: impl Fn(u32) -> bool,
+    ) -> bool {
         // The only kernel whose record comes from functions it does not
         // reach: first (`-kernels-used=k1` with libcudadevrt, whose
         // `memset_3d` kernels have barriers and read `%ctaid.z` while k1
@@ -1160,7 +1178,7 @@ impl Context<'_, '_> {
                 let externs =
                     facts.externs.get(&g).is_some_and(|l| !l.is_empty()) || (undefined && self.extern_kept(g));
                 match (has(g), externs) {
-                    (true, true) => return tie,
+                    (true, true) => return tie(g),
                     (true, false) => return true,
                     (false, true) => return false,
                     (false, false) => {}
@@ -1633,7 +1651,8 @@ struct InputFacts {
     mbarriers: Vec<(u32, u16)>,
     externs: Vec<(u32, Vec<u32>)>,
     marked: Vec<u32>,
-    ctaidz: Vec<u32>,
+    /// (function, whether its CTAIDZ_USED comes before any EXTERNS there).
+    ctaidz: Vec<(u32, bool)>,
 }
 
 /// The generated sections' contents, in output section order (merged
