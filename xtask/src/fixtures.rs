@@ -166,6 +166,11 @@ const fn cu(name: &'static str, source: &'static str, archs: Archs, abi7: &'stat
     ObjectSpec { name, source, recipe: Recipe::Nvcc, nvcc_flags: &[], ptxas_flags: &[], archs, abi7 }
 }
 
+/// An `nvcc -rdc=true -lib` archive, `obj/<arch>/<name>.a` ([`Recipe::NvccLib`]).
+const fn host_library(name: &'static str, source: &'static str, archs: Archs) -> ObjectSpec {
+    ObjectSpec { name, source, recipe: Recipe::NvccLib, nvcc_flags: &[], ptxas_flags: &[], archs, abi7: ABI7_NONE }
+}
+
 /// An object built `-G` (nvcc, then ptxas with what nvcc passes it for `-G`).
 const fn device_debug(name: &'static str, source: &'static str, archs: Archs) -> ObjectSpec {
     ObjectSpec {
@@ -465,15 +470,7 @@ const OBJECTS: &[ObjectSpec] = &[
     // library, then devrt_def).
     cu("devrt_need", "devrt_need.cu", Archs::Only(DEVRT_ARCHS), ABI7_NONE),
     cu("devrt_def", "devrt_def.cu", Archs::Only(DEVRT_ARCHS), ABI7_NONE),
-    ObjectSpec {
-        name: "libcudadevrt",
-        source: "devrt_fake.cu",
-        recipe: Recipe::NvccLib,
-        nvcc_flags: &[],
-        ptxas_flags: &[],
-        archs: Archs::Only(DEVRT_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    host_library("libcudadevrt", "devrt_fake.cu", Archs::Only(DEVRT_ARCHS)),
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
     // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).
