@@ -48,6 +48,8 @@ const COMPAT_ALL_CODES: &[u8] = &[develf_format::nvinfo::EICOMPAT_ATTR_INST_TCGE
 const COMPAT_FINALIZER_VERSION: u8 = develf_format::nvinfo::EICOMPAT_ATTR_FINALIZER_VERSION;
 /// `.nv.compat` record naming an architecture-specific ('a') target.
 const EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET: u8 = 0x09;
+/// EICOMPAT_ATTR_ISA_CLASS: every ABI-8 object from ptxas 13.x has it.
+const EICOMPAT_ATTR_ISA_CLASS: u8 = 0x02;
 /// Stack size nvlink writes when recursion makes it unknown (rule 7.1).
 const UNKNOWN_STACK: u32 = u32::MAX;
 /// The Mercury finaliser's group, re-appended in input order (rule 7.2).
@@ -1338,8 +1340,18 @@ impl Context<'_, '_> {
         // accelerator record) linked with an ABI-7 object, before or after
         // it, sm_90 and sm_90a, exec and `-r` (/tmp/g1 A7 relinks, 4 programs
         // x 4 shapes: the same four records appended); an ABI-8 sm_90 input
-        // already has all four (mixed-ABI links unchanged).
-        if self.inputs.iter().any(|i| i.abi7) {
+        // already has all four (mixed-ABI links unchanged). So does an input
+        // whose `.nv.compat` lacks ISA_CLASS: the `-r` output of ABI-7
+        // objects relinked alone (ginit-abi7, sm_90: nvlink also warns
+        // "Output is limited to run on SM Arch '90' only, due to missing
+        // attribute 'ISA_CLASS'").
+        let lacks_isa_class = |i: &InputObject<'_>| {
+            i.sections()
+                .iter()
+                .find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO)
+                .is_some_and(|s| !compat_walk(s.bytes()).iter().any(|&(_, c, _)| c == EICOMPAT_ATTR_ISA_CLASS))
+        };
+        if self.inputs.iter().any(|i| i.abi7 || lacks_isa_class(i)) {
             for record in ABI7_COMPAT.chunks_exact(4) {
                 if compat_walk(&out).iter().any(|&(_, c, _)| c == record[1]) {
                     continue;
