@@ -4,6 +4,7 @@
 #   fixture_sweeps.sh ku  ARCH...   -kernels-used naming a group's first kernel, and its first two
 #   fixture_sweeps.sh var ARCH...   inputs reversed (exec and -r), -preserve-relocs,
 #                                   -variables-used=<first global variable>, exec relink of link-r/
+#   fixture_sweeps.sh g ARCH...     -g, exec and -r
 # Needs `cargo xtask toolchain` (nvlink) and `cargo build --release` (develf).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,7 +51,11 @@ for arch in "$@"; do
         [ -n "$variable" ] && run "$arch/$group -variables-used" $target -variables-used=$variable $flags $inputs
         [ -f "link-r/$arch/$group.cubin" ] && run "$arch/$group relinked" $target $flags "$PWD/link-r/$arch/$group.cubin"
         ;;
-      *) echo "usage: $0 ku|var ARCH..." >&2; exit 2 ;;
+      g)
+        run "$arch/$group -g" $target -g $flags $inputs
+        run "$arch/$group -g -r" $target -g -r $flags $inputs
+        ;;
+      *) echo "usage: $0 ku|var|g ARCH..." >&2; exit 2 ;;
     esac
   done
 done
