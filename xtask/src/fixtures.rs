@@ -634,6 +634,13 @@ const GROUPS: &[GroupSpec] = &[
     // kernels (their own numbering), and an `EXIT`'s wait on a `DSETP` moved
     // to the `ERRBAR`.
     GroupSpec { name: "gsync-g", inputs: &[Abi8("gsync")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.9: the capsule numbering of a cluster sync's expansion.
+    GroupSpec {
+        name: "cluster-g",
+        inputs: &[Abi8("cluster_a"), Abi8("cluster_b")],
+        flags: &["-g"],
+        archs: Archs::Only(MERCURY_PAIR),
+    },
     GroupSpec { name: "dsetp-g", inputs: &[Abi8("dsetp")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "calls-mixed-abi",

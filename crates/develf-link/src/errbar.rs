@@ -191,6 +191,33 @@ pub(crate) fn grid_sync_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
     })
 }
 
+/// `MEMBAR.ALL.GPU`, which the finaliser puts in a cluster sync's expansion.
+const MEMBAR_ALL_GPU: Pattern = (0xfff, 0x992, 0xf000, 0xa000);
+/// `UCGABAR_ARV`: a cluster barrier's arrive.
+const OP_UCGABAR_ARV: u64 = 0x9c7;
+
+fn has_cluster_arrive(code: &[u8]) -> bool {
+    instruction_words(code).iter().any(|&(lo, _)| lo & 0xfff == OP_UCGABAR_ARV)
+}
+
+/// The capsule numbering of code the finaliser expanded for a
+/// cooperative-groups cluster sync (`barrier.cluster.arrive`/`wait`: the
+/// capsule keeps `UCGABAR_ARV` and `UCGABAR_WAIT`, the finaliser adds the
+/// fence `@!PT LDS` x4, `MEMBAR.ALL.CTA`, `MEMBAR.ALL.GPU`, `ERRBAR`,
+/// `CGAERRBAR` before the arrive and `CCTL.IVALL` after the wait), when no
+/// other numbering pairs up: [`CAPSULE_NUMBERINGS`]'s last, `MEMBAR.ALL.GPU`
+/// and the `WARPSYNC.COLLECTIVE` opening the diverged-warp fallback, whose
+/// `UCGABAR_WAIT` counts (fixture group `cluster` under `-g`: nvlink
+/// carries both exits, the capsule's positions 26 and 28 of 33; sm_100,
+/// sm_120, exec and `-r`).
+pub(crate) fn cluster_sync_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
+    numbering_by(&instruction_words(code), |_, w @ &(lo, hi)| {
+        CAPSULE_NUMBERINGS[3].iter().any(|&p| matches(w, p))
+            || matches(w, MEMBAR_ALL_GPU)
+            || (lo & 0xfff == OP_WARPSYNC_ALL && hi & WARPSYNC_COLLECTIVE != 0)
+    })
+}
+
 /// Per instruction of `code` up to its last `BRA` (all of it when there is
 /// none): its number among those matching none of `left_out`; and how many
 /// there are.
@@ -806,8 +833,12 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let ops: Vec<u64> = code.chunks_exact(16).map(|c| word(c, 0) & 0xfff).collect();
     // Never NOPs alone: they mis-number jacobi (above). Only a carried
     // `EXIT` needs it: removals find their exit records by themselves.
-    let number = capsule_numbering(code, count, &[CAPSULE_NUMBERINGS[1], CAPSULE_NUMBERINGS[3]])
-        .or_else(|| Some(grid_sync_numbering(code)).filter(|(_, n)| *n == count).map(|(v, _)| v));
+    let number = capsule_numbering(code, count, &[CAPSULE_NUMBERINGS[1], CAPSULE_NUMBERINGS[3]]).or_else(|| {
+        // A cluster sync's expansion has its own numbering; the grid
+        // sync's can pair up with it too, wrongly (fixture `cluster`).
+        let sync = if has_cluster_arrive(code) { cluster_sync_numbering } else { grid_sync_numbering };
+        Some(sync(code)).filter(|(_, n)| *n == count).map(|(v, _)| v)
+    });
     let words = count.div_ceil(32);
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
     let (items, exit_records) = capsule_item_starts(bytes, words)?;
