@@ -191,17 +191,20 @@ impl CallFacts {
     /// (2), which it does not call, gets NUM_BARRIERS 1 or 2 (sm_90, sm_100a;
     /// nvlink 13.5); beside a second kernel it gets none.
     fn barrier_contributors(&self, f: u32) -> Vec<u32> {
-        if self.only_kernel == Some(f) {
-            return self.barriers.keys().chain(self.mbarriers.keys()).copied().collect();
-        }
-        self.reach(f).0
+        self.contributors(f, self.barriers.keys().chain(self.mbarriers.keys()).copied())
     }
 
     /// The functions whose CTAIDZ_USED kernel `f` takes: as for its
     /// NUM_BARRIERS, every function when it is the only kernel.
     fn ctaidz_contributors(&self, f: u32) -> Vec<u32> {
+        self.contributors(f, self.ctaidz.iter().copied())
+    }
+
+    /// The functions kernel `f` reaches, or, for the output's only kernel,
+    /// all of `holders` (the functions with the record in question).
+    fn contributors(&self, f: u32, holders: impl Iterator<Item = u32>) -> Vec<u32> {
         if self.only_kernel == Some(f) {
-            return self.ctaidz.iter().copied().collect();
+            return holders.collect();
         }
         self.reach(f).0
     }
