@@ -61,13 +61,11 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
     // `-kernels-used=calls_fib` keeps all four functions). Rule 9.7: so does
     // `-g` (sys keeps `sys_alloc_ints`; debug-G with a `-kernels-used`
     // matching no kernel keeps both functions).
-    if options.output == OutputKind::Relocatable {
-        return Liveness { dead, host_pruned: Vec::new(), indirect, unwalked_kernels: Default::default() };
-    }
-    // Under `-g` nvlink treats every kernel as live (MIN_STACK_SIZE for
+    // Under `-g` nvlink also treats every kernel as live (MIN_STACK_SIZE for
     // each, `-kernels-used` or not: launch `-g -kernels-used=k3`, sm_75..
-    // sm_100); under `-preserve-relocs` only the walk's (f05).
-    if options.debug {
+    // sm_100); under `-preserve-relocs` only the walk's (f05), so the walk
+    // runs and removes nothing.
+    if options.output == OutputKind::Relocatable || options.debug {
         return Liveness { dead, host_pruned: Vec::new(), indirect, unwalked_kernels: Default::default() };
     }
     let keep_all = options.preserve_relocs;
