@@ -601,6 +601,36 @@ fn an_object_after_an_unused_system_library_is_fatal() {
         assert!(!Path::new(&out).exists(), "{arch}: output written");
         assert_eq!(nvlink_cmd::run_nvlink(os(&[&target, &need, &lib, &def, "-o", &out])), 0, "{arch}");
         assert!(Path::new(&out).exists(), "{arch}: no output");
+        // An archive of that name holding a raw cubin keeps the plain rule:
+        // nvlink 13.5 links `def, lib, need` (exit 0) and pulls nothing in
+        // for `need, lib, def` (its output equals `need, def`'s).
+        let raw = dir.join(format!("raw-{arch}")).join("libcudadevrt.a");
+        std::fs::create_dir_all(raw.parent().expect("parent")).expect("mkdir");
+        let member = std::fs::read(path("launch_rt.cubin")).expect("fixture");
+        std::fs::write(&raw, ar_archive("launch_rt.cubin", &member)).expect("write");
+        let raw = raw.to_string_lossy().into_owned();
+        assert_eq!(
+            nvlink_cmd::run_nvlink(os(&[&target, &def, &raw, &need, "-o", &out])),
+            0,
+            "{arch}: raw cubin archive"
+        );
+        let pulled_nothing = dir.join("plain.cubin").to_string_lossy().into_owned();
+        assert_eq!(nvlink_cmd::run_nvlink(os(&[&target, &need, &def, "-o", &pulled_nothing])), 0, "{arch}");
+        assert_eq!(nvlink_cmd::run_nvlink(os(&[&target, &need, &raw, &def, "-o", &out])), 0, "{arch}");
+        assert_eq!(std::fs::read(&out).expect("out"), std::fs::read(&pulled_nothing).expect("plain"), "{arch}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A GNU `ar` archive of one member.
+fn ar_archive(name: &str, data: &[u8]) -> Vec<u8> {
+    let mut out = b"!<arch>\n".to_vec();
+    out.extend(
+        format!("{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n", format!("{name}/"), 0, 0, 0, 644, data.len()).as_bytes(),
+    );
+    out.extend_from_slice(data);
+    if data.len() % 2 == 1 {
+        out.push(b'\n');
+    }
+    out
 }

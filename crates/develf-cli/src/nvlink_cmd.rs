@@ -1424,6 +1424,21 @@ impl LinkFailure {
 /// whether it is a function the driver does not supply.
 type DefinedAndNeeded = (Vec<String>, Vec<(String, bool)>);
 
+/// Adds `names` (needed symbols, each with whether it is a function the
+/// driver does not supply) to what the link needs.
+fn need(
+    needed: &mut std::collections::HashSet<String>,
+    functions: &mut std::collections::HashSet<String>,
+    names: Vec<(String, bool)>,
+) {
+    for (name, function) in names {
+        if function {
+            functions.insert(name.clone());
+        }
+        needed.insert(name);
+    }
+}
+
 /// The global symbols a device object defines and those it needs.
 fn defined_and_undefined(bytes: &[u8]) -> DefinedAndNeeded {
     use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FILE, STT_FUNC, STT_SECTION};
@@ -1543,12 +1558,7 @@ fn gather_objects<'a>(
                 if track {
                     let (d, u) = symbols_of(&objects);
                     defined.extend(d);
-                    for (name, function) in u {
-                        if function {
-                            needed_functions.insert(name.clone());
-                        }
-                        needed.insert(name);
-                    }
+                    need(&mut needed, &mut needed_functions, u);
                 }
                 gathered.registered.extend(register_name(unit));
                 gathered.device_only_input |= is_device_only(unit);
@@ -1568,28 +1578,30 @@ fn gather_objects<'a>(
             // `m.cubin -lcudadevrt -ll` pulls `cuda_device_runtime.o` in for
             // `lf`, which only libl.a defines (sm_80; an undefined variable
             // does not).
+            // Only a host-object member (NVIDIA's is one): a raw cubin in an
+            // archive of that name joins by the plain rule (a stand-in
+            // archive of each kind, sm_75).
             let function_pending = needed_functions.iter().any(|n| !defined.contains(n));
             let wanted = |i: &usize| {
                 per_unit[*i].as_ref().is_some_and(|o| !o.is_empty())
-                    && (function_pending || symbols[*i].0.iter().any(|n| needed.contains(n) && !defined.contains(n)))
+                    && ((function_pending && !is_cubin(units[*i].data))
+                        || symbols[*i].0.iter().any(|n| needed.contains(n) && !defined.contains(n)))
             };
             let Some(i) = (0..units.len()).find(wanted) else { break };
             joined = true;
             defined.extend(symbols[i].0.iter().cloned());
-            for (name, function) in symbols[i].1.iter().cloned() {
-                if function {
-                    needed_functions.insert(name.clone());
-                }
-                needed.insert(name);
-            }
+            need(&mut needed, &mut needed_functions, symbols[i].1.clone());
             gathered.registered.extend(register_name(&units[i]));
             gathered.host_kernels.extend(host_kernel_patterns(units[i].data));
             gathered.objects.extend(per_unit[i].take().unwrap_or_default());
         }
         // Rule 13.3: nvlink then takes no further object ("unexpected object
         // after cudadevrt", fatal: `u1.cubin libcudadevrt.a u2.cubin`, or
-        // `-lcudadevrt -lu2`; once it joined, later objects are fine).
-        if !joined && unused_system.is_none() {
+        // `-lcudadevrt -lu2`; once it joined, later objects are fine). Not
+        // after an archive of raw cubins of that name.
+        let host_members =
+            per_unit.iter().zip(&units).any(|(o, u)| o.as_ref().is_some_and(|o| !o.is_empty()) && !is_cubin(u.data));
+        if !joined && host_members && unused_system.is_none() {
             unused_system = Some(file.name.as_str());
         }
     }
