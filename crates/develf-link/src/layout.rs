@@ -1380,9 +1380,6 @@ fn keep_symtab_shndx(layout: &mut Layout) {
 /// The finaliser's extended index table for `.nv.merc.symtab` (rule 3.6).
 pub(crate) const MERC_SYMTAB_SHNDX: &str = ".nv.merc.symtab_shndx";
 
-/// Rule 1.3.2.2-4: creates the data, debug or constant section `index` of
-/// input `i` when a symbol naming it is met; an executable's kernel bank is
-/// followed by its `.rel.nv.constant0.<k>` (`linker_relocations`).
 /// Whether section `index` of input `i` is a removed kernel's own
 /// `.nv.shared.<k>` whose name rule 9.2 still logs ([`create_for_symbol`]).
 fn is_dead_shared(b: &Builder<'_, '_>, i: usize, index: usize) -> bool {
@@ -1393,6 +1390,9 @@ fn is_dead_shared(b: &Builder<'_, '_>, i: usize, index: usize) -> bool {
         && !b.resolution.is_discarded(i, index)
 }
 
+/// Rule 1.3.2.2-4: creates the data, debug or constant section `index` of
+/// input `i` when a symbol naming it is met; an executable's kernel bank is
+/// followed by its `.rel.nv.constant0.<k>` (`linker_relocations`).
 fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_relocations: bool) {
     let Some(s) = b.inputs.get(i).and_then(|x| x.section(index)).copied() else { return };
     let Some(class) = b.class_of(i, index) else { return };
