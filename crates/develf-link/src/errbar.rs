@@ -151,7 +151,7 @@ const CS2R_CGA_SIZE: Pattern = (0xfff, 0x805, 0xff00, 0x8a00);
 /// and restore of a register those three instructions borrow (sm_100..sm_110).
 const OP_RPCMOV_SAVE: u64 = 0x352;
 const OP_RPCMOV_RESTORE: u64 = 0x353;
-const OP_YIELD: u64 = 0x946;
+use crate::scoreboard::OP_YIELD;
 /// `WARPSYNC.COLLECTIVE.ALL` (`WARPSYNC.ALL` with this bit of the high word).
 const WARPSYNC_COLLECTIVE: u64 = 0x40_0000;
 /// `BAR.SYNC` (`0xb1d` with an immediate barrier, `0x31d` with registers).

@@ -76,7 +76,7 @@ const OP_BSYNC: u64 = 0x941;
 const OP_CALL: u64 = 0x943;
 /// `YIELD`, a scheduling hint in a spin loop (a `double` `atomicCAS`
 /// loop, sm_100/sm_120): control flow goes on to the next instruction.
-const OP_YIELD: u64 = 0x946;
+pub(crate) const OP_YIELD: u64 = 0x946;
 /// `LDCU` (a constant into uniform registers) and `S2UR` (a special register
 /// into one), the producers a split group's wait is placed for.
 const OP_LDCU: u64 = 0x7ac;
