@@ -35,6 +35,7 @@
 
 use crate::options::{Input, LinkOptions, is_code_section};
 use crate::resolve::is_kernel;
+use crate::scoreboard::OP_YIELD;
 use develf_format::section::{SHT_CUDA_CAPMERC, SHT_CUDA_INFO, SHT_RELA, SHT_SYMTAB};
 use develf_parse::Cubin;
 use develf_parse::elf::Section;
@@ -151,7 +152,6 @@ const CS2R_CGA_SIZE: Pattern = (0xfff, 0x805, 0xff00, 0x8a00);
 /// and restore of a register those three instructions borrow (sm_100..sm_110).
 const OP_RPCMOV_SAVE: u64 = 0x352;
 const OP_RPCMOV_RESTORE: u64 = 0x353;
-use crate::scoreboard::OP_YIELD;
 /// `WARPSYNC.COLLECTIVE.ALL` (`WARPSYNC.ALL` with this bit of the high word).
 const WARPSYNC_COLLECTIVE: u64 = 0x40_0000;
 /// `BAR.SYNC` (`0xb1d` with an immediate barrier, `0x31d` with registers).
