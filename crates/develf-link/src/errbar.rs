@@ -172,9 +172,9 @@ const BAR_SYNC: Pattern = (0x7ff, 0x31d, 0, 0);
 pub(crate) fn grid_sync_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
     let words = instruction_words(code);
     let mut collective = false;
-    numbering_by(&words, |i, w @ &(lo, hi)| {
+    numbering_by(&words, |i, w @ &(lo, _)| {
         let op = lo & 0xfff;
-        let starts_collective = op == OP_WARPSYNC_ALL && hi & WARPSYNC_COLLECTIVE != 0;
+        let starts_collective = opens_collective(w);
         let after_cga_size = (1..=2).any(|back| i.checked_sub(back).is_some_and(|j| matches(&words[j], CS2R_CGA_SIZE)));
         let out = CAPSULE_NUMBERINGS[3].iter().any(|&p| matches(w, p))
             || matches!(op, OP_YIELD | OP_RPCMOV_SAVE | OP_RPCMOV_RESTORE)
@@ -211,10 +211,8 @@ fn has_cluster_arrive(code: &[u8]) -> bool {
 /// carries both exits, the capsule's positions 26 and 28 of 33; sm_100,
 /// sm_120, exec and `-r`).
 pub(crate) fn cluster_sync_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
-    numbering_by(&instruction_words(code), |_, w @ &(lo, hi)| {
-        CAPSULE_NUMBERINGS[3].iter().any(|&p| matches(w, p))
-            || matches(w, MEMBAR_ALL_GPU)
-            || (lo & 0xfff == OP_WARPSYNC_ALL && hi & WARPSYNC_COLLECTIVE != 0)
+    numbering_by(&instruction_words(code), |_, w| {
+        CAPSULE_NUMBERINGS[3].iter().any(|&p| matches(w, p)) || matches(w, MEMBAR_ALL_GPU) || opens_collective(w)
     })
 }
 
@@ -330,10 +328,9 @@ fn moved_waits(words: &[(u64, u64)], exit: usize) -> u64 {
     // barrier was already waited on (a loop's back edge).
     let joined = |from: usize| {
         words.iter().enumerate().any(|(k, &(l, _))| {
-            let target = i64::try_from(k + 1).unwrap_or(i64::MAX).saturating_add(branch_offset(l) / 16);
             matches!(l & 0xfff, OP_BRA | OP_BRA_UNIFORM)
                 && !(from..=exit).contains(&k)
-                && usize::try_from(target).is_ok_and(|t| from < t && t <= exit)
+                && branch_target(k, l).is_some_and(|t| from < t && t <= exit)
         })
     };
     let mut moved = 0;
@@ -617,6 +614,19 @@ pub(crate) fn branch_offset(lo: u64) -> i64 {
     let field = ((lo >> 34) << 8) | ((lo >> 16) & 0xff);
     let signed = ((field << 26) as i64) >> 26;
     signed * 4
+}
+
+/// The instruction a `BRA` at instruction `index` (low word `lo`) jumps
+/// to, or `None` before the start.
+pub(crate) fn branch_target(index: usize, lo: u64) -> Option<usize> {
+    let t = i64::try_from(index + 1).ok()?.checked_add(branch_offset(lo) / 16)?;
+    usize::try_from(t).ok()
+}
+
+/// `WARPSYNC.COLLECTIVE.ALL`: opens a diverged-warp fallback that the
+/// finaliser added (grid and cluster syncs).
+fn opens_collective(&(lo, hi): &(u64, u64)) -> bool {
+    lo & 0xfff == OP_WARPSYNC_ALL && hi & WARPSYNC_COLLECTIVE != 0
 }
 
 /// `BSSY`'s reconvergence point: a signed byte offset from the next

@@ -53,7 +53,7 @@
 //! barrier in an operand), a `CALL` (uses the stack) or other control flow.
 
 use crate::bits::Bits;
-use crate::errbar::branch_offset;
+use crate::errbar::branch_target;
 
 /// `LDC R1, c[0x0][0x37c]`: the kernel prologue's stack-pointer load (the
 /// low 64 bits, the same on sm_100, sm_100a and sm_120).
@@ -244,10 +244,7 @@ fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
     for (i, &(lo, _)) in code.iter().enumerate() {
         let always = (lo >> PREDICATE_SHIFT) & 0xf == PT;
         let next = (i + 1 < n).then_some(i + 1);
-        let target = || {
-            let t = i64::try_from(i + 1).ok()? + branch_offset(lo) / 16;
-            usize::try_from(t).ok().filter(|&t| t < n)
-        };
+        let target = || branch_target(i, lo).filter(|&t| t < n);
         let opcode = lo & 0xfff;
         let succ: Vec<usize> = match opcode {
             OP_BRA => std::iter::once(target()?).chain(next.filter(|_| !always)).collect(),
