@@ -1389,7 +1389,16 @@ impl Context<'_, '_> {
         // SM of an 'a' target (sm_100's 9 → 1 into sm_100a, sm_120's 0x50
         // → 0x10 into sm_120a), and 0 when built for another SM of the
         // family (sm_100 into sm_103, sm_120 into sm_121). 12/12 links.
+        //
+        // An executable left with no code has nothing to finalise: it gets
+        // the value of a link without inputs (`empty_link_compat`), not the
+        // AND. sm_120a objects (0x10) give 0x50, sm_100 objects linked for
+        // sm_100a (1) give 9: a device function alone, or every kernel
+        // removed by `-kernels-used`; exec only, `-r` keeps the AND
+        // (f02, 2026-11-22: 12 links over sm_100a, sm_100f, sm_103,
+        // sm_120a, sm_121, sm_121a).
         let target = self.options.arch;
+        let no_code = self.layout.executable && !self.layout.sections.iter().any(|s| s.class == SectionClass::Text);
         if let Some(&(_, _, at)) = compat_walk(&out).iter().find(|&&(f, c, _)| f == 4 && c == COMPAT_FASTPATH) {
             let len = out.get(at..at + 2).map_or(0, |b| usize::from(u16::from_le_bytes([b[0], b[1]])));
             let words =
@@ -1418,6 +1427,11 @@ impl Context<'_, '_> {
                         0
                     };
                     *m &= contribution;
+                }
+            }
+            if no_code {
+                for (k, m) in merged.iter_mut().enumerate() {
+                    *m = if k == 0 { u32::from(empty_link_fastpath(target)) } else { 0 };
                 }
             }
             if let Some(slot) = out.get_mut(at + 2..at + 2 + len) {
@@ -1776,6 +1790,16 @@ fn empty_link_cuinfo(sm: u32) -> Vec<u8> {
     note
 }
 
+/// The CAN_FASTPATH_FINALIZE byte of an output without code: the value
+/// ptxas gives the family's objects (rule 13.6).
+fn empty_link_fastpath(arch: develf_format::header::Arch) -> u8 {
+    match arch.sm {
+        100 => 0x09,
+        120 => 0x50,
+        _ => 0,
+    }
+}
+
 /// Rule 13.6: the `.nv.compat` of a link without inputs, as nvlink 13.5
 /// writes it: the accelerator record; on Mercury then CAN_FASTPATH_FINALIZE
 /// with the value ptxas gives the family's objects (0x09 sm_100, 0x50
@@ -1786,11 +1810,7 @@ fn empty_link_compat(arch: develf_format::header::Arch) -> Vec<u8> {
     if arch.sm < 100 {
         return accelerator;
     }
-    let fastpath: u8 = match arch.sm {
-        100 => 0x09,
-        120 => 0x50,
-        _ => 0,
-    };
+    let fastpath = empty_link_fastpath(arch);
     let mut out = accelerator;
     out.extend_from_slice(&[
         4,
