@@ -151,6 +151,8 @@ const SCO_ARCHS: &[&str] = &["sm_86", "sm_90"];
 const NBEX_ARCHS: &[&str] = &["sm_86", "sm_100"];
 /// The `indir` group: one architecture with and one without `_param` locals.
 const INDIR_ARCHS: &[&str] = &["sm_75", "sm_90"];
+/// Rules 12.8, 12.9: relinked rooms beside callees' arrays (session 15).
+const SHROOM_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
 /// The `launch` objects and group (sm_75: ptxas writes CTAIDZ_USED for a
 /// device function; sm_90 and Mercury sm_100 do not).
 const LAUNCH_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
@@ -404,6 +406,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("stackw_lib", "stackw_lib.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     cu("xshm_a", "xshm_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
+    cu("shroom_a", "shroom_a.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
+    cu("shroom_b", "shroom_b.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
     cu("xconst_a", "xconst_a.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     // Rule 11.3: the Mercury finaliser's scoreboard re-allocation.
     cu("sbreuse_a", "sbreuse_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -836,6 +840,17 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.8: the `-r` output's externs defined in an extern-only
     // `.nv_debug.shared`, named by a device function (`ind_mix`).
     GroupSpec { name: "indir-relink", inputs: &[LinkR("indir")], flags: &[], archs: Archs::Only(INDIR_ARCHS) },
+    GroupSpec {
+        name: "shroom",
+        inputs: &[Abi8("shroom_b"), Abi8("shroom_a")],
+        flags: &[],
+        archs: Archs::Only(SHROOM_ARCHS),
+    },
+    // Rules 12.8, 12.9: a relinked kernel's room before its callee's 8-aligned
+    // array; the null symbol takes the first room's offset (Mercury too).
+    GroupSpec { name: "shroom-relink", inputs: &[LinkR("shroom")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
+    GroupSpec { name: "shroom-a", inputs: &[Abi8("shroom_a")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
+    GroupSpec { name: "shroom-a-relink", inputs: &[LinkR("shroom-a")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
     // Rule 9.13: `tlib` drops tl_b's and tl_c's dsqrt slow paths, called only
     // by copies that lost when met; `tlib-repl` (tl_a's copies win on
     // registers) keeps tl_b's, drops the replaced `tl_poly<double>`'s FDE

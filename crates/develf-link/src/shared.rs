@@ -851,6 +851,10 @@ fn plan_executable(
         }
     }
     let common_area = end;
+    // The reserved-area part of the null symbol (`null_value`); a room's
+    // offset is added to it below.
+    let null_base = plan.null_value;
+    let mut first_room_placed = false;
     for (i, k) in kernels.iter().enumerate() {
         let mut cur = k.reach.iter().filter_map(|n| common_end.get(n)).copied().max().unwrap_or(0);
         cur = cur.max(kernel_end.get(&i).copied().unwrap_or(0));
@@ -869,26 +873,40 @@ fn plan_executable(
         // `-preserve-relocs`, exec).
         let mut vars: Vec<&Variable> = private.get(&i).cloned().unwrap_or_default();
         vars.extend(k.own.iter());
+        // Rule 12.8: a relinked `-r` output's room without variables stays,
+        // placed as the kernel's own variable would be, sorted with its
+        // callees' (p11 `kc`: its 16-aligned 0x10 room at 0, then `touch`'s
+        // 8-aligned `ll[16]` at 0x10; sm_75..sm_90a).
+        let room =
+            Variable { symbol: SymbolRef { input: usize::MAX, symbol: 0 }, align: k.own_align, size: k.own_size };
+        let has_room = k.own.is_empty() && k.own_size > 0;
+        let mut placed: Vec<&Variable> = vars.clone();
+        if has_room {
+            placed.push(&room);
+        }
+        placed.sort_by_key(|v| v.size);
+        placed.sort_by_key(|v| std::cmp::Reverse(v.align));
         vars.sort_by_key(|v| v.size);
         vars.sort_by_key(|v| std::cmp::Reverse(v.align));
         let any_common = k.reach.iter().any(|n| common_end.contains_key(n));
-        for v in &vars {
+        for v in placed {
             let at = align_up(cur, v.align);
+            cur = at.saturating_add(v.size);
+            if std::ptr::eq(v, &room) {
+                // Rule 12.9: the null symbol, written like the room's
+                // variable, takes the offset of the first kernel's room (f6
+                // cubl relinked: `scan_f`'s room after the common
+                // `block_scan<float,128>::s`: 0x200 on sm_75; p11: `ks2`'s
+                // room at 0, not `ks`'s at 0x90 nor the sum).
+                if k.room.is_some() && !first_room_placed {
+                    plan.null_value = null_base.saturating_add(at);
+                    first_room_placed = true;
+                }
+                continue;
+            }
             plan.offsets.insert(v.symbol, at);
             plan.homes.insert(v.symbol, k.shared);
-            cur = at.saturating_add(v.size);
             align = align.max(v.align);
-        }
-        if k.own.is_empty() && k.own_size > 0 {
-            // Rule 12.8: a relinked `-r` output's room without variables stays.
-            let at = align_up(cur, k.own_align);
-            // Rule 12.9: the null symbol, written like the room's variable,
-            // also takes the room's offset (f6 cubl relinked: `scan_f`'s room
-            // after the common `block_scan<float,128>::s`: 0x200 on sm_75).
-            if !layout.mercury && k.room.is_some() {
-                plan.null_value = plan.null_value.saturating_add(at);
-            }
-            cur = at.saturating_add(k.own_size);
         }
         if let Some(&kernel) = k.reach.first() {
             let user = |symbol: SymbolRef| pool.iter().find(|(p, _)| p.symbol == symbol).map_or(kernel, |(_, n)| *n);

@@ -812,11 +812,12 @@ pub(crate) fn build(
             // Rule 11.9: on Mercury always after the reserved area, 0x400
             // (shared `-g`, sm_100/sm_120, without a common area).
             None if executable && (extern_shared || (layout.debug && input_extern)) => {
-                let (bias, unplaced) = if layout.mercury {
-                    (layout.shared.reserved, layout.shared.reserved)
-                } else {
-                    (layout.shared.extern_bias, 0)
-                };
+                // An extern no code names (a relinked `-r` output's, whose
+                // kernels name their `externsharedinstance`) is at 0 plus the
+                // same bias (shroom_b relinked `-g`, sm_90: `shr_dyn` 0x400
+                // beside the common area).
+                let bias = if layout.mercury { layout.shared.reserved } else { layout.shared.extern_bias };
+                let unplaced = bias;
                 let value = layout.shared.extern_values.get(global.name).map_or(unplaced, |v| v + bias);
                 (section, value, sym.size)
             }
