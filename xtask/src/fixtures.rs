@@ -407,6 +407,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xshm_a", "xshm_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("shroom_a", "shroom_a.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
+    cu("msigrev", "msigrev.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("shroom_b", "shroom_b.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
     cu("xconst_a", "xconst_a.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     // Rule 11.3: the Mercury finaliser's scoreboard re-allocation.
@@ -840,6 +841,7 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.8: the `-r` output's externs defined in an extern-only
     // `.nv_debug.shared`, named by a device function (`ind_mix`).
     GroupSpec { name: "indir-relink", inputs: &[LinkR("indir")], flags: &[], archs: Archs::Only(INDIR_ARCHS) },
+    GroupSpec { name: "msigrev", inputs: &[Abi8("msigrev")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "shroom",
         inputs: &[Abi8("shroom_b"), Abi8("shroom_a")],

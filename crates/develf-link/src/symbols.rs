@@ -225,13 +225,18 @@ pub(crate) fn lost_copy(input: &InputObject<'_>, resolution: &Resolution<'_>, f:
 /// msig_c, before msig_b's `op_mul`); a local sorts among its input's
 /// globals, not before every global (session 12: b.cubin's global
 /// `g_glob`, `#iii`, before a.cubin's static `f_loc`, `#ii`; sm_100).
+/// One function's entries of one input come last first (session 15: a
+/// kernel's indirect calls `#ii #ll #iii #ii` give `#ii #iii #ll`, `#ll
+/// #ii` give `#ii #ll`; helper p07's virtual calls `#il #ll #vl ...` give
+/// `#vl #ll #il`; sm_100, sm_120, exec and `-r`).
 /// Then the `.nv.prototype` signatures, input by input, first use first.
 pub(crate) fn merc_signature_strings<'a>(
     inputs: &[InputObject<'a>],
     keep: &dyn Fn(PrototypeEntry) -> bool,
     first_mention: &dyn Fn(SymbolRef) -> SymbolRef,
 ) -> Vec<&'a str> {
-    let mut graph: Vec<(u8, SymbolRef, usize, &'a str)> = Vec::new();
+    // (block, creation rank, input, the entry's place there reversed, text).
+    let mut graph: Vec<(u8, SymbolRef, usize, std::cmp::Reverse<usize>, &'a str)> = Vec::new();
     for input in inputs {
         let Some(strtab) = input.cubin.symtab().and_then(|t| input.section(t.section)).map(|s| s.link as usize) else {
             continue;
@@ -244,14 +249,14 @@ pub(crate) fn merc_signature_strings<'a>(
                     let Some(text) = string_at(strings, p.1) else { continue };
                     let at = first_mention(SymbolRef { input: input.index, symbol: p.0 as usize });
                     let seq = graph.len();
-                    graph.push((block, at, seq, text));
+                    graph.push((block, at, input.index, std::cmp::Reverse(seq), text));
                 }
             }
         }
     }
     graph.sort_unstable();
     let mut out: Vec<&'a str> = Vec::new();
-    for (_, _, _, text) in graph {
+    for (_, _, _, _, text) in graph {
         if !out.contains(&text) {
             out.push(text);
         }
