@@ -408,6 +408,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xshm_b", "xshm_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("shroom_a", "shroom_a.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
     cu("msigrev", "msigrev.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("dshkeep", "dshkeep.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
+    cu("dshdrop", "dshdrop.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
     cu("shroom_b", "shroom_b.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
     cu("xconst_a", "xconst_a.cu", Archs::Only(&["sm_90", "sm_100"]), ABI7_NONE),
     // Rule 11.3: the Mercury finaliser's scoreboard re-allocation.
@@ -853,6 +855,12 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "shroom-relink", inputs: &[LinkR("shroom")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
     GroupSpec { name: "shroom-a", inputs: &[Abi8("shroom_a")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
     GroupSpec { name: "shroom-a-relink", inputs: &[LinkR("shroom-a")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
+    // Rule 12.8: when a relinked `.nv_debug.shared` stays (`dshkeep`) or goes
+    // (`dshdrop`).
+    GroupSpec { name: "dshkeep", inputs: &[Abi8("dshkeep")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
+    GroupSpec { name: "dshkeep-relink", inputs: &[LinkR("dshkeep")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
+    GroupSpec { name: "dshdrop", inputs: &[Abi8("dshdrop")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
+    GroupSpec { name: "dshdrop-relink", inputs: &[LinkR("dshdrop")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
     // Rule 9.13: `tlib` drops tl_b's and tl_c's dsqrt slow paths, called only
     // by copies that lost when met; `tlib-repl` (tl_a's copies win on
     // registers) keeps tl_b's, drops the replaced `tl_poly<double>`'s FDE

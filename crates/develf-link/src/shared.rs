@@ -489,7 +489,8 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
             // Rule 12.8: dropped when code refers to an extern a `-r` output
             // defined here (relinked shm, xshm: a device function's `dyn`;
             // relinked shared, whose `dyn` no code names: kept).
-            out.keep = if facts.any_extern && !facts.defined_extern { Keep::Always } else { Keep::Never };
+            let dropped = facts.defined_extern && names_extern_beside_common(inputs, &facts, &kernels);
+            out.keep = if facts.any_extern && !dropped { Keep::Always } else { Keep::Never };
             // Under `-g` it stays when an input's `.nv_debug.shared` holds
             // variables too (a `-r -g` output's, with a device function's
             // `static __shared__` beside the defined externs: fresh5 p6/p7
@@ -639,6 +640,32 @@ fn in_debug_shared(input: &InputObject<'_>, s: &develf_parse::elf::Symbol<'_>) -
         && s.section_index()
             .and_then(|x| input.section(x))
             .is_some_and(|sec| SectionClass::of_input(sec.name, sec.sh_type) == Some(SectionClass::DebugShared))
+}
+
+/// Rule 12.8's condition for dropping a relinked `.nv_debug.shared` (beside
+/// code naming an extern defined there): a kernel with variables of its own
+/// names extern memory in its own code and reaches a device function's
+/// variable there that another kernel reaches too. xshm_a's `-r` output,
+/// relinked: `xshm_small` (own `a[10]`, names `xshm_dyn`) and `xshm_big`
+/// both reach `xshm_read`'s `tile`: dropped. Kept (an empty section) when
+/// that kernel has no variables of its own, does not name the extern
+/// itself, or is alone in reaching the variable (p11 `touch` naming `raw`;
+/// 16 small variants, `/tmp/s15/dbg`, sm_80; fixtures `shroom*`).
+fn names_extern_beside_common(inputs: &[InputObject<'_>], facts: &Facts, kernels: &[Kernel]) -> bool {
+    let debug_variables = |node: &Node| -> Vec<SymbolRef> {
+        let Some(uses) = facts.uses.get(node) else { return Vec::new() };
+        uses.iter()
+            .copied()
+            .filter(|u| inputs.get(u.input).is_some_and(|i| i.symbol(u.symbol).is_some_and(|y| in_debug_shared(i, y))))
+            .collect()
+    };
+    let reached = |k: &Kernel| -> Vec<SymbolRef> { k.reach.iter().flat_map(debug_variables).collect() };
+    let all: Vec<Vec<SymbolRef>> = kernels.iter().map(reached).collect();
+    kernels.iter().enumerate().any(|(i, k)| {
+        !k.own.is_empty()
+            && k.reach.first().is_some_and(|n| facts.extern_users.contains(n))
+            && all[i].iter().any(|v| all.iter().enumerate().any(|(j, other)| j != i && other.contains(v)))
+    })
 }
 
 /// Rule 12.3 without extern memory: like [`grow_by_room`], but also at
