@@ -466,7 +466,7 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
         .fold(by_target, u64::max);
     let mut plan = SharedPlan { reserved, null_value: null_value(layout, &kernels, reserved), ..SharedPlan::default() };
     if layout.executable {
-        plan_executable(inputs, resolution, layout, &facts, &kernels, reserved, &mut plan);
+        let extern_beside_common = plan_executable(inputs, resolution, layout, &facts, &kernels, reserved, &mut plan);
         // Inputs' `.nv_debug.shared` holding only extern definitions (a
         // `-r -g` output's): their alignment is not kept (fresh4 Grr.g,
         // lirr.g: G.gr's 0x80-aligned section relinked with `-g` comes out
@@ -488,8 +488,14 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
             out.size = if layout.mercury || keeps_symbols { reserved } else { 0 };
             // Rule 12.8: dropped when code refers to an extern a `-r` output
             // defined here (relinked shm, xshm: a device function's `dyn`;
-            // relinked shared, whose `dyn` no code names: kept).
-            let dropped = facts.defined_extern && names_extern_beside_common(inputs, &facts, &kernels);
+            // relinked shared, whose `dyn` no code names: kept) and a kernel
+            // with variables of its own names extern memory itself and shares
+            // the common area: xshm_a's `-r` output, relinked: `xshm_small`
+            // (own `a[10]`, names `xshm_dyn`) and `xshm_big` both reach
+            // `xshm_read`'s `tile`. Otherwise an empty one stays (p11 `touch`
+            // naming `raw`; 21 small variants, `/tmp/s15/dbg`, sm_80;
+            // fixtures `dshkeep`, `shroom*`).
+            let dropped = facts.defined_extern && extern_beside_common;
             out.keep = if facts.any_extern && !dropped { Keep::Always } else { Keep::Never };
             // Under `-g` it stays when an input's `.nv_debug.shared` holds
             // variables too (a `-r -g` output's, with a device function's
@@ -642,32 +648,6 @@ fn in_debug_shared(input: &InputObject<'_>, s: &develf_parse::elf::Symbol<'_>) -
             .is_some_and(|sec| SectionClass::of_input(sec.name, sec.sh_type) == Some(SectionClass::DebugShared))
 }
 
-/// Rule 12.8's condition for dropping a relinked `.nv_debug.shared` (beside
-/// code naming an extern defined there): a kernel with variables of its own
-/// names extern memory in its own code and reaches a device function's
-/// variable there that another kernel reaches too. xshm_a's `-r` output,
-/// relinked: `xshm_small` (own `a[10]`, names `xshm_dyn`) and `xshm_big`
-/// both reach `xshm_read`'s `tile`: dropped. Kept (an empty section) when
-/// that kernel has no variables of its own, does not name the extern
-/// itself, or is alone in reaching the variable (p11 `touch` naming `raw`;
-/// 16 small variants, `/tmp/s15/dbg`, sm_80; fixtures `shroom*`).
-fn names_extern_beside_common(inputs: &[InputObject<'_>], facts: &Facts, kernels: &[Kernel]) -> bool {
-    let debug_variables = |node: &Node| -> Vec<SymbolRef> {
-        let Some(uses) = facts.uses.get(node) else { return Vec::new() };
-        uses.iter()
-            .copied()
-            .filter(|u| inputs.get(u.input).is_some_and(|i| i.symbol(u.symbol).is_some_and(|y| in_debug_shared(i, y))))
-            .collect()
-    };
-    let reached = |k: &Kernel| -> Vec<SymbolRef> { k.reach.iter().flat_map(debug_variables).collect() };
-    let all: Vec<Vec<SymbolRef>> = kernels.iter().map(reached).collect();
-    kernels.iter().enumerate().any(|(i, k)| {
-        !k.own.is_empty()
-            && k.reach.first().is_some_and(|n| facts.extern_users.contains(n))
-            && all[i].iter().any(|v| all.iter().enumerate().any(|(j, other)| j != i && other.contains(v)))
-    })
-}
-
 /// Rule 12.3 without extern memory: like [`grow_by_room`], but also at
 /// equality (a kernel's `int[1]` with an `int` pool 4 -> 8, `double[4]` with
 /// a 32-aligned pool 0x20 -> 0x40; ptxas does the same in one object:
@@ -713,7 +693,9 @@ fn null_value(layout: &Layout, kernels: &[Kernel], reserved: u64) -> u64 {
     }
 }
 
-/// Rule 12.1.
+/// Rule 12.1. Returns whether a kernel with variables of its own names
+/// extern memory in its own code and reaches the common area (rule 12.8's
+/// condition for dropping a relinked `.nv_debug.shared`, in `plan`).
 fn plan_executable(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
@@ -722,7 +704,7 @@ fn plan_executable(
     kernels: &[Kernel],
     reserved: u64,
     plan: &mut SharedPlan,
-) {
+) -> bool {
     let debug = layout.debug;
     // Device functions' variables (`.nv_debug.shared`), by the kernels that reach them.
     let mut pool: Vec<(Variable, Node)> = Vec::new();
@@ -882,6 +864,7 @@ fn plan_executable(
     // offset is added to it below.
     let null_base = plan.null_value;
     let mut first_room_placed = false;
+    let mut extern_beside_common = false;
     for (i, k) in kernels.iter().enumerate() {
         let mut cur = k.reach.iter().filter_map(|n| common_end.get(n)).copied().max().unwrap_or(0);
         cur = cur.max(kernel_end.get(&i).copied().unwrap_or(0));
@@ -898,28 +881,25 @@ fn plan_executable(
         // f6 cubl: `reduce_d`'s own 0x80 `TempStorage` at 0, then its callee
         // `block_scan<double,512>`'s 0x1000 array at 0x80 (sm_86
         // `-preserve-relocs`, exec).
-        let mut vars: Vec<&Variable> = private.get(&i).cloned().unwrap_or_default();
-        vars.extend(k.own.iter());
         // Rule 12.8: a relinked `-r` output's room without variables stays,
         // placed as the kernel's own variable would be, sorted with its
         // callees' (p11 `kc`: its 16-aligned 0x10 room at 0, then `touch`'s
-        // 8-aligned `ll[16]` at 0x10; sm_75..sm_90a).
-        let room =
-            Variable { symbol: SymbolRef { input: usize::MAX, symbol: 0 }, align: k.own_align, size: k.own_size };
-        let has_room = k.own.is_empty() && k.own_size > 0;
-        let mut placed: Vec<&Variable> = vars.clone();
-        if has_room {
-            placed.push(&room);
+        // 8-aligned `ll[16]` at 0x10; sm_75..sm_90a): `None` here.
+        let mut placed: Vec<Option<&Variable>> = private.get(&i).into_iter().flatten().copied().map(Some).collect();
+        placed.extend(k.own.iter().map(Some));
+        if k.own.is_empty() && k.own_size > 0 {
+            placed.push(None);
         }
-        placed.sort_by_key(|v| v.size);
-        placed.sort_by_key(|v| std::cmp::Reverse(v.align));
-        vars.sort_by_key(|v| v.size);
-        vars.sort_by_key(|v| std::cmp::Reverse(v.align));
+        // (alignment, size) of a variable or the room.
+        let extent = |v: Option<&Variable>| v.map_or((k.own_align, k.own_size), |v| (v.align, v.size));
+        placed.sort_by_key(|&v| extent(v).1);
+        placed.sort_by_key(|&v| std::cmp::Reverse(extent(v).0));
         let any_common = k.reach.iter().any(|n| common_end.contains_key(n));
-        for v in placed {
-            let at = align_up(cur, v.align);
-            cur = at.saturating_add(v.size);
-            if std::ptr::eq(v, &room) {
+        for &v in &placed {
+            let (v_align, v_size) = extent(v);
+            let at = align_up(cur, v_align);
+            cur = at.saturating_add(v_size);
+            let Some(v) = v else {
                 // Rule 12.9: the null symbol, written like the room's
                 // variable, takes the offset of the first kernel's room (f6
                 // cubl relinked: `scan_f`'s room after the common
@@ -930,11 +910,18 @@ fn plan_executable(
                     first_room_placed = true;
                 }
                 continue;
-            }
+            };
             plan.offsets.insert(v.symbol, at);
             plan.homes.insert(v.symbol, k.shared);
             align = align.max(v.align);
         }
+        // The variables alone, in their placed order (a stable sort of them
+        // without the room gives the same order).
+        let vars: Vec<&Variable> = placed.iter().flatten().copied().collect();
+        // Rule 12.8 (`plan`): such a kernel names extern memory in its own
+        // code, has variables of its own and shares the common area.
+        extern_beside_common |=
+            !k.own.is_empty() && k.reach.first().is_some_and(|n| facts.extern_users.contains(n)) && any_common;
         if let Some(&kernel) = k.reach.first() {
             let user = |symbol: SymbolRef| pool.iter().find(|(p, _)| p.symbol == symbol).map_or(kernel, |(_, n)| *n);
             let mut variables: Vec<(SymbolRef, Node, u64)> =
@@ -1037,6 +1024,7 @@ fn plan_executable(
             *v = (*v).max(start);
         }
     }
+    extern_beside_common
 }
 
 /// Rule 12.1: a device function's `extern __shared__` memory has one address,

@@ -822,8 +822,7 @@ pub(crate) fn build(
                 // same bias (shroom_b relinked `-g`, sm_90: `shr_dyn` 0x400
                 // beside the common area).
                 let bias = if layout.mercury { layout.shared.reserved } else { layout.shared.extern_bias };
-                let unplaced = bias;
-                let value = layout.shared.extern_values.get(global.name).map_or(unplaced, |v| v + bias);
+                let value = layout.shared.extern_values.get(global.name).copied().unwrap_or(0) + bias;
                 (section, value, sym.size)
             }
             None => (section, sym.value.saturating_add(base), sym.size),
