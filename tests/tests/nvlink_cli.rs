@@ -618,6 +618,21 @@ fn an_object_after_an_unused_system_library_is_fatal() {
         assert_eq!(nvlink_cmd::run_nvlink(os(&[&target, &need, &def, "-o", &pulled_nothing])), 0, "{arch}");
         assert_eq!(nvlink_cmd::run_nvlink(os(&[&target, &need, &raw, &def, "-o", &out])), 0, "{arch}");
         assert_eq!(std::fs::read(&out).expect("out"), std::fs::read(&pulled_nothing).expect("plain"), "{arch}");
+        // f08: a raw cubin whose path contains "cudadevrt" is searched the
+        // same way. nvlink 13.5: `cudadevrt_user.cubin devrt_def.cubin` is
+        // fatal; `devrt_var.cubin cudadevrt_user.cubin` fails with
+        // "Undefined reference to 'devrt_fake_counter'" (exit 255: an
+        // undefined variable makes nothing join, though that cubin defines it).
+        let user = path("cudadevrt_user.cubin");
+        let _ = std::fs::remove_file(&out);
+        assert_eq!(nvlink_cmd::run_nvlink(os(&[&target, &user, &def, "-o", &out])), FATAL_STATUS, "{arch}: sysname");
+        assert!(!Path::new(&out).exists(), "{arch}: output written");
+        assert_eq!(
+            nvlink_cmd::run_nvlink(os(&[&target, &path("devrt_var.cubin"), &user, "-o", &out])),
+            LINK_ERROR_STATUS,
+            "{arch}: variable pulled the system cubin in"
+        );
+        assert!(!Path::new(&out).exists(), "{arch}: output written");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -478,6 +478,11 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("devrt_need", "devrt_need.cu", Archs::Only(DEVRT_ARCHS), ABI7_NONE),
     cu("devrt_def", "devrt_def.cu", Archs::Only(DEVRT_ARCHS), ABI7_NONE),
     host_library("libcudadevrt", "devrt_fake.cu", Archs::Only(DEVRT_ARCHS)),
+    // Rule 13.3 (f08): nvlink takes any input whose path contains
+    // "cudadevrt" for its system library, a raw cubin too; devrt_var needs
+    // only a variable it defines.
+    cu("cudadevrt_user", "devrt_fake.cu", Archs::Only(DEVRT_ARCHS), ABI7_NONE),
+    cu("devrt_var", "devrt_var.cu", Archs::Only(DEVRT_ARCHS), ABI7_NONE),
     cu("xconst_b", "xconst_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     // Rules 3.5 (p_memsz of NOBITS after the file image) and 7.3
     // (EICOMPAT_ATTR_INST_TENSORMAP_V1 merged as a maximum).

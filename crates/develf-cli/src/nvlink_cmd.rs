@@ -994,15 +994,18 @@ struct LoadedFile {
     /// A relocatable cubin read without its code (crate::input_file): its
     /// index in [`Loaded::code`], where the linker reads the code from.
     code: Option<usize>,
-    /// Rule 13.3: an archive named like nvlink's system library, whose members
-    /// join the link only when they define a symbol it still needs.
+    /// Rule 13.3: a file whose path names nvlink's system library, whose
+    /// objects join the link only while it still needs something.
     system: bool,
 }
 
-/// Rule 13.3: the archive nvlink links on demand, recognised by its file name
-/// alone (`libdev.a` copied to `libcudadevrt.a` is linked on demand too, and
-/// `libcudadevrt.a` copied to `libfoo.a` whole).
-const SYSTEM_LIBRARY: &str = "libcudadevrt.a";
+/// Rule 13.3: nvlink links on demand any input whose path, as given (or as
+/// `-L`/`-l` make it), contains this, case-sensitive: not only
+/// `libcudadevrt.a` (`libdev.a` copied to `libcudadevrt.a` is searched,
+/// `libcudadevrt.a` copied to `libfoo.a` linked whole) but a cubin, fatbin or
+/// host object under a directory `my_cudadevrt_build/` (f08; also
+/// `dir_cudadevrt/../m.cubin`, not `CUDADEVRT/m.cubin`).
+const SYSTEM_LIBRARY: &str = "cudadevrt";
 
 fn find_library(name: &str, paths: &[PathBuf]) -> Option<PathBuf> {
     let file = format!("lib{name}.a");
@@ -1040,7 +1043,7 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
         if archive && !archives_seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())) {
             return;
         }
-        let system = archive && path.file_name().is_some_and(|n| n == SYSTEM_LIBRARY);
+        let system = name.contains(SYSTEM_LIBRARY);
         files.push(LoadedFile { name, data, code, system });
     };
     for (name, data) in names.into_iter().zip(results) {
@@ -1420,26 +1423,12 @@ impl LinkFailure {
     }
 }
 
-/// The global symbols objects define, and those they need, each with
-/// whether it is a function the driver does not supply.
-type DefinedAndNeeded = (Vec<String>, Vec<(String, bool)>);
+/// The global symbols objects define, and the functions they need that the
+/// driver does not supply: only a needed function makes the system library
+/// join (rule 13.3).
+type DefinedAndNeeded = (Vec<String>, Vec<String>);
 
-/// Adds `names` (needed symbols, each with whether it is a function the
-/// driver does not supply) to what the link needs.
-fn need(
-    needed: &mut std::collections::HashSet<String>,
-    functions: &mut std::collections::HashSet<String>,
-    names: Vec<(String, bool)>,
-) {
-    for (name, function) in names {
-        if function {
-            functions.insert(name.clone());
-        }
-        needed.insert(name);
-    }
-}
-
-/// The global symbols a device object defines and those it needs.
+/// The global symbols a device object defines and the functions it needs.
 fn defined_and_undefined(bytes: &[u8]) -> DefinedAndNeeded {
     use develf_format::symbol::{STB_GLOBAL, STB_LOCAL, STT_FILE, STT_FUNC, STT_SECTION};
     let (mut defined, mut undefined) = (Vec::new(), Vec::new());
@@ -1450,10 +1439,12 @@ fn defined_and_undefined(bytes: &[u8]) -> DefinedAndNeeded {
         }
         if symbol.shndx != 0 {
             defined.push(symbol.name.to_string());
-        } else if symbol.bind == STB_GLOBAL {
+        } else if symbol.bind == STB_GLOBAL
+            && symbol.st_type == STT_FUNC
             // The driver's functions (`vprintf`, `malloc`) pull nothing in.
-            let function = symbol.st_type == STT_FUNC && !develf_link::is_driver_function(symbol.name);
-            undefined.push((symbol.name.to_string(), function));
+            && !develf_link::is_driver_function(symbol.name)
+        {
+            undefined.push(symbol.name.to_string());
         }
     }
     (defined, undefined)
@@ -1521,7 +1512,6 @@ fn gather_objects<'a>(
     // What the objects so far define and need; only a system library asks.
     let track = files.iter().any(|f| f.system);
     let mut defined: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut needed: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut needed_functions: std::collections::HashSet<String> = std::collections::HashSet::new();
     // Rule 13.3: a system library that joined nothing must come last.
     let mut unused_system: Option<&str> = None;
@@ -1548,8 +1538,9 @@ fn gather_objects<'a>(
                 return Err(LinkFailure::fatal(match reporter.style {
                     Style::Nvlink => "unexpected object after cudadevrt".to_string(),
                     Style::Develf => format!(
-                        "'{}' comes after the device runtime library '{system}', which nothing needed: \
-                         nvlink accepts no object after it then (put it last)",
+                        "'{}' comes after '{system}', which nothing needed: nvlink takes any input whose \
+                         path contains \"{SYSTEM_LIBRARY}\" for its device runtime library, and accepts no \
+                         object after it then (put it last)",
                         file.name
                     ),
                 }));
@@ -1558,7 +1549,7 @@ fn gather_objects<'a>(
                 if track {
                     let (d, u) = symbols_of(&objects);
                     defined.extend(d);
-                    need(&mut needed, &mut needed_functions, u);
+                    needed_functions.extend(u);
                 }
                 gathered.registered.extend(register_name(unit));
                 gathered.device_only_input |= is_device_only(unit);
@@ -1573,35 +1564,37 @@ fn gather_objects<'a>(
         let mut per_unit: Vec<Option<Vec<NamedObject<'a>>>> = per_unit.into_iter().map(Some).collect();
         let mut joined = false;
         loop {
-            // A member joins when it defines a symbol still needed, or, while
-            // any function is still undefined, whatever it defines: f07's
-            // `m.cubin -lcudadevrt -ll` pulls `cuda_device_runtime.o` in for
-            // `lf`, which only libl.a defines (sm_80; an undefined variable
-            // does not).
-            // Only a host-object member (NVIDIA's is one): a raw cubin in an
-            // archive of that name joins by the plain rule (a stand-in
-            // archive of each kind, sm_75).
+            // A member joins while any function is still undefined, whether
+            // or not it defines it: f07's `m.cubin -lcudadevrt -ll` pulls
+            // `cuda_device_runtime.o` in for `lf`, which only libl.a defines
+            // (sm_80). An undefined variable pulls nothing, not even the
+            // member that defines it (f08: `k.cubin l.cubin sys/u.cubin`
+            // leaves u.cubin's `unrelated_var` undefined, and `k.cubin
+            // sys/u.cubin l.cubin`, `lf` pending, links u.cubin whole). A
+            // cubin or fatbin given directly under such a path joins by the
+            // same rule. Raw cubins in an archive are no units (rule 13.3),
+            // in the system library too.
             let function_pending = needed_functions.iter().any(|n| !defined.contains(n));
-            let wanted = |i: &usize| {
-                per_unit[*i].as_ref().is_some_and(|o| !o.is_empty())
-                    && ((function_pending && !is_cubin(units[*i].data))
-                        || symbols[*i].0.iter().any(|n| needed.contains(n) && !defined.contains(n)))
-            };
+            let wanted = |i: &usize| function_pending && per_unit[*i].as_ref().is_some_and(|o| !o.is_empty());
             let Some(i) = (0..units.len()).find(wanted) else { break };
             joined = true;
             defined.extend(symbols[i].0.iter().cloned());
-            need(&mut needed, &mut needed_functions, symbols[i].1.clone());
+            needed_functions.extend(symbols[i].1.iter().cloned());
             gathered.registered.extend(register_name(&units[i]));
+            // Only once it joined does a system cubin turn host information
+            // off (f08: `k3.o sys/u.cubin`, nothing pending, keeps only the
+            // kernel k3.o's host code names).
+            gathered.device_only_input |= is_device_only(&units[i]);
             gathered.host_kernels.extend(host_kernel_patterns(units[i].data));
             gathered.objects.extend(per_unit[i].take().unwrap_or_default());
         }
         // Rule 13.3: nvlink then takes no further object ("unexpected object
         // after cudadevrt", fatal: `u1.cubin libcudadevrt.a u2.cubin`, or
-        // `-lcudadevrt -lu2`; once it joined, later objects are fine). Not
-        // after an archive of raw cubins of that name.
-        let host_members =
-            per_unit.iter().zip(&units).any(|(o, u)| o.as_ref().is_some_and(|o| !o.is_empty()) && !is_cubin(u.data));
-        if !joined && host_members && unused_system.is_none() {
+        // `-lcudadevrt -lu2`, or f08's `sys/m.cubin l.cubin`; once it joined,
+        // later objects are fine). Not after an archive of raw cubins of
+        // that name: it has no units.
+        let has_objects = per_unit.iter().any(|o| o.as_ref().is_some_and(|o| !o.is_empty()));
+        if !joined && has_objects && unused_system.is_none() {
             unused_system = Some(file.name.as_str());
         }
     }
