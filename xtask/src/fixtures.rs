@@ -325,6 +325,17 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(&["sm_90"]),
         abi7: ABI7_NONE,
     },
+    // Rule 3.2 (f10): `-G` PTX for sm_75 assembled for Mercury targets, whose
+    // one-byte `.debug_macinfo` has an aliased merc copy.
+    ObjectSpec {
+        name: "macinfo",
+        source: "macinfo.ptx",
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: PTXAS_DEVICE_DEBUG,
+        archs: Archs::Only(MERCURY_PAIR),
+        abi7: ABI7_NONE,
+    },
     cu("virt_a", "virt_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("virt_b", "virt_b.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
     cu("wreg_a", "wreg_a.cu", Archs::Only(&["sm_90"]), ABI7_NONE),
@@ -646,6 +657,8 @@ const GROUPS: &[GroupSpec] = &[
     // kernels (their own numbering), and an `EXIT`'s wait on a `DSETP` moved
     // to the `ERRBAR`.
     GroupSpec { name: "gsync-g", inputs: &[Abi8("gsync")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "macinfo", inputs: &[Abi8("macinfo")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "macinfo-g", inputs: &[Abi8("macinfo")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: the capsule numbering of a cluster sync's expansion.
     GroupSpec {
         name: "cluster-g",

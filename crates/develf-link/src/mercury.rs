@@ -91,6 +91,10 @@ static ALIASES: &[(&str, &str)] = &[
     (".nv.merc.debug_abbrev", ".debug_abbrev"),
     (".nv.merc.debug_loc", ".debug_loc"),
     (".nv.merc.debug_info", ".debug_info"),
+    // f10: `-G` PTX for sm_75 compiled by ptxas for a Mercury target has a
+    // one-byte `.debug_macinfo`, aliased the same way in the object and in
+    // nvlink's output (sm_100, sm_110, sm_120; exec, `-g` and `-r`).
+    (".nv.merc.debug_macinfo", ".debug_macinfo"),
 ];
 
 /// Rule 2: the `sh_link` of Mercury sections, by type.
