@@ -534,6 +534,7 @@ const OBJECTS: &[ObjectSpec] = &[
     device_debug("gxmix_a-G", "gxmix_a.cu", Archs::Only(MDBG_ARCHS)),
     cu("gxmix_b", "gxmix_b.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
     cu("gxnocall_b", "gxnocall_b.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
+    cu("gxkeep_b", "gxkeep_b.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
     device_debug("ghelp_a-G", "ghelp_a.cu", Archs::Only(DEBUG_ARCHS)),
     device_debug("ghelp_b-G", "ghelp_b.cu", Archs::Only(DEBUG_ARCHS)),
     // Rules 7.1, 9.10-9.12, 12.1, 12.8: indirect calls through `__constant__`
@@ -752,6 +753,14 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "gxnocall",
         inputs: &[Abi8("gxmix_a-G"), Abi8("gxnocall_b")],
+        flags: &[],
+        archs: Archs::Only(MDBG_ARCHS),
+    },
+    // Rule 11.8: a kernel without calls whose scoreboards the finaliser
+    // leaves as ptxas numbered them (no scoreboard on its stack-pointer load).
+    GroupSpec {
+        name: "gxkeep",
+        inputs: &[Abi8("gxmix_a-G"), Abi8("gxkeep_b")],
         flags: &[],
         archs: Archs::Only(MDBG_ARCHS),
     },

@@ -365,10 +365,11 @@ pub(crate) enum ExitRule {
     /// insertion (dbgmix `kf`, stkG `ks`, `ks2`); `-G` kernels without
     /// calls lose ptxas's `MEMBAR.SC.VC` (merc2 `setup`, `stencil_smem`, t1
     /// `gk_nocall`, `gk_branch`). Bare exits of kernels without calls get
-    /// `ERRBAR; CGAERRBAR` *and* new scoreboards and stalls all over the
-    /// kernel (t1 `nk_nocall`: 8 of 13 instructions' control bits,
-    /// `nk_branch`: 9 of 21), which is not reproduced: such kernels keep
-    /// ptxas's code.
+    /// `ERRBAR; CGAERRBAR` *and* the scoreboards allocated again (t1
+    /// `nk_nocall`: 8 of 13 instructions' control bits, `nk_branch`: 9 of
+    /// 21; `crate::scoreboard::rescheduled`); ptxas's own where the
+    /// stack-pointer load holds no scoreboard. A kernel the model declines
+    /// otherwise keeps ptxas's code ([`plan`]).
     ByCalls,
 }
 
@@ -788,9 +789,19 @@ fn plan(code: &[u8], rule: ExitRule) -> Option<Moves> {
     let has_call = words.iter().any(|&(lo, _)| OP_CALLS.contains(&(lo & 0xfff)));
     if rule == ExitRule::ByCalls && !has_call && moves.exits.iter().any(|e| e.before == 1) {
         let new = instruction_words(&moves.code);
-        let his = crate::scoreboard::rescheduled(&new)?;
-        for (chunk, hi) in moves.code.chunks_exact_mut(16).zip(his) {
-            chunk[8..].copy_from_slice(&hi.to_le_bytes());
+        match crate::scoreboard::rescheduled(&new) {
+            Some(his) => {
+                for (chunk, hi) in moves.code.chunks_exact_mut(16).zip(his) {
+                    chunk[8..].copy_from_slice(&hi.to_le_bytes());
+                }
+            }
+            // The finaliser runs ptxas's allocator again: with no
+            // scoreboard to free on the stack-pointer load, it gives back
+            // ptxas's numbering, where the model cannot reproduce it too
+            // (helpers' p09 `kb`: an `LDG` with a read barrier grouped
+            // with two plain ones keeps barrier 2; sm_100/sm_120).
+            None if !crate::scoreboard::stack_load_scoreboarded(&new) => {}
+            None => return None,
         }
     }
     Some(moves)

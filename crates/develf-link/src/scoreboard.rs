@@ -603,6 +603,14 @@ pub(crate) fn rescheduled(code: &[(u64, u64)]) -> Option<Vec<u64>> {
     Some(code.iter().zip(controls).map(|(&(_, hi), c)| with_control(hi, c)).collect())
 }
 
+/// Whether the kernel's stack-pointer load (its first instruction) sets a
+/// write scoreboard: the group the finaliser frees before it allocates the
+/// scoreboards again. Without it, its allocator (ptxas's) has nothing new
+/// to work with and gives back ptxas's numbering.
+pub(crate) fn stack_load_scoreboarded(code: &[(u64, u64)]) -> bool {
+    code.first().is_some_and(|&(lo, hi)| lo == LOAD_STACK_POINTER && control(hi).write != NO_BARRIER)
+}
+
 /// The new control fields of every instruction, or `None` where the model
 /// does not apply. With instructions `removed` (the fence workaround), the
 /// scoreboards are allocated again even where the stack-pointer load has
@@ -610,8 +618,8 @@ pub(crate) fn rescheduled(code: &[(u64, u64)]) -> Option<Vec<u64>> {
 /// no stack; 11/11 such kernels).
 fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Control>> {
     let removing = always || removed.iter().any(|&r| r);
-    let &(lo, hi) = code.first()?;
-    let stack_load = lo == LOAD_STACK_POINTER && control(hi).write != NO_BARRIER;
+    code.first()?;
+    let stack_load = stack_load_scoreboarded(code);
     if !stack_load && !removing || removed.len() != code.len() {
         return None;
     }
