@@ -702,10 +702,15 @@ fn dead_signatures<'a>(
             let Ok(graph) = develf_eiattr::CallGraph::decode(s.bytes()) else { continue };
             for pair in graph.address_taken.iter().chain(&graph.indirect_calls) {
                 let here = SymbolRef { input: input.index, symbol: pair.0 as usize };
-                let kept = resolution.definition_of(here).and_then(placed) == Some(true);
-                if let (true, Some(text)) = (kept, string_at(strings, pair.1)) {
-                    live.insert(text);
-                }
+                let Some(text) = string_at(strings, pair.1) else { continue };
+                match resolution.definition_of(here).and_then(placed) {
+                    Some(true) => live.insert(text),
+                    // A removed function's entries bring no signature
+                    // either (msigrev with `-variables-used`, every kernel
+                    // removed: no `#ii #iii #ll`; sm_100, sm_120).
+                    Some(false) => dead.insert(text),
+                    None => false,
+                };
             }
         }
     }
