@@ -74,6 +74,12 @@ const OP_EXIT: u64 = 0x94d;
 const OP_BSSY: u64 = 0x945;
 const OP_BSYNC: u64 = 0x941;
 const OP_CALL: u64 = 0x943;
+/// `WARPSYNC.ALL`/`.COLLECTIVE` (0x948) and `WARPSYNC Rn` (0x348): a branch
+/// offset field like `BRA`'s, 0 but for `.COLLECTIVE`'s region.
+const OP_WARPSYNC: u64 = 0x948;
+const OP_WARPSYNC_REGISTER: u64 = 0x348;
+/// The `.DIV` bit of `BRA` (high word): `@!P0 BRA.DIV UR5, 0x390`.
+const BRA_DIV: u64 = 1 << 27;
 /// `YIELD`, a scheduling hint in a spin loop (a `double` `atomicCAS`
 /// loop, sm_100/sm_120): control flow goes on to the next instruction.
 pub(crate) const OP_YIELD: u64 = 0x946;
@@ -241,13 +247,22 @@ fn groups(controls: &[Control]) -> Vec<Group> {
 fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
     let n = code.len();
     let mut out = Vec::with_capacity(n);
-    for (i, &(lo, _)) in code.iter().enumerate() {
+    for (i, &(lo, hi)) in code.iter().enumerate() {
         let always = (lo >> PREDICATE_SHIFT) & 0xf == PT;
         let next = (i + 1 < n).then_some(i + 1);
         let target = || branch_target(i, lo).filter(|&t| t < n);
         let opcode = lo & 0xfff;
         let succ: Vec<usize> = match opcode {
+            // `BRA.DIV` branches only when the warp is diverged, whatever
+            // its predicate.
+            OP_BRA if hi & BRA_DIV != 0 => std::iter::once(target()?).chain(next).collect(),
             OP_BRA => std::iter::once(target()?).chain(next.filter(|_| !always)).collect(),
+            // `WARPSYNC` (register, `.ALL`) goes on; `.COLLECTIVE` may also
+            // skip its collective region, to its target (helpers' p08
+            // `ktile`: `WARPSYNC.COLLECTIVE R5, 0x400` at 0x3d0).
+            OP_WARPSYNC | OP_WARPSYNC_REGISTER => {
+                next.into_iter().chain(target().filter(|&t| Some(t) != next)).collect()
+            }
             OP_BRA_UNIFORM => std::iter::once(target()?).chain(next).collect(),
             OP_EXIT => next.filter(|_| !always).into_iter().collect(),
             OP_BSYNC | OP_BSSY | OP_YIELD => next.into_iter().collect(),
@@ -785,6 +800,25 @@ mod tests {
     fn fixture(path: &str) -> Vec<u8> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
         std::fs::read(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// The control flow of `BRA.DIV` and `WARPSYNC`, with the words and
+    /// targets cuobjdump 13.5 prints for the helpers' p08 `ktile` (sm_100).
+    #[test]
+    fn divergent_branches_and_warp_syncs_fall_through() {
+        let nop = (0x7918, 0x000f_c000_0000_0000);
+        let mut code = vec![nop; 0x60];
+        // 0x1b0: `@!P0 BRA.DIV UR5, 0x390`; also with `PT`, it falls through.
+        code[0x1b] = (0x0000_0002_0574_8947, 0x004f_ec00_0b80_0000);
+        code[0x1c] = (0x0000_0002_0574_7947, 0x004f_ec00_0b80_0000);
+        // 0x3d0: `WARPSYNC.COLLECTIVE R5, 0x400`; 0x250: `WARPSYNC R5`.
+        code[0x3d] = (0x0000_0000_0508_7348, 0x009f_ea00_03c0_0000);
+        code[0x25] = (0x0000_0000_0500_7348, 0x000f_ea00_0380_0000);
+        let succ = successors(&code).expect("followed");
+        assert_eq!(succ[0x1b], vec![0x39, 0x1c]);
+        assert_eq!(succ[0x1c], vec![0x3a, 0x1d]);
+        assert_eq!(succ[0x3d], vec![0x3e, 0x40]);
+        assert_eq!(succ[0x25], vec![0x26]);
     }
 
     fn text(bytes: &[u8], name: &str) -> Vec<u8> {
