@@ -41,19 +41,20 @@ use develf_parse::Cubin;
 use develf_parse::elf::Section;
 use hashbrown::HashMap;
 
-/// Low 12 bits of the instructions involved (sm_100..sm_121 encodings).
-const OP_EXIT: u64 = 0x94d;
-const OP_BRA: u64 = 0x947;
+/// Low 12 bits of the instructions involved (sm_100..sm_121 encodings;
+/// `crate::scoreboard` follows the control flow with the same ones).
+pub(crate) const OP_EXIT: u64 = 0x94d;
+pub(crate) const OP_BRA: u64 = 0x947;
 /// `BRA.U` on a uniform predicate: the same offset field (libcudadevrt
 /// `memcpy_3d_device` under `-g`: 12 kernels' `BRA.U !UP0` kept a stale
 /// offset before it was followed).
-const OP_BRA_UNIFORM: u64 = 0x547;
+pub(crate) const OP_BRA_UNIFORM: u64 = 0x547;
 /// `BRA.DIV`: the `BRA` taken when the warp has diverged (fresh3
 /// `ps_warp_stats`' `BRA.DIV UR4, 0x410` = `0x0000_0002_0490_7947`).
-const BRA_DIVERGENT: u64 = 1 << 33;
+pub(crate) const BRA_DIVERGENT: u64 = 1 << 33;
 const OP_NOP: u64 = 0x918;
 /// `WARPSYNC.ALL` (`numbered_from_end`).
-const OP_WARPSYNC_ALL: u64 = 0x948;
+pub(crate) const OP_WARPSYNC_ALL: u64 = 0x948;
 const OP_CGAERRBAR: u64 = 0x5ab;
 /// `SUST` (surface store; `SUST.D.BA.2D.STRONG.SM.TRAP`).
 const OP_SUST: u64 = 0xf9d;
@@ -633,7 +634,7 @@ fn opens_collective(&(lo, hi): &(u64, u64)) -> bool {
 /// `BSSY`'s reconvergence point: a signed byte offset from the next
 /// instruction in bits 32..63 (fixture sync_spin: `BSSY B0, 0x1a0` at 0x30
 /// holds 0x160; 0x110 once the fence workaround before it is gone).
-const OP_BSSY: u64 = 0x945;
+pub(crate) const OP_BSSY: u64 = 0x945;
 
 fn bssy_offset(lo: u64) -> i64 {
     i64::from((lo >> 32) as u32 as i32)

@@ -704,13 +704,17 @@ fn dead_signatures<'a>(
                 let here = SymbolRef { input: input.index, symbol: pair.0 as usize };
                 let Some(text) = string_at(strings, pair.1) else { continue };
                 match resolution.definition_of(here).and_then(placed) {
-                    Some(true) => live.insert(text),
+                    Some(true) => {
+                        live.insert(text);
+                    }
                     // A removed function's entries bring no signature
                     // either (msigrev with `-variables-used`, every kernel
                     // removed: no `#ii #iii #ll`; sm_100, sm_120).
-                    Some(false) => dead.insert(text),
-                    None => false,
-                };
+                    Some(false) => {
+                        dead.insert(text);
+                    }
+                    None => {}
+                }
             }
         }
     }

@@ -53,7 +53,7 @@
 //! barrier in an operand), a `CALL` (uses the stack) or other control flow.
 
 use crate::bits::Bits;
-use crate::errbar::branch_target;
+use crate::errbar::{BRA_DIVERGENT, OP_BRA, OP_BRA_UNIFORM, OP_BSSY, OP_EXIT, OP_WARPSYNC_ALL, branch_target};
 
 /// `LDC R1, c[0x0][0x37c]`: the kernel prologue's stack-pointer load (the
 /// low 64 bits, the same on sm_100, sm_100a and sm_120).
@@ -64,22 +64,16 @@ pub(crate) const DEPBAR_OPCODE: u64 = 0x91a;
 pub(crate) const CONTROL_SHIFT: u32 = 41;
 pub(crate) const NO_BARRIER: u8 = 7;
 const BARRIERS: u8 = 6;
-/// Low 12 bits of the control instructions the model follows: `BRA`,
-/// `BRA.U` on a uniform predicate (libcudadevrt `memcpy_3d_device`: same
-/// offset field), `EXIT`, `BSSY`, `BSYNC`; and of `CALL.ABS.NOINC` (merc2
-/// `stencil_texy`), which it does not.
-const OP_BRA: u64 = 0x947;
-const OP_BRA_UNIFORM: u64 = 0x547;
-const OP_EXIT: u64 = 0x94d;
-const OP_BSSY: u64 = 0x945;
+/// Low 12 bits of the control instructions the model follows besides
+/// crate::errbar's `BRA` (and `BRA.DIV`), `BRA.U` on a uniform predicate
+/// (libcudadevrt `memcpy_3d_device`: same offset field), `EXIT`, `BSSY` and
+/// `WARPSYNC.ALL`: `BSYNC`; and of `CALL.ABS.NOINC` (merc2 `stencil_texy`),
+/// which it does not.
 const OP_BSYNC: u64 = 0x941;
 const OP_CALL: u64 = 0x943;
-/// `WARPSYNC.ALL`/`.COLLECTIVE` (0x948) and `WARPSYNC Rn` (0x348): a branch
-/// offset field like `BRA`'s, 0 but for `.COLLECTIVE`'s region.
-const OP_WARPSYNC: u64 = 0x948;
+/// `WARPSYNC Rn` (0x348), like `WARPSYNC.ALL`/`.COLLECTIVE` (0x948): a
+/// branch offset field like `BRA`'s, 0 but for `.COLLECTIVE`'s region.
 const OP_WARPSYNC_REGISTER: u64 = 0x348;
-/// The `.DIV` bit of `BRA` (high word): `@!P0 BRA.DIV UR5, 0x390`.
-const BRA_DIV: u64 = 1 << 27;
 /// `YIELD`, a scheduling hint in a spin loop (a `double` `atomicCAS`
 /// loop, sm_100/sm_120): control flow goes on to the next instruction.
 pub(crate) const OP_YIELD: u64 = 0x946;
@@ -247,7 +241,7 @@ fn groups(controls: &[Control]) -> Vec<Group> {
 fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
     let n = code.len();
     let mut out = Vec::with_capacity(n);
-    for (i, &(lo, hi)) in code.iter().enumerate() {
+    for (i, &(lo, _)) in code.iter().enumerate() {
         let always = (lo >> PREDICATE_SHIFT) & 0xf == PT;
         let next = (i + 1 < n).then_some(i + 1);
         let target = || branch_target(i, lo).filter(|&t| t < n);
@@ -255,12 +249,12 @@ fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
         let succ: Vec<usize> = match opcode {
             // `BRA.DIV` branches only when the warp is diverged, whatever
             // its predicate.
-            OP_BRA if hi & BRA_DIV != 0 => std::iter::once(target()?).chain(next).collect(),
+            OP_BRA if lo & BRA_DIVERGENT != 0 => std::iter::once(target()?).chain(next).collect(),
             OP_BRA => std::iter::once(target()?).chain(next.filter(|_| !always)).collect(),
             // `WARPSYNC` (register, `.ALL`) goes on; `.COLLECTIVE` may also
             // skip its collective region, to its target (helpers' p08
             // `ktile`: `WARPSYNC.COLLECTIVE R5, 0x400` at 0x3d0).
-            OP_WARPSYNC | OP_WARPSYNC_REGISTER => {
+            OP_WARPSYNC_ALL | OP_WARPSYNC_REGISTER => {
                 next.into_iter().chain(target().filter(|&t| Some(t) != next)).collect()
             }
             OP_BRA_UNIFORM => std::iter::once(target()?).chain(next).collect(),
@@ -633,7 +627,9 @@ pub(crate) fn stack_load_scoreboarded(code: &[(u64, u64)]) -> bool {
 /// no stack; 11/11 such kernels).
 fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Control>> {
     let removing = always || removed.iter().any(|&r| r);
-    code.first()?;
+    if code.is_empty() {
+        return None;
+    }
     let stack_load = stack_load_scoreboarded(code);
     if !stack_load && !removing || removed.len() != code.len() {
         return None;
