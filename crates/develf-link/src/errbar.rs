@@ -649,8 +649,10 @@ fn with_branch_offset(lo: u64, offset: i64) -> u64 {
     (lo & !(0xff << 16) & ((1 << 34) - 1)) | ((field & 0xff) << 16) | ((field >> 8) << 34)
 }
 
-/// `CALL.ABS.NOINC` (t1 `nk_call`) and `CALL.REL.NOINC`.
-const OP_CALLS: [u64; 2] = [0x943, 0x944];
+/// `CALL.ABS.NOINC` (t1 `nk_call`) and `CALL.REL.NOINC`, to an address
+/// (0x943, 0x944) or through a register (0x343, 0x344: a function pointer,
+/// helpers' p06_fptr `kc`, `kf`; nvdisasm -b SM100 names all four).
+pub(crate) const OP_CALLS: [u64; 4] = [0x943, 0x944, 0x343, 0x344];
 
 /// The finaliser's exit rewrite of one `.text` under `rule`: the edits and
 /// the exits they change; `None` when nothing changes or the rewrite is not

@@ -76,25 +76,40 @@ pub fn link_image<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Ima
 /// Prints how long each phase took to stderr when `DEVELF_TIME_PHASES` is
 /// set: where a link spends its time, without a profiler.
 struct PhaseClock {
-    last: Option<std::time::Instant>,
+    last: Option<(std::time::Instant, f64)>,
 }
 
 impl PhaseClock {
     fn start() -> Self {
-        PhaseClock { last: std::env::var_os("DEVELF_TIME_PHASES").map(|_| std::time::Instant::now()) }
+        PhaseClock { last: std::env::var_os("DEVELF_TIME_PHASES").map(|_| (std::time::Instant::now(), cpu_ms())) }
     }
 
     fn done(&mut self, phase: &str) {
-        if let Some(last) = self.last.as_mut() {
+        if let Some((wall, cpu)) = self.last.as_mut() {
+            let now = cpu_ms();
             eprintln!(
-                "develf-link: {phase:<10} {:8.2} ms  resident {:6.1} MiB  page faults {:6}",
-                last.elapsed().as_secs_f64() * 1e3,
+                "develf-link: {phase:<10} {:8.2} ms  cpu {:7.2} ms  resident {:6.1} MiB  page faults {:6}",
+                wall.elapsed().as_secs_f64() * 1e3,
+                now - *cpu,
                 resident_mib(),
                 minor_faults()
             );
-            *last = std::time::Instant::now();
+            *wall = std::time::Instant::now();
+            *cpu = now;
         }
     }
+}
+
+/// The CPU time all of the process's threads have used so far, in ms
+/// (Linux, from each thread's `schedstat`; 0 elsewhere): set against a
+/// phase's wall time, how much of it ran on more than one core.
+fn cpu_ms() -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0.0 };
+    let ns: u64 = tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    ns as f64 / 1e6
 }
 
 /// The process's resident memory (Linux; 0 elsewhere).
