@@ -536,6 +536,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("gxnocall_b", "gxnocall_b.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
     cu("gxkeep_b", "gxkeep_b.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
     cu("gxfptr_b", "gxfptr_b.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
+    cu("gxsurf_b", "gxsurf_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     device_debug("ghelp_a-G", "ghelp_a.cu", Archs::Only(DEBUG_ARCHS)),
     device_debug("ghelp_b-G", "ghelp_b.cu", Archs::Only(DEBUG_ARCHS)),
     // Rules 7.1, 9.10-9.12, 12.1, 12.8: indirect calls through `__constant__`
@@ -765,6 +766,13 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(MDBG_ARCHS),
     },
+    GroupSpec {
+        name: "gxsurf",
+        inputs: &[Abi8("gxmix_a-G"), Abi8("gxsurf_b")],
+        flags: &[],
+        archs: Archs::Only(MDBG_ARCHS),
+    },
+    GroupSpec { name: "gxsurf-g", inputs: &[Abi8("gxsurf_b")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "gxfptr",
         inputs: &[Abi8("gxmix_a-G"), Abi8("gxfptr_b")],

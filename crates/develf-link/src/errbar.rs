@@ -56,8 +56,6 @@ const OP_NOP: u64 = 0x918;
 /// `WARPSYNC.ALL` (`numbered_from_end`).
 pub(crate) const OP_WARPSYNC_ALL: u64 = 0x948;
 const OP_CGAERRBAR: u64 = 0x5ab;
-/// `SUST` (surface store; `SUST.D.BA.2D.STRONG.SM.TRAP`).
-const OP_SUST: u64 = 0xf9d;
 /// An instruction pattern: (mask, value) of the low 64 bits, (mask, value)
 /// of the high 64 bits.
 type Pattern = (u64, u64, u64, u64);
@@ -305,10 +303,11 @@ const EXIT_ITEM_PREDICATE: usize = 6;
 /// the `EXIT`: libcudadevrt `memset_3d_device`'s `@P0 EXIT` waiting on an
 /// `@!P0 STG`'s read barrier, and `memcpy_3d_device`'s waiting on write
 /// barriers or on barriers already waited on (sm_100 `-g`). Kept too: a
-/// wait on a `SUST`'s read barrier, whether the `SUST` is right before the
-/// `EXIT` or not, predicated or not (merc2 `stencil_surf`; kernels built
-/// for the purpose, `surf2Dwrite` then `return`, or a store after it,
-/// sm_100 `-g`), where an `ATOM`'s moves. Kept also where a branch from
+/// wait on a surface write's read barrier (`SUST`, `SUST.P`, `SURED`:
+/// [`OP_SURFACE_WRITES`]), whether it is right before the `EXIT` or not,
+/// predicated or not (merc2 `stencil_surf`; kernels built for the purpose,
+/// `surf2Dwrite` then `return`, or a store after it, sm_100 `-g`; fixture
+/// `gxsurf_b`), where an `ATOM`'s moves. Kept also where a branch from
 /// outside joins between the producer and the `EXIT`, so that the barrier
 /// is not pending on every path: a compare-and-swap loop's `@P0 EXIT` (its
 /// `return`) waiting on the read barrier of the `LDG` before the loop
@@ -338,7 +337,11 @@ fn moved_waits(words: &[(u64, u64)], exit: usize) -> u64 {
     for b in (0..6u8).filter(|&b| control(hi).waits(b)) {
         for (j, &(l, h)) in before.iter().enumerate().rev() {
             let c = control(h);
-            let read = c.read == b && c.write != b && !opposite(predicate(l)) && l & 0xfff != OP_SUST && !joined(j);
+            let read = c.read == b
+                && c.write != b
+                && !opposite(predicate(l))
+                && !OP_SURFACE_WRITES.contains(&(l & 0xfff))
+                && !joined(j);
             let compared = c.write == b && l & OPCODE_MASK == OP_DSETP;
             if read || compared {
                 moved |= 1u64 << (u64::from(CONTROL_SHIFT) + 11 + u64::from(b));
@@ -361,7 +364,8 @@ pub(crate) enum ExitRule {
     Barriers,
     /// An executable with a `-G` input and no `-g` (rule 11.8): every
     /// kernel's exit sequence becomes `[MEMBAR.SC.VC;] ERRBAR; CGAERRBAR;
-    /// EXIT`, with `MEMBAR.SC.VC` exactly when the kernel has a `CALL`.
+    /// EXIT`, with `MEMBAR.SC.VC` exactly when the kernel has a `CALL` or
+    /// writes a surface ([`keeps_vc_fence`]).
     /// Bare exits of kernels with calls get [`ExitRule::Barriers`]'
     /// insertion (dbgmix `kf`, stkG `ks`, `ks2`); `-G` kernels without
     /// calls lose ptxas's `MEMBAR.SC.VC` (merc2 `setup`, `stencil_smem`, t1
@@ -654,12 +658,26 @@ fn with_branch_offset(lo: u64, offset: i64) -> u64 {
 /// helpers' p06_fptr `kc`, `kf`; nvdisasm -b SM100 names all four).
 pub(crate) const OP_CALLS: [u64; 4] = [0x943, 0x944, 0x343, 0x344];
 
+/// Surface writes: `SUST.P` (0xf9b), `SUST.D` (0xf9d) and `SURED` (0xf9f).
+/// Under [`ExitRule::ByCalls`] a kernel with one keeps `MEMBAR.SC.VC` before
+/// its exits as a kernel with a call does; surface reads (`SULD`, 0xf99),
+/// global and generic stores, atomics, local and shared stores and fences
+/// do not (sm_100, a `-G` object linked with kernels built for the purpose;
+/// helpers' p15_tex `ksy`).
+const OP_SURFACE_WRITES: [u64; 3] = [0xf9b, 0xf9d, 0xf9f];
+
+/// Whether a kernel's exits keep `MEMBAR.SC.VC` under [`ExitRule::ByCalls`]:
+/// it makes a call or writes a surface.
+fn keeps_vc_fence(words: &[(u64, u64)]) -> bool {
+    words.iter().any(|&(lo, _)| OP_CALLS.contains(&(lo & 0xfff)) || OP_SURFACE_WRITES.contains(&(lo & 0xfff)))
+}
+
 /// The finaliser's exit rewrite of one `.text` under `rule`: the edits and
 /// the exits they change; `None` when nothing changes or the rewrite is not
 /// one reproduced (see [`ExitRule::ByCalls`]).
 fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<ExitChange>)> {
     let is = |i: usize, p: Pattern| words.get(i).is_some_and(|&(lo, hi)| lo & p.0 == p.1 && hi & p.2 == p.3);
-    let has_call = words.iter().any(|&(lo, _)| OP_CALLS.contains(&(lo & 0xfff)));
+    let fenced = keeps_vc_fence(words);
     let mut edits = Vec::new();
     let mut exits = Vec::new();
     for (i, &(lo, hi)) in words.iter().enumerate() {
@@ -672,7 +690,7 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             // A kernel without calls in an executable with a `-G` input
             // gets `ERRBAR; CGAERRBAR` without `MEMBAR.SC.VC`, and is
             // scheduled again ([`plan`]).
-            let barriers = if rule == ExitRule::ByCalls && !has_call { &BARRIERS[1..] } else { &BARRIERS[..] };
+            let barriers = if rule == ExitRule::ByCalls && !fenced { &BARRIERS[1..] } else { &BARRIERS[..] };
             let stall = (hi >> CONTROL_SHIFT) & 0xf;
             // The `EXIT`'s wait on a pending read barrier, or on a `DSETP`, moves to the
             // `ERRBAR` (`moved_waits`).
@@ -695,20 +713,21 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             } else {
                 hi
             };
-            // A `SUST` right before the `EXIT` stalls 1, not 2, before
+            // A surface write right before the `EXIT` stalls 1, not 2, before
             // the `MEMBAR.SC.VC` (merc2 `stencil_surf`, sm_100..sm_121 `-g`,
             // and four kernels built for the purpose, predicated or not; an
             // `STG`'s stall 2 stays: fresh3 `ps_driver`).
             if let Some(&(s_lo, s_hi)) = i.checked_sub(1).and_then(|k| words.get(k)) {
-                if s_lo & 0xfff == OP_SUST && (s_hi >> CONTROL_SHIFT) & 0xf == 2 {
+                if OP_SURFACE_WRITES.contains(&(s_lo & 0xfff)) && (s_hi >> CONTROL_SHIFT) & 0xf == 2 {
                     let s_hi = (s_hi & !(0xf << CONTROL_SHIFT)) | (1 << CONTROL_SHIFT);
                     edits.push(Edit { at: i - 1, insert: Vec::new(), word: Some((s_lo, s_hi)) });
                 }
             }
             edits.push(Edit { at: i, insert, word: Some((lo, hi)) });
             exits.push(ExitChange { index: i, predicate, before: 1, after: 1 + barriers.len() });
-        } else if rule == ExitRule::ByCalls && !has_call && i >= 3 && is(i - 2, ERRBAR) && is(i - 3, MEMBAR_SC_VC) {
-            // Rule 11.8: `-G` code without calls loses the `MEMBAR.SC.VC`.
+        } else if rule == ExitRule::ByCalls && !fenced && i >= 3 && is(i - 2, ERRBAR) && is(i - 3, MEMBAR_SC_VC) {
+            // Rule 11.8: `-G` code without calls or surface writes loses
+            // the `MEMBAR.SC.VC`.
             edits.push(Edit { at: i - 3, insert: Vec::new(), word: None });
             exits.push(ExitChange { index: i, predicate, before: 4, after: 3 });
         }
