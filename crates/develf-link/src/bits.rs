@@ -31,6 +31,11 @@ impl Bits {
         fresh
     }
 
+    /// Whether every element of the set is in `other`.
+    pub(crate) fn within(&self, other: &Bits) -> bool {
+        self.0.iter().enumerate().all(|(k, a)| a & !other.0.get(k).copied().unwrap_or(0) == 0)
+    }
+
     /// Whether the two sets share an element.
     pub(crate) fn meets(&self, other: &Bits) -> bool {
         self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
@@ -52,5 +57,6 @@ mod tests {
         c.set(200);
         assert!(b.meets(&c));
         assert!(!Bits::new(300).meets(&b));
+        assert!(c.within(&b) && !b.within(&c) && Bits::new(0).within(&c));
     }
 }

@@ -17,7 +17,9 @@
 //! * Two groups interfere when both may be pending at one instruction, or one
 //!   is set where the other may be pending (and is not waited on there):
 //!   `stencil_smem`'s `STS` read barrier of 0x130 is waited at 0x160 on one
-//!   path only, so the `STS` read barrier of 0x1e0 may not share it.
+//!   path only, so the `STS` read barrier of 0x1e0 may not share it. Except
+//!   where ptxas put the two on one barrier to be waited for together, the
+//!   later pending only where the earlier is (`consumed_together`).
 //! * Groups are numbered in order of their first producer; each takes the
 //!   first barrier no interfering numbered group holds, searching from a
 //!   start that depends on the producer: 2 for global loads (`LDG` low 12
@@ -419,7 +421,9 @@ fn allocate(
             let waited_here = |ahead: &Bits| {
                 h.producers[0].1 && live[j].get(first) && controls[first].waits(h.barrier) && live[j].meets(ahead)
             };
-            if pair(k, j) || ahead.as_ref().is_some_and(waited_here) {
+            if (pair(k, j) && !consumed_together(controls, (g, &live[k]), (h, &live[j])))
+                || ahead.as_ref().is_some_and(waited_here)
+            {
                 taken[usize::from(b)] = true;
             }
         }
@@ -432,6 +436,25 @@ fn allocate(
         out.push(free.or_else(shared)?);
     }
     Some(out)
+}
+
+/// Whether group `g` may share the barrier of the earlier group `h` it
+/// interferes with: ptxas put both on one barrier (`h` pending where `g` is
+/// produced, `g` pending only where `h` is), so that the waits that end
+/// `g` end `h` too. p17_half `kbf` (sm_100): a branch at 0x50 skips the
+/// kernel's loops to 0x6e0 with the `LDCU.64 UR12` of 0x30 pending on
+/// barrier 2; the `LDC.64 R4` of 0x710 gets barrier 2 as well, and the
+/// `STG` at 0x790, which reads both, waits for them with one bit. Not
+/// for a producer split off its group (`split_pressed`): no wait separates
+/// the two in code order, and ptxas shared the barrier only because all six
+/// were pending (sm_120 `memcpy_3d_device<unsigned long, 0, 1, 1>`).
+fn consumed_together(controls: &[Control], (g, g_live): (&Group, &Bits), (h, h_live): (&Group, &Bits)) -> bool {
+    let (Some(&(h_last, _)), Some(&(g_first, _))) = (h.producers.last(), g.producers.first()) else { return false };
+    g.barrier == h.barrier
+        && h_last < g_first
+        && controls[h_last + 1..g_first].iter().any(|c| c.waits(h.barrier))
+        && g.producers.iter().all(|&(p, _)| holds(controls, h, h_live, p))
+        && g_live.within(h_live)
 }
 
 /// A group's later producer that ptxas put on the group's barrier only
