@@ -656,7 +656,12 @@ fn with_branch_offset(lo: u64, offset: i64) -> u64 {
 /// `CALL.ABS.NOINC` (t1 `nk_call`) and `CALL.REL.NOINC`, to an address
 /// (0x943, 0x944) or through a register (0x343, 0x344: a function pointer,
 /// helpers' p06_fptr `kc`, `kf`; nvdisasm -b SM100 names all four).
-pub(crate) const OP_CALLS: [u64; 4] = [0x943, 0x944, 0x343, 0x344];
+const OP_CALLS: [u64; 4] = [0x943, 0x944, 0x343, 0x344];
+
+/// Whether the instruction whose low word is `lo` is a call ([`OP_CALLS`]).
+pub(crate) fn is_call(lo: u64) -> bool {
+    OP_CALLS.contains(&(lo & 0xfff))
+}
 
 /// Surface writes: `SUST.P` (0xf9b), `SUST.D` (0xf9d) and `SURED` (0xf9f).
 /// Under [`ExitRule::ByCalls`] a kernel with one keeps `MEMBAR.SC.VC` before
@@ -669,7 +674,7 @@ const OP_SURFACE_WRITES: [u64; 3] = [0xf9b, 0xf9d, 0xf9f];
 /// Whether a kernel's exits keep `MEMBAR.SC.VC` under [`ExitRule::ByCalls`]:
 /// it makes a call or writes a surface.
 fn keeps_vc_fence(words: &[(u64, u64)]) -> bool {
-    words.iter().any(|&(lo, _)| OP_CALLS.contains(&(lo & 0xfff)) || OP_SURFACE_WRITES.contains(&(lo & 0xfff)))
+    words.iter().any(|&(lo, _)| is_call(lo) || OP_SURFACE_WRITES.contains(&(lo & 0xfff)))
 }
 
 /// The finaliser's exit rewrite of one `.text` under `rule`: the edits and
@@ -808,7 +813,7 @@ fn plan(code: &[u8], rule: ExitRule) -> Option<Moves> {
     // executable with a `-G` input gets the finaliser's scoreboards
     // (`scoreboard::rescheduled`; t1 `nk_nocall`: the `LDG` 1 -> 2); left
     // as ptxas wrote it where the model does not apply.
-    let has_call = words.iter().any(|&(lo, _)| OP_CALLS.contains(&(lo & 0xfff)));
+    let has_call = words.iter().any(|&(lo, _)| is_call(lo));
     if rule == ExitRule::ByCalls && !has_call && moves.exits.iter().any(|e| e.before == 1) {
         let new = instruction_words(&moves.code);
         match crate::scoreboard::rescheduled(&new) {

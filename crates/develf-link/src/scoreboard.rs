@@ -55,9 +55,7 @@
 //! barrier in an operand), a `CALL` (uses the stack) or other control flow.
 
 use crate::bits::Bits;
-use crate::errbar::{
-    BRA_DIVERGENT, OP_BRA, OP_BRA_UNIFORM, OP_BSSY, OP_CALLS, OP_EXIT, OP_WARPSYNC_ALL, branch_target,
-};
+use crate::errbar::{BRA_DIVERGENT, OP_BRA, OP_BRA_UNIFORM, OP_BSSY, OP_EXIT, OP_WARPSYNC_ALL, branch_target, is_call};
 
 /// `LDC R1, c[0x0][0x37c]`: the kernel prologue's stack-pointer load (the
 /// low 64 bits, the same on sm_100, sm_100a and sm_120).
@@ -72,7 +70,7 @@ const BARRIERS: u8 = 6;
 /// crate::errbar's `BRA` (and `BRA.DIV`), `BRA.U` on a uniform predicate
 /// (libcudadevrt `memcpy_3d_device`: same offset field), `EXIT`, `BSSY` and
 /// `WARPSYNC.ALL`: `BSYNC`. It does not follow calls (crate::errbar's
-/// `OP_CALLS`; merc2 `stencil_texy`): code with one is left alone.
+/// `is_call`; merc2 `stencil_texy`): code with one is left alone.
 const OP_BSYNC: u64 = 0x941;
 /// `WARPSYNC Rn` (0x348), like `WARPSYNC.ALL`/`.COLLECTIVE` (0x948): a
 /// branch offset field like `BRA`'s, 0 but for `.COLLECTIVE`'s region.
@@ -658,7 +656,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     if !stack_load && !removing || removed.len() != code.len() {
         return None;
     }
-    if code.iter().any(|&(lo, _)| lo & 0xfff == DEPBAR_OPCODE || OP_CALLS.contains(&(lo & 0xfff))) {
+    if code.iter().any(|&(lo, _)| lo & 0xfff == DEPBAR_OPCODE || is_call(lo)) {
         return None;
     }
     let succ = successors(code)?;
