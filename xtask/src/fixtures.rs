@@ -427,6 +427,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbreuse_a", "sbreuse_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbreuse_b", "sbreuse_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbshare", "sbshare.cu", Archs::Only(MDBG_ARCHS), ABI7_NONE),
+    // Rule 11.3: a grid-stride loop's wait for barrier reuse, moved to where
+    // the store's registers are overwritten.
+    cu("sbstride", "sbstride.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbloop", "sbloop.cu", Archs::Only(SBLOOP_ARCHS), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -690,6 +693,7 @@ const GROUPS: &[GroupSpec] = &[
     // of the loop's `LDG` that also sets a read barrier (2, not 5), and
     // nvlink's output is not reproduced.
     GroupSpec { name: "sbshare", inputs: &[Abi8("sbshare")], flags: &[], archs: Archs::Only(MDBG_ARCHS) },
+    GroupSpec { name: "sbstride", inputs: &[Abi8("sbstride")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "sumloop", inputs: &[Abi8("sumloop")], flags: &[], archs: Archs::Only(SUMLOOP_ARCHS) },
     GroupSpec { name: "sumloop-g", inputs: &[Abi8("sumloop")], flags: &["-g"], archs: Archs::Only(SUMLOOP_G_ARCHS) },
     GroupSpec {

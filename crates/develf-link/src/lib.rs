@@ -29,6 +29,7 @@ mod layout;
 mod mercury;
 mod metadata;
 mod options;
+mod registers;
 mod relocate;
 mod resolve;
 mod scoreboard;

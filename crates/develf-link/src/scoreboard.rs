@@ -51,7 +51,10 @@
 //! register (`split_pressed`; the model reads the register fields of uniform
 //! and plain ALU instructions only, enough for the `LDCU`s of libcudadevrt's
 //! `memcpy_3d_device`/`memset_3d_device`: 3 kernels on sm_100, 4 on sm_120,
-//! session 11). Left alone: other splits, kernels with a `DEPBAR` (names a
+//! session 11). A wait ptxas made only to set a barrier again, for a store's
+//! read barrier that the new numbering moves elsewhere, goes to where the
+//! store's registers are next overwritten (`moved_reuse_waits`, crate::registers;
+//! session 18). Left alone: other splits, kernels with a `DEPBAR` (names a
 //! barrier in an operand), a `CALL` (uses the stack) or other control flow.
 
 use crate::bits::Bits;
@@ -763,6 +766,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             }
         }
     }
+    let (moved, added) = moved_reuse_waits(code, &controls, &succ, (&all, &live), &renumbered, &waited_at);
     for (i, c) in out.iter_mut().enumerate() {
         let mut wait = 0;
         for b in (0..BARRIERS).filter(|&b| controls[i].waits(b)) {
@@ -796,6 +800,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
                     (0..all.len()).filter(|&k| all[k].barrier == b && all[k].start < i).max_by_key(|&k| all[k].start),
                 );
             }
+            waited.retain(|&k| !moved.contains(&(i, k)));
             for k in waited {
                 if renumbered[k] != NO_BARRIER {
                     wait |= 1 << renumbered[k];
@@ -805,9 +810,102 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         for (k, _) in waited_at.iter().enumerate().filter(|&(k, &r)| r == Some(i) && renumbered[k] != NO_BARRIER) {
             wait |= 1 << renumbered[k];
         }
+        for &(_, k) in added.iter().filter(|&&(at, _)| at == i) {
+            wait |= 1 << renumbered[k];
+        }
         c.wait = wait;
     }
     Some(out)
+}
+
+/// Rule 11.3, waits ptxas made only to set a barrier again. Where an
+/// instruction waits on a barrier it then sets itself, and a store's read
+/// barrier group (pending there, often round a loop's back edge) gets a
+/// barrier of its own in the new numbering, the wait was for the reuse
+/// alone when the instruction does not overwrite the store's registers.
+/// nvlink's finaliser then waits for the store where its source registers
+/// are first overwritten on each path instead (/tmp/s14/typ `vadd`, a
+/// grid-stride loop, sm_100 and sm_120: the `LDG` at 0x100 waited on
+/// barrier 2 for the `STG` of 0x160, read barrier 2; nvlink gives the
+/// `STG` barrier 1 and waits at 0x120, the `IMAD.WIDE` that rewrites its
+/// address `R8`). Moved only where every instruction on the way is known
+/// (crate::registers) and no group sharing the store's new barrier is
+/// pending or set on the way. Returns the (instruction, group) waits that
+/// go and those that come instead.
+type Waits = Vec<(usize, usize)>;
+fn moved_reuse_waits(
+    code: &[(u64, u64)],
+    controls: &[Control],
+    succ: &[Vec<usize>],
+    (all, live): (&[Group], &[Bits]),
+    renumbered: &[u8],
+    waited_at: &[Option<usize>],
+) -> (Waits, Waits) {
+    let (mut moved, mut added) = (Vec::new(), Vec::new());
+    for (i, c) in controls.iter().enumerate() {
+        for b in [c.write, c.read].into_iter().filter(|&b| b < BARRIERS && c.waits(b)) {
+            let Some(own) = all.iter().position(|g| g.barrier == b && g.producers.iter().any(|&(p, _)| p == i)) else {
+                continue;
+            };
+            for k in (0..all.len()).filter(|&k| k != own && all[k].barrier == b && live[k].get(i)) {
+                if waited_at[k].is_some() || renumbered[k] == NO_BARRIER || renumbered[k] == renumbered[own] {
+                    continue;
+                }
+                let Some((points, on_the_way)) = first_overwrites(code, succ, &all[k], i) else { continue };
+                let shares = |h: usize| {
+                    h != k
+                        && renumbered[h] == renumbered[k]
+                        && (live[h].meets(&on_the_way) || all[h].producers.iter().any(|&(p, _)| on_the_way.get(p)))
+                };
+                if (0..all.len()).any(shares) {
+                    continue;
+                }
+                moved.push((i, k));
+                added.extend(points.into_iter().map(|p| (p, k)));
+            }
+        }
+    }
+    (moved, added)
+}
+
+/// The first instructions after `from`, on each path, that overwrite a
+/// register the stores of read-barrier group `g` read, and every
+/// instruction passed on the way to them; `None` where `from` itself
+/// overwrites one, a producer of `g` comes first, or an instruction on the
+/// way is not known (crate::registers).
+fn first_overwrites(code: &[(u64, u64)], succ: &[Vec<usize>], g: &Group, from: usize) -> Option<(Vec<usize>, Bits)> {
+    use crate::registers::{overlap, store_sources, written};
+    if g.producers.iter().any(|&(_, write)| write) {
+        return None;
+    }
+    let mut sources = Vec::new();
+    for &(p, _) in &g.producers {
+        sources.extend(store_sources(*code.get(p)?)?);
+    }
+    let overwrites = |at: usize| -> Option<bool> {
+        Some(written(*code.get(at)?)?.is_some_and(|d| sources.iter().any(|&s| overlap(d, s))))
+    };
+    if overwrites(from)? {
+        return None;
+    }
+    let mut seen = Bits::new(code.len());
+    let mut points = Vec::new();
+    let mut work: Vec<usize> = succ[from].clone();
+    while let Some(j) = work.pop() {
+        if !seen.insert(j) || j == from {
+            continue;
+        }
+        if g.producers.iter().any(|&(p, _)| p == j) {
+            return None;
+        }
+        if overwrites(j)? {
+            points.push(j);
+        } else {
+            work.extend(succ[j].iter().copied());
+        }
+    }
+    points.sort_unstable();
+    Some((points, seen))
 }
 
 #[cfg(test)]

@@ -1,0 +1,127 @@
+//! The general registers a Mercury (sm_100+) SASS instruction writes, and
+//! those a store reads: what rule 11.3 needs to tell where a store's source
+//! registers are overwritten (crate::scoreboard, `moved_reuse_waits`).
+//!
+//! Only instructions in the tables below are known; any other answers
+//! `None`, and the caller leaves the code as ptxas wrote it. Each table was
+//! checked against nvdisasm 13.5 on the 166,840 instructions of 472 sm_100+
+//! objects (fixtures, the helpers' programs, /tmp/s14/typ textbook kernels;
+//! session 18): the destination is the `Rd` field (bits 16..24 of the low
+//! word) in every one of them, `RZ` (0xff) where the instruction writes a
+//! predicate only (`LOP3.LUT P0, RZ, ...`), and the widths below match the
+//! `.64`, `.128`, `.WIDE` and double-precision forms nvdisasm prints.
+
+/// A run of general registers: the first and how many.
+pub(crate) type Registers = (u64, u64);
+
+/// `RZ`, the zero register: reading or writing it touches nothing.
+const RZ: u64 = 0xff;
+
+/// Low 12 bits of instructions writing one register, `Rd`: `MOV`, `IADD3`,
+/// `IMAD` (not `.WIDE`), `SHF`, `FFMA`, `LOP3`, `FADD`, `FMUL`, `S2R`,
+/// `I2FP`, `VIADD`, `FSEL`, `SEL`, `LEA`, `PRMT`, `HFMA2`, `MUFU`, `IADD`,
+/// in the operand forms seen (0x2.. register, 0x4.. and 0x8.. immediate,
+/// 0xa.. constant, 0xc.. and 0xe.. uniform register).
+const WRITES_ONE: [u64; 52] = [
+    0x202, 0x802, 0xc02, 0x210, 0x810, 0xc10, 0xa10, 0xe10, 0x224, 0x824, 0xc24, 0xa24, 0xe24, 0x424, 0x827, 0x235,
+    0x835, 0x219, 0x819, 0xc19, 0x223, 0x823, 0x423, 0xa23, 0xc23, 0xe23, 0x212, 0x812, 0xc12, 0x221, 0x821, 0xc21,
+    0xa21, 0x220, 0x820, 0xc20, 0xa20, 0x919, 0x245, 0xc45, 0x836, 0x208, 0x808, 0x207, 0x807, 0x211, 0x811, 0xc11,
+    0x816, 0x216, 0x431, 0x308,
+];
+
+/// Low 12 bits of instructions writing a register pair at `Rd`:
+/// `IMAD.WIDE` (and `.U32`), `DADD`, `DMUL`, `DFMA`.
+const WRITES_PAIR: [u64; 17] = [
+    0x225, 0x825, 0xa25, 0xc25, 0xe25, 0x229, 0x829, 0xc29, 0xe29, 0x228, 0x828, 0xc28, 0x22b, 0x82b, 0xe2b, 0x42b,
+    0xc2b,
+];
+
+/// Low 12 bits of loads whose width is the size field (bits 9..12 of the
+/// high word): `LD`, `LDG`, `LDL`, `LDS`.
+const LOADS: [u64; 4] = [0x980, 0x981, 0x983, 0x984];
+
+/// Low 12 bits of stores (the address in `Ra`, the data in `Rb`, its width
+/// in the size field): `STL`, `STS`, `ST`, `STG`.
+const STORES: [u64; 4] = [0x387, 0x388, 0x985, 0x986];
+
+/// Low 12 bits of instructions that write no general register: compares
+/// into predicates (`ISETP`, `FSETP`, `PLOP3`), the stores, control flow
+/// (`BRA`, `EXIT`, `BSSY`, `BSYNC`, `NOP`, `BAR`) and the uniform datapath
+/// (`UMOV`, `UIADD3`, `UIMAD`, `S2UR`, `LDCU`, `R2UR`).
+const WRITES_NONE: [u64; 27] = [
+    0x20c, 0x80c, 0xc0c, 0xa0c, 0x20b, 0x80b, 0xc0b, 0x81c, 0x387, 0x388, 0x985, 0x986, 0x947, 0x94d, 0x945, 0x941,
+    0x918, 0xb1d, 0x882, 0x482, 0x290, 0x890, 0x8a4, 0x2a4, 0x9c3, 0x7ac, 0x2ca,
+];
+
+/// The registers a memory access of this size field moves: 1 up to 32
+/// bits, 2 for 64, 4 for 128.
+fn sized(hi: u64) -> u64 {
+    match (hi >> 9) & 7 {
+        5 => 2,
+        6 => 4,
+        _ => 1,
+    }
+}
+
+fn field(word: u64, at: u32) -> u64 {
+    (word >> at) & 0xff
+}
+
+fn run(first: u64, count: u64) -> Option<Registers> {
+    (first != RZ).then_some((first, count))
+}
+
+/// The general registers the instruction `(lo, hi)` writes: `Some(None)`
+/// for none, `None` for an instruction not in the tables.
+pub(crate) fn written((lo, hi): (u64, u64)) -> Option<Option<Registers>> {
+    let opcode = lo & 0xfff;
+    let rd = field(lo, 16);
+    let count = match opcode {
+        // `MOV.64` (high bit 16) and `IADD.64` (high bit 9) move pairs.
+        0x202 | 0xc02 => 1 + (hi >> 16 & 1),
+        0x235 | 0x835 => 1 + (hi >> 9 & 1),
+        _ if WRITES_ONE.contains(&opcode) => 1,
+        _ if WRITES_PAIR.contains(&opcode) => 2,
+        _ if LOADS.contains(&opcode) => sized(hi),
+        _ if WRITES_NONE.contains(&opcode) => return Some(None),
+        _ => return None,
+    };
+    Some(run(rd, count))
+}
+
+/// The general registers a store reads (its address, taken as a pair, and
+/// its data), or `None` for an instruction that is not a store.
+pub(crate) fn store_sources((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
+    if !STORES.contains(&(lo & 0xfff)) {
+        return None;
+    }
+    Some([run(field(lo, 24), 2), run(field(lo, 32), sized(hi))].into_iter().flatten().collect())
+}
+
+/// Whether two runs of registers share one.
+pub(crate) fn overlap((a, n): Registers, (b, m): Registers) -> bool {
+    a < b + m && b < a + n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Words and nvdisasm 13.5's text from /tmp/s14/typ `vadd` (sm_100).
+    #[test]
+    fn vadd_loop_registers() {
+        // IMAD.WIDE R8, R0, 0x8, R14
+        assert_eq!(written((0x0000_0008_0008_7825, 0x002f_e200_078e_020e)), Some(Some((8, 2))));
+        // LDG.E.64 R2, desc[UR6][R2.64]
+        assert_eq!(written((0x0000_0006_0202_7981, 0x00ce_a800_0c1e_1b00)), Some(Some((2, 2))));
+        // ISETP.GE.AND P0, PT, R0, UR5, PT
+        assert_eq!(written((0x0000_0005_0000_7c0c, 0x004f_da00_0bf0_6270)), Some(None));
+        // STG.E.64 desc[UR6][R8.64], R6
+        assert_eq!(store_sources((0x0000_0006_0800_7986, 0x0015_ea00_0c10_1b06)), Some(vec![(8, 2), (6, 2)]));
+        // STG.E desc[UR4][R2.64], R5
+        assert_eq!(store_sources((0x0000_0005_0200_7986, 0x002f_e200_0c10_1908)), Some(vec![(2, 2), (5, 1)]));
+        // CALL.ABS.NOINC: not known.
+        assert_eq!(written((0x0000_0000_0000_7943, 0)), None);
+        assert!(overlap((8, 2), (9, 1)) && !overlap((8, 2), (10, 4)));
+    }
+}
