@@ -139,6 +139,8 @@ const TLIB_R24_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90", "sm_100"];
 const MDBG_ARCHS: &[&str] = &["sm_100"];
 /// One sm_100 and one sm_120 build: Mercury code without the sm_100a copy.
 const MERCURY_PAIR: &[&str] = &["sm_100", "sm_120"];
+/// Rule 6.1's losing function banks: sm_75..sm_89 put double constants in bank 2.
+const WCB_ARCHS: &[&str] = &["sm_75", "sm_86"];
 /// Fixture `sbloop` (rule 11.3, the stack-pointer load's group in ptxas's
 /// numbering): sm_100 only, as its sm_120 build is one nvlink's finaliser
 /// still schedules differently (its waits around the loop).
@@ -430,6 +432,10 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 11.3: a grid-stride loop's wait for barrier reuse, moved to where
     // the store's registers are overwritten.
     cu("sbstride", "sbstride.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 6.1: losing copies' function banks, merged behind the winner's.
+    cu("wcb_a", "wcb_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    cu("wcb_b", "wcb_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    cu("wcb_c", "wcb_c.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbloop", "sbloop.cu", Archs::Only(SBLOOP_ARCHS), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -694,6 +700,18 @@ const GROUPS: &[GroupSpec] = &[
     // nvlink's output is not reproduced.
     GroupSpec { name: "sbshare", inputs: &[Abi8("sbshare")], flags: &[], archs: Archs::Only(MDBG_ARCHS) },
     GroupSpec { name: "sbstride", inputs: &[Abi8("sbstride")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec {
+        name: "wcbank",
+        inputs: &[Abi8("wcb_a"), Abi8("wcb_b"), Abi8("wcb_c")],
+        flags: &[],
+        archs: Archs::Only(WCB_ARCHS),
+    },
+    GroupSpec {
+        name: "wcbank-rev",
+        inputs: &[Abi8("wcb_c"), Abi8("wcb_b"), Abi8("wcb_a")],
+        flags: &[],
+        archs: Archs::Only(WCB_ARCHS),
+    },
     GroupSpec { name: "sumloop", inputs: &[Abi8("sumloop")], flags: &[], archs: Archs::Only(SUMLOOP_ARCHS) },
     GroupSpec { name: "sumloop-g", inputs: &[Abi8("sumloop")], flags: &["-g"], archs: Archs::Only(SUMLOOP_G_ARCHS) },
     GroupSpec {

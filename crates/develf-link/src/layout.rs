@@ -333,6 +333,9 @@ pub(crate) struct Layout {
     /// Losing copies' `.nv.constant2.<fn>` kept as sections of their own
     /// (rule 9): their locals (`<fn>.const_opt.0.8`) go.
     pub loser_banks: HashSet<(usize, usize)>,
+    /// The null symbol's value where nvlink writes one there: a losing copy's
+    /// function bank merged into kernels' banks (`merge_function_banks`).
+    pub null_value: Option<u64>,
     /// `-r -kernels-used`: the `.nv.shared.<k>` of unselected kernels using
     /// extern memory (rule 9.6), sized by their own extern alignment.
     pub unselected_shared: HashSet<OutId>,
@@ -587,16 +590,18 @@ impl Builder<'_, '_> {
         }
         let Some(object) = self.inputs.get(input) else { return false };
         let Some(s) = object.section(index) else { return false };
-        // Rule 6.1: not a losing copy's bank, kept as a section of its own (rule 9).
+        // Rule 6.1: a losing copy's bank goes with the winner's bank when the
+        // winner's input has one (`merge_function_banks`), else it is kept as a
+        // section of its own (rule 9).
         s.name.starts_with(".nv.constant2.")
             && object.symbols().iter().any(|y| {
                 y.st_type == STT_FUNC
                     && y.section_index() == Some(s.info as usize)
                     && !is_kernel(y)
-                    && self
-                        .resolution
-                        .definition_of(SymbolRef { input, symbol: y.index })
-                        .is_none_or(|d| d.input == input)
+                    && self.resolution.definition_of(SymbolRef { input, symbol: y.index }).is_none_or(|d| {
+                        d.input == input
+                            || self.inputs.get(d.input).is_some_and(|w| w.sections().iter().any(|x| x.name == s.name))
+                    })
             })
     }
 
@@ -784,6 +789,7 @@ pub(crate) fn build(
         target_sm: options.arch.sm,
         aliases: HashMap::new(),
         loser_banks: HashSet::new(),
+        null_value: None,
         unselected_shared: HashSet::new(),
         common: HashMap::new(),
         merged_banks: HashSet::new(),
@@ -1777,13 +1783,29 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
     let held: Vec<HeldBank> = b.function_banks.iter().filter_map(|&(i, x)| HeldBank::find(inputs, i, x)).collect();
     b.layout.merged_banks =
         held.iter().flat_map(|h| std::iter::once((h.input, h.bank)).chain(h.merc_bank.map(|m| (h.input, m)))).collect();
-    // The held-back bank of each function, by the function's output `.text`.
-    let mut bank_of: HashMap<OutId, &HeldBank> = HashMap::new();
+    // The held-back banks of each function, by the function's output `.text`:
+    // its own, then those of losing copies met after it (their `.text` is
+    // not placed; the winner's is), in input order.
+    let mut bank_of: HashMap<OutId, Vec<&HeldBank>> = HashMap::new();
     for h in &held {
-        let text = inputs.get(h.input).and_then(|o| o.section(h.bank)).map(|s| s.info as usize);
-        if let Some((id, _)) = text.and_then(|t| b.layout.placed(h.input, t)) {
-            bank_of.entry(id).or_insert(h);
+        let Some(object) = inputs.get(h.input) else { continue };
+        let Some(text) = object.section(h.bank).map(|s| s.info as usize) else { continue };
+        let winner_text = || {
+            let function =
+                object.symbols().iter().find(|y| y.st_type == STT_FUNC && y.section_index() == Some(text))?;
+            let def = resolution.definition_of(SymbolRef { input: h.input, symbol: function.index })?;
+            let def_text = inputs.get(def.input)?.symbol(def.symbol)?.section_index()?;
+            b.layout.placed(def.input, def_text)
+        };
+        if let Some((id, _)) = b.layout.placed(h.input, text).or_else(winner_text) {
+            let banks = bank_of.entry(id).or_default();
+            if !banks.iter().any(|o| o.input == h.input) {
+                banks.push(h);
+            }
         }
+    }
+    for banks in bank_of.values_mut() {
+        banks.sort_by_key(|h| h.input);
     }
     // The call graph over output `.text` sections.
     let mut calls: HashMap<OutId, Vec<OutId>> = HashMap::new();
@@ -1850,20 +1872,30 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
     let mut functions: Vec<OutId> = bank_of.keys().copied().collect();
     functions.sort_unstable_by(|a, c| c.cmp(a));
     for f in functions {
-        let Some(&h) = bank_of.get(&f) else { continue };
-        let Some(s) = inputs.get(h.input).and_then(|o| o.section(h.bank)).copied() else { continue };
-        let (size, align) = (s.size, s.addralign.max(1));
+        let Some(banks) = bank_of.get(&f) else { continue };
         let reachers: Vec<OutId> = kernels.iter().filter(|(_, r)| r.contains(&f)).map(|(k, _)| *k).collect();
-        let intervals: Vec<(u64, u64)> =
-            reachers.iter().flat_map(|k| used.get(k).cloned().unwrap_or_default()).collect();
-        let mut candidates: Vec<u64> =
-            std::iter::once(0).chain(intervals.iter().map(|&(_, end)| align_up(end, align))).collect();
-        candidates.sort_unstable();
-        let free = |at: u64| intervals.iter().all(|&(lo, hi)| at.saturating_add(size) <= lo || at >= hi);
-        let at = candidates.into_iter().find(|&c| free(c)).unwrap_or(0);
-        for k in reachers {
-            used.entry(k).or_default().push((at, at.saturating_add(size)));
-            copy_function_bank(b, h, k, at);
+        for (n, &h) in banks.iter().enumerate() {
+            let Some(s) = inputs.get(h.input).and_then(|o| o.section(h.bank)).copied() else { continue };
+            let (size, align) = (s.size, s.addralign.max(1));
+            let intervals: Vec<(u64, u64)> =
+                reachers.iter().flat_map(|k| used.get(k).cloned().unwrap_or_default()).collect();
+            let mut candidates: Vec<u64> =
+                std::iter::once(0).chain(intervals.iter().map(|&(_, end)| align_up(end, align))).collect();
+            candidates.sort_unstable();
+            let free = |at: u64| intervals.iter().all(|&(lo, hi)| at.saturating_add(size) <= lo || at >= hi);
+            let at = candidates.into_iter().find(|&c| free(c)).unwrap_or(0);
+            // A losing copy's bank is placed, but its section symbol has no
+            // output symbol: nvlink writes the offset into the null symbol's
+            // value instead, the last such bank's (wc2 sm_80: `wf<double>` in
+            // x, y and z: 16 for `x y`, 24 and 40 behind 8 bytes of another
+            // function's bank for `x z` and `x y z`).
+            if n > 0 && !reachers.is_empty() {
+                b.layout.null_value = Some(at);
+            }
+            for &k in &reachers {
+                used.entry(k).or_default().push((at, at.saturating_add(size)));
+                copy_function_bank(b, h, k, at);
+            }
         }
     }
 }

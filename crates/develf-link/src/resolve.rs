@@ -498,12 +498,13 @@ fn discarded_sections(
         if let Some(m) = marks.get_mut(text) {
             *m = true;
         }
-        let winner = winner_of(*loser).filter(|w| w.input < loser.input).and_then(|w| inputs.get(w.input));
+        // A copy met after the winner keeps its `.nv.constant2.<fn>` (rule 9,
+        // losing banks): a section of its own where the winner's input has
+        // none, else merged with the winner's (crate::layout, U25).
+        let met_after_winner = winner_of(*loser).is_some_and(|w| w.input < loser.input);
         for s in input.sections() {
             if s.flags & SHF_INFO_LINK != 0 && s.info as usize == text {
-                let own_bank = s.name.starts_with(".nv.constant2.")
-                    && winner.is_some_and(|w| !w.sections().iter().any(|x| x.name == s.name));
-                if own_bank {
+                if s.name.starts_with(".nv.constant2.") && met_after_winner {
                     continue;
                 }
                 if let Some(m) = marks.get_mut(s.index) {

@@ -542,8 +542,9 @@ pub(crate) fn build(
         st_type: 0,
         other: 0,
         section: SymbolSection::Raw(0),
-        // Rule 12.9: not always 0 after relinking a `-r` output.
-        value: layout.shared.null_value,
+        // Rule 12.9: not always 0 after relinking a `-r` output; nor with a
+        // losing copy's function bank (crate::layout::merge_function_banks).
+        value: layout.null_value.unwrap_or(layout.shared.null_value),
         size: 0,
     }];
     let mut section_symbol = vec![None; layout.sections.len()];
