@@ -85,9 +85,14 @@ const MEMBAR_ALL_CTA: Pattern = (0xfff, 0x992, 0xf000, 0x8000);
 const CCTL_IVALL: Pattern = (0xffff_0fff, 0xff00_098f, 0, 0);
 /// The fences the workaround precedes: `MEMBAR` (0x992) with scope bits
 /// 0x2000 (fixture sync_spin, cub `red_int`, atom `kb`), 0x3000 (cub
-/// `red_int2`) or 0xa000 (gcall `kcl`).
-const FENCES_AFTER_WORKAROUND: [Pattern; 3] =
-    [(0xfff, 0x992, 0xf000, 0x2000), (0xfff, 0x992, 0xf000, 0x3000), (0xfff, 0x992, 0xf000, 0xa000)];
+/// `red_int2`), 0xa000 (gcall `kcl`) or 0xb000 (`MEMBAR.ALL.SYS`,
+/// `fence.acq_rel.sys`: helpers' p23 `katomref`, sm_100/sm_120 exec).
+const FENCES_AFTER_WORKAROUND: [Pattern; 4] = [
+    (0xfff, 0x992, 0xf000, 0x2000),
+    (0xfff, 0x992, 0xf000, 0x3000),
+    (0xfff, 0x992, 0xf000, 0xa000),
+    (0xfff, 0x992, 0xf000, 0xb000),
+];
 
 fn is_fence(w: &(u64, u64)) -> bool {
     FENCES_AFTER_WORKAROUND.iter().any(|&p| matches(w, p))
