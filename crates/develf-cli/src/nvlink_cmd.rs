@@ -1120,7 +1120,7 @@ fn named_input_kind(name: &str, data: &[u8], arch: Arch) -> NamedInput {
     let suffix = file_name.rsplit_once('.').map_or("", |(_, s)| s);
     let elf = data.starts_with(b"\x7fELF");
     let device = is_cubin(data);
-    let damaged = device && develf_parse::ElfFile::parse(data).is_err();
+    let damaged = device && develf_parse::ElfFile::check(data).is_err();
     let fatbin = develf_fatbin::sniff(data) == Some(develf_fatbin::ContainerKind::Fatbin);
     // A cubin named .ptx is read as a fatbin's entry is: one for another SM
     // is passed over with nvlink's warning (sm_90 objects in an sm_86 link),
@@ -1260,7 +1260,7 @@ fn device_objects<'a>(
         // nvlink skips a cubin whose ELF structure it cannot read (a real one
         // cut at 64, 300 or 3000 bytes: no message, exit 0, the other inputs
         // linked as without it; merc2 sweep); say it, and do the same.
-        if let Err(d) = develf_parse::ElfFile::parse(data) {
+        if let Err(d) = develf_parse::ElfFile::check(data) {
             // Rule 13.11: one whose header names a Mercury SM (sm_100 and up)
             // stops nvlink with `elfLink internal error`, whatever the target
             // (an sm_100 cubin cut at 64..3000 bytes, in sm_100, sm_120 and

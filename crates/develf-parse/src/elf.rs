@@ -294,9 +294,17 @@ impl<'a> ElfFile<'a> {
     /// file; every other problem is left for [`crate::validate`] to report.
     pub fn parse(data: &'a [u8]) -> Result<ElfFile<'a>, Diagnostic> {
         let header = read_header(data)?;
-        let sections = read_sections(data, &header)?;
+        check_section_table(data, &header)?;
+        let sections = read_sections(data, &header);
         let segments = read_segments(data, &header);
         Ok(ElfFile { data, header, sections, segments })
+    }
+
+    /// Whether [`ElfFile::parse`] would succeed, with the same error when it
+    /// would not, without building the tables: a linker asks this of every
+    /// input before it parses the ones it uses.
+    pub fn check(data: &[u8]) -> Result<(), Diagnostic> {
+        check_section_table(data, &read_header(data)?)
     }
 
     pub fn section(&self, index: usize) -> Option<&Section<'a>> {
@@ -560,9 +568,10 @@ pub fn range_in_file(offset: u64, size: u64, len: usize) -> Option<core::ops::Ra
     Some(offset as usize..end as usize)
 }
 
-fn read_sections<'a>(data: &'a [u8], header: &Header) -> Result<Vec<Section<'a>>, Diagnostic> {
+/// The section header table's size and place: what [`ElfFile::parse`] fails on.
+fn check_section_table(data: &[u8], header: &Header) -> Result<(), Diagnostic> {
     if header.shoff == 0 || header.shnum == 0 {
-        return Ok(Vec::new());
+        return Ok(());
     }
     let entsize = u64::from(header.shentsize);
     if (header.shentsize as usize) < header.class.section_header_size() {
@@ -591,6 +600,16 @@ fn read_sections<'a>(data: &'a [u8], header: &Header) -> Result<Vec<Section<'a>>
         )
         .at(header.shoff));
     }
+    Ok(())
+}
+
+/// The section headers, with names; the table was checked
+/// ([`check_section_table`]).
+fn read_sections<'a>(data: &'a [u8], header: &Header) -> Vec<Section<'a>> {
+    if header.shoff == 0 || header.shnum == 0 {
+        return Vec::new();
+    }
+    let entsize = u64::from(header.shentsize);
     // The table lies inside the file, so shnum <= len / entsize: bounded.
     let mut sections = Vec::with_capacity(header.shnum as usize);
     for index in 0..header.shnum {
@@ -627,7 +646,7 @@ fn read_sections<'a>(data: &'a [u8], header: &Header) -> Result<Vec<Section<'a>>
             section.name = string_at(names, section.name_offset).unwrap_or("");
         }
     }
-    Ok(sections)
+    sections
 }
 
 fn read_segments(data: &[u8], header: &Header) -> Vec<Segment> {
