@@ -179,6 +179,17 @@ macro_rules! attribute_table {
                 out
             }
 
+            /// Whether `f` holds for every symbol index the value names
+            /// ([`Self::symbols`] without collecting them).
+            pub fn all_symbols(&self, f: &mut dyn FnMut(SymbolIndex) -> bool) -> bool {
+                let mut all = true;
+                match self {
+                    $( $name::$variant(v) => v.visit_symbols(&mut |s| all = all && f(s)), )*
+                    $name::Raw(_) => {}
+                }
+                all
+            }
+
             /// Calls `f` on every symbol index, allowing it to be changed.
             pub fn visit_symbols_mut(&mut self, f: &mut dyn FnMut(&mut SymbolIndex)) {
                 match self {

@@ -24,6 +24,7 @@ use develf_format::symbol::{
     STB_LOCAL, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_CUDA_OBJECT, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC,
     STT_OBJECT, STT_SECTION,
 };
+use develf_reloc::keep::SymbolHome;
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet, HashTable};
 use rayon::prelude::*;
 use smallvec::SmallVec;
@@ -299,6 +300,11 @@ pub(crate) enum Step {
 pub(crate) struct Layout {
     /// Creation order (rule 1.3).
     pub sections: Vec<OutSection>,
+    /// Per section, once the sections are final: what a symbol defined in
+    /// it is to a relocation, and its constant bank number
+    /// ([`Layout::section_home`]; made by crate::relocate, which asks for
+    /// every relocation).
+    pub homes: std::sync::OnceLock<Vec<(SymbolHome, u64)>>,
     /// Sections and local symbols in the order nvlink meets them: the order of
     /// local names in `.strtab` and of locals in `.symtab`.
     pub log: Vec<LogEntry>,
@@ -452,6 +458,24 @@ impl Layout {
         self.by_name.get(&self.sections, name)
     }
 
+    /// What a symbol defined in section `id` is to a relocation, and the
+    /// section's constant bank number (`.nv.constant<n>`; 0 for others).
+    pub fn section_home(&self, id: OutId) -> (SymbolHome, u64) {
+        if let Some(&home) = self.homes.get().and_then(|h| h.get(id)) {
+            return home;
+        }
+        let name = self.section(id).map_or("", |s| s.name.as_str());
+        (SymbolHome::of_section(name), bank_number(name))
+    }
+
+    /// Makes [`Layout::section_home`]'s table, in parallel (a big link
+    /// has tens of thousands of sections).
+    pub fn index_homes(&self) {
+        self.homes.get_or_init(|| {
+            self.sections.par_iter().map(|s| (SymbolHome::of_section(&s.name), bank_number(&s.name))).collect()
+        });
+    }
+
     /// Adds a section the linker makes itself (no input has it) at the end
     /// of the creation log; an existing section of that name is returned.
     pub(crate) fn push_section(&mut self, section: OutSection) -> OutId {
@@ -464,6 +488,14 @@ impl Layout {
         self.by_name.insert(&self.sections, id);
         id
     }
+}
+
+/// The `<n>` of `.nv.constant<n>` (and of `.nv.constant<n>.<fn>`); 0 for
+/// other sections.
+pub(crate) fn bank_number(section: &str) -> u64 {
+    let Some(rest) = section.strip_prefix(".nv.constant") else { return 0 };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit);
+    digits.fold(0u64, |n, d| n.saturating_mul(10).saturating_add(u64::from(d - b'0')))
 }
 
 fn align_up(value: u64, align: u64) -> u64 {
@@ -774,6 +806,7 @@ pub(crate) fn build(
     let capacity = inputs.iter().map(|i| i.sections().len()).sum::<usize>() + 64;
     let layout = Layout {
         sections: Vec::with_capacity(capacity),
+        homes: std::sync::OnceLock::new(),
         log: Vec::with_capacity(capacity),
         prototype_vetoed: HashSet::new(),
         placement: inputs.iter().map(|i| vec![None; i.sections().len()]).collect(),

@@ -107,8 +107,9 @@ struct CallFacts {
     /// The output's kernel when it has exactly one (rule 7.2.1: that kernel's
     /// EXTERNS gathers every function's list).
     only_kernel: Option<u32>,
-    /// Per output section: for a `.text.<fn>`, its `.nv.info.<fn>`. Made
-    /// once, by the first kernel that needs it ([`Context::info_sections`]).
+    /// Per output section: for a `.text.<fn>`, its `.nv.info.<fn>`
+    /// ([`Context::info_sections`]). Made once, when a kernel will need it,
+    /// before the functions' records are made ([`build`]).
     info_of_text: std::sync::OnceLock<Vec<Option<OutId>>>,
     /// Whether any call or address-taken target is undefined in the output:
     /// without one, and without EXTERNS, no kernel's list can grow.
@@ -682,7 +683,7 @@ impl Context<'_, '_> {
                         if self.layout.executable && attr.code() == EIATTR_MAX_STACK_SIZE {
                             continue;
                         }
-                        if !attr.symbols().iter().all(|&sym| self.survives(input.index, sym))
+                        if !attr.all_symbols(&mut |sym| self.survives(input.index, sym))
                             || !self.remap(input.index, &mut attr)
                         {
                             continue;
@@ -744,7 +745,8 @@ impl Context<'_, '_> {
         let Some(source) = source else { return Ok(Vec::new()) };
         let decoded = NvInfo::decode(source.bytes());
         let decoded_has_mark = decoded.records.iter().any(|r| r.attribute.code() == ATTR_ABI7_MARK);
-        let mut reversed: Vec<Attribute> = Vec::new();
+        // Room for the records and what rules 7.1, 7.2 and 10 append.
+        let mut reversed: Vec<Attribute> = Vec::with_capacity(decoded.records.len() + 4);
         let mut group: Vec<Attribute> = Vec::new();
         let function = self.text_function(text);
         let recursive = function.is_some_and(|f| facts.is_recursive(f));
@@ -1194,20 +1196,21 @@ impl Context<'_, '_> {
         true
     }
 
-    /// Per output section: for a `.text.<fn>`, the `.nv.info.<fn>` of that name.
+    /// Per output section: for a `.text.<fn>`, the `.nv.info.<fn>` of that
+    /// name. Made in parallel (a big link has tens of thousands of names to
+    /// look up), before the per-function records that read it.
     fn info_sections(&self) -> Vec<Option<OutId>> {
-        let sections = &self.layout.sections;
-        let mut name = String::new();
-        let mut out = vec![None; sections.len()];
-        for (slot, s) in out.iter_mut().zip(sections) {
-            if let Some(function) = s.name.strip_prefix(".text.") {
+        self.layout
+            .sections
+            .par_iter()
+            .map_init(String::new, |name, s| {
+                let function = s.name.strip_prefix(".text.")?;
                 name.clear();
                 name.push_str(".nv.info.");
                 name.push_str(function);
-                *slot = self.layout.find(&name);
-            }
-        }
-        out
+                self.layout.find(name)
+            })
+            .collect()
     }
 
     /// Rule 7.2, an executable kernel's EXTERNS: its input list less the
@@ -1721,6 +1724,11 @@ pub(crate) fn build(
     let cx = Context { options, inputs, resolution, layout, symbols };
     let MergedInfo { nv_info, facts } = merged;
     let warnings = cx.stack_warnings(&facts);
+    // What `kernel_externs` orders by, when a kernel will ask: made here, on
+    // every thread, rather than by the first kernel while the others wait.
+    if layout.executable && !(facts.externs.is_empty() && !facts.undefined_target) {
+        facts.info_of_text.get_or_init(|| cx.info_sections());
+    }
     // Rule 10: the ABI-7 kernels whose `.text` keeps its barrier bits.
     let barrier_bits_kept: Vec<OutId> = (0..layout.sections.len())
         .filter(|&id| layout.section(id).is_some_and(|s| s.class == SectionClass::Text))

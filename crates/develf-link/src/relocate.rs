@@ -135,12 +135,6 @@ pub(crate) fn disposition(query: &keep::Query, resolved: &Resolved) -> keep::Dis
     }
 }
 
-fn bank_number(section: &str) -> u64 {
-    let Some(rest) = section.strip_prefix(".nv.constant") else { return 0 };
-    let digits = rest.bytes().take_while(u8::is_ascii_digit);
-    digits.fold(0u64, |n, d| n.saturating_mul(10).saturating_add(u64::from(d - b'0')))
-}
-
 /// Resolves a relocation's symbol to its place in the output. One resolver
 /// serves `.rela*` (symbols of `.symtab`) and `.nv.merc.rela*` (symbols of
 /// `.nv.merc.symtab`, which mirrors `.symtab` entry for entry, rule 11.1): the
@@ -276,7 +270,7 @@ impl<'a> SymbolResolver<'_, 'a> {
                     state: SymbolState::Live,
                     home: SymbolHome::ConstantBank,
                     value: def_sym.value,
-                    bank: bank_number(name),
+                    bank: crate::layout::bank_number(name),
                     index,
                     undefined_constant: false,
                     preemptible: false,
@@ -317,15 +311,15 @@ impl<'a> SymbolResolver<'_, 'a> {
                 preemptible: false,
             };
         };
-        let out_name = self.layout.section(id).map_or("", |s| s.name.as_str());
+        let (home, bank) = self.layout.section_home(id);
         Resolved {
             state: if describes_loser { SymbolState::DiscardedDuplicate } else { SymbolState::Live },
-            home: home_of(out_name),
+            home,
             value: base.saturating_add(def_sym.value),
-            bank: bank_number(out_name),
+            bank,
             index,
             undefined_constant: false,
-            preemptible: def_sym.bind == STB_WEAK && home_of(out_name) == SymbolHome::ConstantBank,
+            preemptible: def_sym.bind == STB_WEAK && home == SymbolHome::ConstantBank,
         }
     }
 }
@@ -780,6 +774,7 @@ pub(crate) fn build<'a>(
             list.push(id);
         }
     }
+    layout.index_homes();
     let cx = Context { inputs, resolution, layout, symbols, patched_by };
     // The error boxed: one result per output section is held at once.
     let results: Vec<Result<_, Box<LinkError>>> =
