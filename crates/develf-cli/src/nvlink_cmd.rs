@@ -1707,9 +1707,12 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     let timed = std::env::var_os("DEVELF_TIME_PHASES").is_some();
     let stamp = |step: &str| {
         if timed {
+            let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+            let pages: f64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0.0);
             eprintln!(
-                "develf: {step:<16} {:8.2} ms since start  page faults {:6}",
+                "develf: {step:<16} {:8.2} ms since start  resident {:6.1} MiB  page faults {:6}",
                 start.elapsed().as_secs_f64() * 1e3,
+                pages * 4096.0 / (1024.0 * 1024.0),
                 develf_link::minor_faults()
             );
         }

@@ -304,7 +304,7 @@ pub(crate) struct Layout {
     /// it is to a relocation, and its constant bank number
     /// ([`Layout::section_home`]; made by crate::relocate, which asks for
     /// every relocation).
-    pub homes: std::sync::OnceLock<Vec<(SymbolHome, u64)>>,
+    pub homes: std::sync::OnceLock<Vec<(SymbolHome, u8)>>,
     /// Sections and local symbols in the order nvlink meets them: the order of
     /// local names in `.strtab` and of locals in `.symtab`.
     pub log: Vec<LogEntry>,
@@ -461,18 +461,28 @@ impl Layout {
     /// What a symbol defined in section `id` is to a relocation, and the
     /// section's constant bank number (`.nv.constant<n>`; 0 for others).
     pub fn section_home(&self, id: OutId) -> (SymbolHome, u64) {
-        if let Some(&home) = self.homes.get().and_then(|h| h.get(id)) {
-            return home;
+        match self.homes.get().and_then(|h| h.get(id)) {
+            Some(&(home, bank)) if bank != u8::MAX => (home, u64::from(bank)),
+            _ => {
+                let name = self.section(id).map_or("", |s| s.name.as_str());
+                (SymbolHome::of_section(name), bank_number(name))
+            }
         }
-        let name = self.section(id).map_or("", |s| s.name.as_str());
-        (SymbolHome::of_section(name), bank_number(name))
     }
 
     /// Makes [`Layout::section_home`]'s table, in parallel (a big link
-    /// has tens of thousands of sections).
+    /// has tens of thousands of sections). Two bytes a section: it lives
+    /// as long as the layout; a bank number past 254 (none seen) is looked
+    /// up by name.
     pub fn index_homes(&self) {
         self.homes.get_or_init(|| {
-            self.sections.par_iter().map(|s| (SymbolHome::of_section(&s.name), bank_number(&s.name))).collect()
+            self.sections
+                .par_iter()
+                .map(|s| {
+                    let bank = u8::try_from(bank_number(&s.name)).unwrap_or(u8::MAX);
+                    (SymbolHome::of_section(&s.name), bank)
+                })
+                .collect()
         });
     }
 

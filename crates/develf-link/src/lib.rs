@@ -89,10 +89,11 @@ impl PhaseClock {
         if let Some((wall, cpu)) = self.last.as_mut() {
             let now = cpu_ms();
             eprintln!(
-                "develf-link: {phase:<10} {:8.2} ms  cpu {:7.2} ms  resident {:6.1} MiB  page faults {:6}",
+                "develf-link: {phase:<10} {:8.2} ms  cpu {:7.2} ms  resident {:6.1} MiB  peak {:6.1} MiB  page faults {:6}",
                 wall.elapsed().as_secs_f64() * 1e3,
                 now - *cpu,
                 resident_mib(),
+                peak_resident_mib(),
                 minor_faults()
             );
             *wall = std::time::Instant::now();
@@ -118,6 +119,19 @@ fn resident_mib() -> f64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
     let pages: f64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0.0);
     pages * 4096.0 / (1024.0 * 1024.0)
+}
+
+/// The most memory the process has had resident so far (Linux's `VmHWM`;
+/// 0 elsewhere): a phase whose peak exceeds its end's resident memory made
+/// and freed that much on the way.
+fn peak_resident_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0);
+    kib / 1024.0
 }
 
 /// The process's minor page faults so far (Linux; 0 elsewhere). Each page

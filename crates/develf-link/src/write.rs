@@ -362,9 +362,13 @@ impl<'a> Image<'a> {
             return file.write_all_at(&self.to_bytes()?, 0);
         }
         let pieces = &self.pieces;
-        self.spans(span).par_iter().try_for_each_init(Vec::new, |buf: &mut Vec<u8>, s| {
-            write_span(pieces, s, span, buf, &mut |bytes, at| file.write_all_at(bytes, at))
-        })
+        // A span's buffer holds the span and at most one more piece of up to
+        // `span` bytes (`write_span`): sized once, it never grows by copying.
+        let room = usize::try_from(span.saturating_mul(2)).unwrap_or(usize::MAX);
+        self.spans(span).par_iter().try_for_each_init(
+            || Vec::with_capacity(room),
+            |buf: &mut Vec<u8>, s| write_span(pieces, s, span, buf, &mut |bytes, at| file.write_all_at(bytes, at)),
+        )
     }
 
     /// The file cut before a piece every `span` bytes or so: together the
