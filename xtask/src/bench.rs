@@ -18,7 +18,8 @@
 //!   20 plus one of 279 functions (65,283 sections with the two tables).
 //!   These mostly check bytes against nvlink.
 //!
-//! Each case runs nvlink and `target/release/develf nvlink` alternately
+//! Each case runs nvlink and `target/dist/develf nvlink` (the `dist`
+//! profile: the release build with whole-program optimisation) alternately
 //! (`--runs N`, default 5) with a time limit per run (`--timeout S`, default
 //! 120), measuring wall time and peak RSS (GNU time's `%M` when /usr/bin/time
 //! exists, else VmHWM polled from /proc). Prints medians and develf/nvlink
@@ -36,6 +37,8 @@ use std::time::{Duration, Instant};
 
 pub const USAGE: &str = "bench [--runs N] [--timeout S] [--only CASE] [--jobs N] [--no-build]";
 
+/// The cargo profile of the develf binary timed: what a user installs.
+const BENCH_PROFILE: &str = "dist";
 const ARCH: &str = "sm_90";
 /// The Mercury target of `xindex-merc` (rule 3.6 differs there).
 const MERC_ARCH: &str = "sm_100";
@@ -526,10 +529,11 @@ pub fn run(args: &[String]) -> Result<()> {
     let dir = root.join("target").join("bench");
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let cases = generate(&dir, &toolchain.tool("ptxas"), &options)?;
-    if options.build {
-        toolchain::build_develf(&root)?;
-    }
-    let develf = root.join("target").join("release").join("develf");
+    let develf = if options.build {
+        toolchain::build_develf(&root, BENCH_PROFILE)?
+    } else {
+        toolchain::develf_path(&root, BENCH_PROFILE)
+    };
     if !develf.exists() {
         bail!("{} is missing (run without --no-build)", develf.display());
     }

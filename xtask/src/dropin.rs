@@ -224,10 +224,11 @@ pub fn run(args: &[String]) -> Result<()> {
         .parent()
         .with_context(|| format!("{} has no parent directory", toolchain.cuda13_bin.display()))?
         .to_path_buf();
-    if options.build {
-        toolchain::build_develf(&root)?;
-    }
-    let develf = root.join("target").join("release").join("develf");
+    let develf = if options.build {
+        toolchain::build_develf(&root, "release")?
+    } else {
+        toolchain::develf_path(&root, "release")
+    };
     if !develf.is_file() {
         bail!("{} is missing (run without --no-build)", develf.display());
     }

@@ -83,19 +83,26 @@ pub fn workspace_root() -> PathBuf {
     manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
-/// Builds `target/release/develf` (what `bench` and `dropin` run).
-pub fn build_develf(root: &Path) -> Result<()> {
+/// Builds the develf binary with cargo profile `profile` ("release", or
+/// "dist" for the optimised build `bench` times) and returns its path.
+pub fn build_develf(root: &Path, profile: &str) -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    println!("building target/release/develf ...");
+    println!("building target/{profile}/develf ...");
     let status = Command::new(cargo)
-        .args(["build", "--release", "-p", "develf-cli", "--bin", "develf"])
+        .args(["build", "--profile", profile, "-p", "develf-cli", "--bin", "develf"])
         .current_dir(root)
         .status()
         .context("running cargo build")?;
     if !status.success() {
-        bail!("cargo build --release -p develf-cli failed");
+        bail!("cargo build --profile {profile} -p develf-cli failed");
     }
-    Ok(())
+    Ok(develf_path(root, profile))
+}
+
+/// Where cargo puts the develf binary of `profile` (`dev` builds go to `debug/`).
+pub fn develf_path(root: &Path, profile: &str) -> PathBuf {
+    let dir = if profile == "dev" { "debug" } else { profile };
+    root.join("target").join(dir).join("develf")
 }
 
 pub fn toolchains_dir() -> PathBuf {
