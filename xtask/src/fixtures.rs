@@ -158,6 +158,8 @@ const SHROOM_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
 /// The `launch` objects and group (sm_75: ptxas writes CTAIDZ_USED for a
 /// device function; sm_90 and Mercury sm_100 do not).
 const LAUNCH_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// Rule 9.15: an input's `.nv.global` of weak data that all lost.
+const WNB_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
 /// Fixture `sumloop`: every target, sm_107 too (rule 7.2's record 0x67).
 const SUMLOOP_ARCHS: &[&str] =
     &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_107"];
@@ -436,6 +438,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("wcb_a", "wcb_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("wcb_b", "wcb_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("wcb_c", "wcb_c.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    // Rule 9.15: weak zero-filled data losing in a whole input's `.nv.global`.
+    cu("wnb_a", "wnb_a.cu", Archs::Only(WNB_ARCHS), ABI7_NONE),
+    cu("wnb_b", "wnb_b.cu", Archs::Only(WNB_ARCHS), ABI7_NONE),
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbloop", "sbloop.cu", Archs::Only(SBLOOP_ARCHS), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -712,6 +717,8 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(WCB_ARCHS),
     },
+    // Rule 9.15: wnb_a's `.nv.global` holds only losing weak data and goes.
+    GroupSpec { name: "wnb", inputs: &[Abi8("wnb_b"), Abi8("wnb_a")], flags: &[], archs: Archs::Only(WNB_ARCHS) },
     GroupSpec { name: "sumloop", inputs: &[Abi8("sumloop")], flags: &[], archs: Archs::Only(SUMLOOP_ARCHS) },
     GroupSpec { name: "sumloop-g", inputs: &[Abi8("sumloop")], flags: &["-g"], archs: Archs::Only(SUMLOOP_G_ARCHS) },
     GroupSpec {

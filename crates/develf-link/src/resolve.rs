@@ -8,7 +8,7 @@
 use crate::error::{Duplicate, LinkError, Location, SymbolName, Undefined};
 use crate::gc::{Liveness, is_debug_section};
 use crate::input::InputObject;
-use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_RESERVED_SHARED};
+use develf_format::section::{SHT_CUDA_CALLGRAPH, SHT_CUDA_GLOBAL, SHT_CUDA_RESERVED_SHARED};
 use develf_format::symbol::{
     SHN_COMMON, STB_GLOBAL, STB_LOCAL, STB_WEAK, STO_CUDA_ENTRY, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK,
     STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC, STT_SECTION,
@@ -449,6 +449,11 @@ fn function_regcounts(input: Option<&InputObject<'_>>) -> HashMap<usize, u32> {
     out
 }
 
+/// Data sections an input loses whole when every definition in them lost
+/// (rule 9.15): zero-filled ones, whose bytes nvlink need not keep. Sections
+/// with bytes (`.nv.global.init`, `.nv.constant3`) keep a losing copy's.
+const ZERO_FILLED_DATA: &[u32] = &[SHT_CUDA_GLOBAL, SHT_CUDA_RESERVED_SHARED];
+
 /// The sections of losing definitions: the function's `.text`, every section
 /// attached to it through `sh_info` (`.nv.info.<fn>`, `.nv.constant0.<fn>`,
 /// `.nv.shared.<fn>`), and relocation sections patching any of them.
@@ -464,27 +469,33 @@ fn discarded_sections(
     winner_of: &dyn Fn(SymbolRef) -> Option<SymbolRef>,
 ) -> Vec<Vec<bool>> {
     let mut discarded: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.sections().len()]).collect();
+    let lost: HashSet<(usize, usize)> = losers.iter().map(|l| (l.input, l.symbol)).collect();
     for loser in losers {
         let Some(input) = inputs.get(loser.input) else { continue };
         let Some(sym) = input.symbol(loser.symbol) else { continue };
         if sym.st_type != STT_FUNC {
             // A losing data definition shares its section with other data: only
             // the symbol loses (its bytes stay, as nvlink does not deduplicate).
-            // Except sm_110's `.nv.shared.reserved.0`, which holds nothing but
-            // the weak `__nv_reservedSMEM_gb10b_war_var` (0x80 bytes) in every
-            // object: nvlink keeps the first copy, section and merc copy alike
-            // (merc2 sm_110, 3 and 6 inputs, exec and `-r`: 0x80, not 0x180).
+            // Except (rule 9.15) a zero-filled section of an input in which every
+            // definition lost: nvlink drops it whole. sm_110's
+            // `.nv.shared.reserved.0` holds nothing but the weak
+            // `__nv_reservedSMEM_gb10b_war_var` (0x80 bytes) in every object:
+            // nvlink keeps the first copy, section and merc copy alike (merc2
+            // sm_110, 3 and 6 inputs, exec and `-r`: 0x80, not 0x180). An
+            // input's `.nv.global` holding only losing variable-template
+            // instances or function-local statics of inline functions goes too
+            // (sweep p31, every target, exec and `-r`), while
+            // `.nv.global.init` and `.nv.constant3` keep a losing copy's bytes.
             let Some(home) = sym.section_index() else { continue };
             let Some(section) = input.section(home) else { continue };
-            let alone = !input
-                .symbols()
-                .iter()
-                .any(|o| o.index != sym.index && o.section_index() == Some(home) && o.st_type != STT_SECTION);
-            if section.sh_type == SHT_CUDA_RESERVED_SHARED && alone {
+            let all_lost = input.symbols().iter().all(|o| {
+                o.section_index() != Some(home) || o.st_type == STT_SECTION || lost.contains(&(loser.input, o.index))
+            });
+            if ZERO_FILLED_DATA.contains(&section.sh_type) && all_lost {
                 let merc = format!(".nv.merc{}", section.name);
                 let Some(marks) = discarded.get_mut(loser.input) else { continue };
                 for s in input.sections() {
-                    if s.index == home || (s.sh_type == SHT_CUDA_RESERVED_SHARED && s.name == merc) {
+                    if s.index == home || (s.sh_type == section.sh_type && s.name == merc) {
                         if let Some(m) = marks.get_mut(s.index) {
                             *m = true;
                         }
