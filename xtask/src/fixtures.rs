@@ -160,6 +160,9 @@ const SHROOM_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
 const LAUNCH_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// Rule 9.15: an input's `.nv.global` of weak data that all lost.
 const WNB_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
+/// Rule 7.2.1: a replacing weak copy's EXTERNS (sm_75's two copies use the
+/// same registers, so nothing is replaced there).
+const XU_ARCHS: &[&str] = &["sm_86", "sm_90", "sm_100", "sm_120"];
 /// Fixture `sumloop`: every target, sm_107 too (rule 7.2's record 0x67).
 const SUMLOOP_ARCHS: &[&str] =
     &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_107"];
@@ -441,6 +444,27 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 9.15: weak zero-filled data losing in a whole input's `.nv.global`.
     cu("wnb_a", "wnb_a.cu", Archs::Only(WNB_ARCHS), ABI7_NONE),
     cu("wnb_b", "wnb_b.cu", Archs::Only(WNB_ARCHS), ABI7_NONE),
+    // Rule 7.2.1: a weak copy replacing an earlier one (U9) brings its
+    // EXTERNS where its own input is met.
+    cu("xu_rel", "xu_rel.cu", Archs::Only(XU_ARCHS), ABI7_NONE),
+    ObjectSpec {
+        name: "xu_mk",
+        source: "xu_mk.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=24"],
+        ptxas_flags: &[],
+        archs: Archs::Only(XU_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "xu_k",
+        source: "xu_k.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=24"],
+        ptxas_flags: &[],
+        archs: Archs::Only(XU_ARCHS),
+        abi7: ABI7_NONE,
+    },
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbloop", "sbloop.cu", Archs::Only(SBLOOP_ARCHS), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -719,6 +743,14 @@ const GROUPS: &[GroupSpec] = &[
     },
     // Rule 9.15: wnb_a's `.nv.global` holds only losing weak data and goes.
     GroupSpec { name: "wnb", inputs: &[Abi8("wnb_b"), Abi8("wnb_a")], flags: &[], archs: Archs::Only(WNB_ARCHS) },
+    // Rule 7.2.1: xu_kernel's EXTERNS is `malloc free` (xu_k's copy of
+    // xu_release replaces xu_rel's and brings `free` after xu_mk's `malloc`).
+    GroupSpec {
+        name: "xurepl",
+        inputs: &[Abi8("xu_rel"), Abi8("xu_mk"), Abi8("xu_k")],
+        flags: &[],
+        archs: Archs::Only(XU_ARCHS),
+    },
     GroupSpec { name: "sumloop", inputs: &[Abi8("sumloop")], flags: &[], archs: Archs::Only(SUMLOOP_ARCHS) },
     GroupSpec { name: "sumloop-g", inputs: &[Abi8("sumloop")], flags: &["-g"], archs: Archs::Only(SUMLOOP_G_ARCHS) },
     GroupSpec {

@@ -1261,19 +1261,28 @@ impl Context<'_, '_> {
         // `__assert_fail`'s `__assertfail`, though its `.text` comes first).
         let info_sections = facts.info_of_text.get_or_init(|| self.info_sections());
         let info_of = |t: crate::layout::OutId| info_sections.get(t).copied().flatten();
-        let mut defined: Vec<(Option<crate::layout::OutId>, crate::layout::OutId, u32)> =
+        // Where a function's code sits in the inputs: input, then section.
+        let place_of = |t: crate::layout::OutId| self.layout.section(t)?.pieces.first().map(|p| (p.input, p.section));
+        // Keyed first by the input of the function's code: a weak copy that
+        // replaced an earlier one (U9, fewer registers) keeps the first
+        // copy's `.nv.info.<fn>` place, yet brings its list where its own
+        // input is met (sweep p36: a `-G` object's virtual deleting
+        // destructors, 24 registers, replace a plain object's, 36; the
+        // kernel reaching them and the plain object's `make_shape` gets
+        // `malloc free`, not `free malloc`, when the plain object comes
+        // first; sm_80..sm_90a, exec and `-g`). Otherwise input order is
+        // `.nv.info` order.
+        let mut defined: Vec<(Option<usize>, Option<crate::layout::OutId>, crate::layout::OutId, u32)> =
             // Only functions with a list contribute: the others need no order key.
             reach
                 .iter()
                 .filter(|&&g| g != f && facts.externs.get(&g).is_some_and(|l| !l.is_empty()))
-                .filter_map(|&g| text_of(g).map(|t| (info_of(t), t, g)))
+                .filter_map(|&g| text_of(g).map(|t| (place_of(t).map(|(input, _)| input), info_of(t), t, g)))
                 .collect();
         defined.sort_unstable();
-        // Where a function's code sits in the inputs: input, then section.
-        let place_of = |t: crate::layout::OutId| self.layout.section(t)?.pieces.first().map(|p| (p.input, p.section));
         let kernel_place = text_of(f).and_then(place_of);
         let mut early = Vec::new();
-        for (_, t, g) in defined {
+        for (_, _, t, g) in defined {
             // Before the kernel in input order: an earlier input, or earlier
             // in the kernel's own input (fresh3 `-kernels-used=ps_make_forces`:
             // ps_a's destructors, ahead of the kernel there, bring `free`
