@@ -618,7 +618,10 @@ fn check_link(link: &Link, report: &mut Report) {
             let symtab = input.symbols_for_link(rs.symtab);
             let in_data = tsec.data.unwrap_or(&[]);
             // A duplicate definition's code that lost: nothing of it is in the output.
-            let patched_fn = tsec.name.strip_prefix(".text.");
+            // Its Mercury capsule neither: where the first copy was replaced by a
+            // later one (U9), the output's capsule of that name is the winner's
+            // (xurepl sm_100/sm_120: xu_rel's `xu_release` replaced by xu_k's).
+            let patched_fn = tsec.name.strip_prefix(".text.").or_else(|| tsec.name.strip_prefix(".nv.capmerc.text."));
             let lost = patched_fn.is_some_and(|f| winners.get(f).is_some_and(|w| *w != input_no));
             // Mercury relocations of `.nv.capmerc.*` patch the expanded capsule,
             // which is not in the file: only nvlink's keep/drop decision is checked.
