@@ -163,6 +163,8 @@ const WNB_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
 /// Rule 7.2.1: a replacing weak copy's EXTERNS (sm_75's two copies use the
 /// same registers, so nothing is replaced there).
 const XU_ARCHS: &[&str] = &["sm_86", "sm_90", "sm_100", "sm_120"];
+/// Rules 12.1 (common area order) and 7.2 (the only kernel's EXTERNS).
+const SHC_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// Fixture `sumloop`: every target, sm_107 too (rule 7.2's record 0x67).
 const SUMLOOP_ARCHS: &[&str] =
     &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_107"];
@@ -465,6 +467,11 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(XU_ARCHS),
         abi7: ABI7_NONE,
     },
+    // Rule 12.1: device functions' arrays several kernels reach, largest
+    // first; rule 7.2: the only kernel's EXTERNS after NUM_BARRIERS.
+    cu("shc_a", "shc_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("shc_b", "shc_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("shc_c", "shc_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbloop", "sbloop.cu", Archs::Only(SBLOOP_ARCHS), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -750,6 +757,14 @@ const GROUPS: &[GroupSpec] = &[
         inputs: &[Abi8("xu_rel"), Abi8("xu_mk"), Abi8("xu_k")],
         flags: &[],
         archs: Archs::Only(XU_ARCHS),
+    },
+    // Rule 12.1: the common area's arrays largest first (shc_tile<64>'s
+    // before shc_tile<32>'s; shc_c's clones' arrays in a fixed order).
+    GroupSpec {
+        name: "shc",
+        inputs: &[Abi8("shc_a"), Abi8("shc_b"), Abi8("shc_c")],
+        flags: &[],
+        archs: Archs::Only(SHC_ARCHS),
     },
     GroupSpec { name: "sumloop", inputs: &[Abi8("sumloop")], flags: &[], archs: Archs::Only(SUMLOOP_ARCHS) },
     GroupSpec { name: "sumloop-g", inputs: &[Abi8("sumloop")], flags: &["-g"], archs: Archs::Only(SUMLOOP_G_ARCHS) },

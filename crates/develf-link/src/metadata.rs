@@ -884,7 +884,11 @@ impl Context<'_, '_> {
             ctaidz = None;
             reversed.push(ctaidz_used());
         }
-        if appended_externs.is_some() && function.is_some_and(|f| !self.barriers_first(f, facts)) {
+        // The only kernel's gathered list stays last, after NUM_BARRIERS too
+        // (sweep p41 `-kernels-used=ka`: `ka` reaches `warn_once`'s
+        // `vprintf` through a lower output index than `tile_sum`'s barrier,
+        // yet nvlink writes NUM_BARRIERS, EXTERNS; sm_75..sm_120).
+        if appended_externs.is_some() && !externs_last && function.is_some_and(|f| !self.barriers_first(f, facts)) {
             if let Some(list) = appended_externs.take() {
                 reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
             }

@@ -710,16 +710,22 @@ fn plan_executable(
     let mut pool: Vec<(Variable, Node)> = Vec::new();
     // The alignment of each pool variable's input `.nv_debug.shared`.
     let mut pool_section_align: HashMap<SymbolRef, u64> = HashMap::new();
+    // In node order: a variable several functions name (a function and
+    // ptxas's local clone of it, `f_one` and `f_one$2`) takes the first
+    // one's node, whatever the hash map's order (rule 12.1's tie order
+    // depends on it; develf's output used to change from run to run).
+    let mut uses: Vec<(&Node, &Vec<SymbolRef>)> = facts.uses.iter().collect();
+    uses.sort_unstable_by_key(|(n, _)| **n);
     for input in inputs {
-        for (node, vars) in facts.uses.iter().filter(|(n, _)| n.0 == input.index) {
-            for &v in vars {
+        for (node, vars) in uses.iter().filter(|(n, _)| n.0 == input.index) {
+            for &v in vars.iter() {
                 let Some(sym) = input.symbol(v.symbol) else { continue };
                 let section = sym
                     .section_index()
                     .and_then(|x| input.section(x))
                     .filter(|s| SectionClass::of_input(s.name, s.sh_type) == Some(SectionClass::DebugShared));
                 if let Some(section) = section.filter(|_| !pool.iter().any(|(p, _)| p.symbol == v)) {
-                    pool.push((Variable { symbol: v, align: sym.value.max(1), size: sym.size }, *node));
+                    pool.push((Variable { symbol: v, align: sym.value.max(1), size: sym.size }, **node));
                     pool_section_align.insert(v, section.addralign.max(1));
                 }
             }
@@ -826,9 +832,21 @@ fn plan_executable(
     }
     // The common area: variables of functions several kernels reach, laid
     // out once at the same offsets in every window (rule 12.1). Order: most
-    // kernels first, then later functions first (one sample, see the doc).
-    common
-        .sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(b.2.cmp(&a.2)).then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol)));
+    // kernels first, then the largest first (sweep p41: a weak template's
+    // 0x100-byte `tile` before another instance's 0x80, whichever comes
+    // first; /work/sweep/red/shc t4, t5, t7, t8: three functions' arrays
+    // of 0x40/0x20/3, 0x40/0x100/0x80, 5/0x10/0x20 and 0x80/0x100/0x40
+    // bytes reached by two kernels, largest first every time, alignment
+    // aside; sm_80 exec and `-g`), then later functions first (s3: two
+    // equal arrays, the later function's first; three equal ones, t6,
+    // come out second, first, third, not modelled).
+    common.sort_by(|a, b| {
+        b.1.len()
+            .cmp(&a.1.len())
+            .then(b.0.size.cmp(&a.0.size))
+            .then(b.2.cmp(&a.2))
+            .then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol))
+    });
     // Each variable goes at the first offset free in every window reaching
     // it, so variables no kernel reaches together overlap (cubl:
     // `block_scan<int,256>`'s `s` (three kernels) and `block_scan<float,128>`'s
