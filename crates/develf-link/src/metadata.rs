@@ -743,10 +743,12 @@ impl Context<'_, '_> {
                 .find(|s| is_info_type(s.sh_type) && s.name == name && s.info as usize == piece.section)
         });
         let Some(source) = source else { return Ok(Vec::new()) };
-        let decoded = NvInfo::decode(source.bytes());
-        let decoded_has_mark = decoded.records.iter().any(|r| r.attribute.code() == ATTR_ABI7_MARK);
+        // The records up to the first unreadable one (NvInfo::decode's), each
+        // decoded as it is used: a big link has ten thousand functions.
+        let records = || nvinfo::records(source.bytes()).map_while(Result::ok);
+        let decoded_has_mark = records().any(|r| r.attribute == ATTR_ABI7_MARK);
         // Room for the records and what rules 7.1, 7.2 and 10 append.
-        let mut reversed: Vec<Attribute> = Vec::with_capacity(decoded.records.len() + 4);
+        let mut reversed: Vec<Attribute> = Vec::with_capacity(records().count() + 4);
         let mut group: Vec<Attribute> = Vec::new();
         let function = self.text_function(text);
         let recursive = function.is_some_and(|f| facts.is_recursive(f));
@@ -784,8 +786,8 @@ impl Context<'_, '_> {
             list
         });
         let mut had_externs = false;
-        for record in decoded.records {
-            let mut attr = record.attribute;
+        for record in records() {
+            let mut attr = Attribute::decode(&record);
             if attr.code() == EIATTR_EXTERNS {
                 if let Some(list) = &kernel_externs {
                     had_externs = true;
@@ -1739,7 +1741,7 @@ pub(crate) fn build(
     let warnings = cx.stack_warnings(&facts);
     // What `kernel_externs` orders by, when a kernel will ask: made here, on
     // every thread, rather than by the first kernel while the others wait.
-    if layout.executable && !(facts.externs.is_empty() && !facts.undefined_target) {
+    if layout.executable && (!facts.externs.is_empty() || facts.undefined_target) {
         facts.info_of_text.get_or_init(|| cx.info_sections());
     }
     // Rule 10: the ABI-7 kernels whose `.text` keeps its barrier bits.
