@@ -249,6 +249,14 @@ impl<'a> RelocationSection<'a> {
 }
 
 fn read_relocation(class: Class, endian: Endian, rela: bool, bytes: &[u8]) -> Option<(u64, u32, u32, Option<i64>)> {
+    // Every cubin is ELF64 little-endian: its entries read as plain words
+    // (a linker reads each of a big link's relocations several times).
+    if class == Class::Elf64 && endian == scroll::LE {
+        let word = |at: usize| bytes.get(at..at + 8).and_then(|b| b.first_chunk::<8>()).map(|b| u64::from_le_bytes(*b));
+        let (offset, info) = (word(0)?, word(8)?);
+        let addend = if rela { Some(word(16)? as i64) } else { None };
+        return Some((offset, (info & 0xffff_ffff) as u32, (info >> 32) as u32, addend));
+    }
     match class {
         Class::Elf64 => {
             let offset: u64 = bytes.pread_with(0, endian).ok()?;
