@@ -40,8 +40,9 @@ pub enum FileBytes {
     /// In [`ReadFiles::arena`].
     Arena(std::ops::Range<usize>),
     Owned(Vec<u8>),
-    /// The file itself, mapped.
-    Mapped(mapping::Mapping),
+    /// The file itself, mapped (shared with the code source, which drops
+    /// the pages the linker has parsed: [`develf_link::CodeSource::parsed`]).
+    Mapped(std::sync::Arc<mapping::Mapping>),
 }
 
 /// The files of a link. Relocatable cubins share one zeroed allocation, big
@@ -199,7 +200,7 @@ fn read_all_with(paths: &[&Path], leave_code: bool, map: bool) -> ReadFiles {
 
 fn read_one(mut probe: Probe, slot: Option<Slot<'_>>) -> io::Result<ReadFile> {
     if let Some(map) = probe.mapped.take() {
-        return Ok(ReadFile { bytes: FileBytes::Mapped(map), code: Some(probe.file) });
+        return Ok(ReadFile { bytes: FileBytes::Mapped(std::sync::Arc::new(map)), code: Some(probe.file) });
     }
     if let (Some((range, buf)), Some(header)) = (slot, probe.header) {
         if read_without_code(&probe.file, &header, buf)? {
@@ -328,6 +329,24 @@ pub mod mapping {
             unsafe { std::slice::from_raw_parts(self.at.as_ptr(), self.len) }
         }
 
+        /// Lets the system drop the whole pages inside `start..end` from
+        /// memory: read again, they come back from the file.
+        pub fn drop_pages(&self, start: usize, end: usize) {
+            const PAGE: usize = 4096;
+            let (first, last) = (start.div_ceil(PAGE) * PAGE, end.min(self.len) / PAGE * PAGE);
+            if first >= last {
+                return;
+            }
+            // SAFETY: advice on pages inside this read-only private file
+            // mapping (`first..last` lies in `0..len`, page-aligned). Such
+            // pages are never written, so dropping them loses nothing: a
+            // later read maps the file's bytes again (or the zero page where
+            // `zero_pages` put it). No slice of them is changed.
+            unsafe {
+                libc::madvise(self.at.as_ptr().add(first).cast(), last - first, libc::MADV_DONTNEED);
+            }
+        }
+
         /// Makes the whole pages inside `start..end` read as zeros, taking
         /// no memory (the kernel's zero page). Left as they are when that
         /// fails.
@@ -385,6 +404,10 @@ pub mod mapping {
         pub fn zero_pages(&self, _start: usize, _end: usize) {
             match *self {}
         }
+
+        pub fn drop_pages(&self, _start: usize, _end: usize) {
+            match *self {}
+        }
     }
 }
 
@@ -397,6 +420,8 @@ pub mod mapping {
 #[derive(Debug)]
 pub struct CodeFiles {
     files: Vec<File>,
+    /// Per file, its map when it was mapped (see [`FileBytes::Mapped`]).
+    maps: Vec<Option<std::sync::Arc<mapping::Mapping>>>,
     windows: Vec<std::sync::Mutex<Window>>,
 }
 
@@ -413,11 +438,13 @@ const WINDOW: u64 = 128 * 1024;
 impl CodeFiles {
     /// Called from the rayon pool that will write the output: a window per
     /// thread of that pool, plus one for any other thread.
-    pub fn new(files: Vec<File>) -> CodeFiles {
+    /// `files` with, for each, its map if it was mapped.
+    pub fn new(files: Vec<(File, Option<std::sync::Arc<mapping::Mapping>>)>) -> CodeFiles {
         let windows = (0..=rayon::current_num_threads())
             .map(|_| std::sync::Mutex::new(Window { file: usize::MAX, start: 0, bytes: Vec::new() }))
             .collect();
-        CodeFiles { files, windows }
+        let (files, maps) = files.into_iter().unzip();
+        CodeFiles { files, maps, windows }
     }
 
     /// A source per file, in the order given to [`CodeFiles::new`].
@@ -460,6 +487,13 @@ pub struct FileCode<'a> {
 impl develf_link::CodeSource for FileCode<'_> {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         self.files.read(self.index, buf, offset)
+    }
+
+    fn parsed(&self, offset: u64, len: u64) {
+        if let Some(map) = self.files.maps.get(self.index).and_then(Option::as_ref) {
+            let start = usize::try_from(offset).unwrap_or(usize::MAX);
+            map.drop_pages(start, start.saturating_add(usize::try_from(len).unwrap_or(usize::MAX)));
+        }
     }
 }
 

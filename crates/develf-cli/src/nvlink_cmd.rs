@@ -1061,8 +1061,12 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
             }
             NamedInput::Fatal(message) => return Err(message),
         }
+        let map = match &data.bytes {
+            crate::input_file::FileBytes::Mapped(map) => Some(std::sync::Arc::clone(map)),
+            _ => None,
+        };
         let code = data.code.map(|file| {
-            open.push(file);
+            open.push((file, map));
             open.len() - 1
         });
         add(&mut files, name.clone(), Path::new(name), data.bytes, code);

@@ -260,6 +260,14 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
         .filter(|y| y.bind == STB_WEAK && y.st_type != STT_FUNC && y.section_index().is_some())
         .map(|y| y.index)
         .collect();
+    // The raw header and symbol tables are parsed: a source that maps the
+    // file may drop them (a big link's are some 2 MB of its peak memory).
+    if let Some(code) = input.code {
+        code.parsed(header.shoff, header.shnum.saturating_mul(u64::from(header.shentsize)));
+        if let Some(symtab) = cubin.symtab().and_then(|t| cubin.sections().get(t.section)) {
+            code.parsed(symtab.offset, symtab.size);
+        }
+    }
     let info_about = FirstOf::new(cubin.sections().iter().filter_map(|s| {
         let merc = s.sh_type == SHT_CUDA_MERCURY_INFO;
         let about = (s.sh_type == SHT_CUDA_INFO || merc)

@@ -96,6 +96,13 @@ pub fn is_code_section(sh_type: u32, flags: u64) -> bool {
 pub trait CodeSource: Sync + std::fmt::Debug {
     /// Fills `buf` with the bytes at file offset `offset`.
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()>;
+
+    /// Advice: the linker has read what it needs of the `len` bytes at file
+    /// offset `offset` of [`Input::bytes`] into tables of its own (the
+    /// section header table, the symbol table). A source whose bytes are a
+    /// map of the file may let the system drop those pages; reading them
+    /// again must still give the same bytes.
+    fn parsed(&self, _offset: u64, _len: u64) {}
 }
 
 #[cfg(unix)]
