@@ -394,8 +394,17 @@ impl CallFacts {
 }
 
 fn encode(records: &[Attribute], section: &str) -> Result<Vec<u8>, LinkError> {
+    encode_all(records.iter(), records.len(), section)
+}
+
+/// [`encode`] for records given in order by an iterator (`count` of them).
+fn encode_all<'r>(
+    records: impl Iterator<Item = &'r Attribute>,
+    count: usize,
+    section: &str,
+) -> Result<Vec<u8>, LinkError> {
     // Most records are 4 to 12 bytes: one allocation for most sections.
-    let mut out = Vec::with_capacity(records.len() * 12);
+    let mut out = Vec::with_capacity(count * 12);
     for r in records {
         r.encode(&mut out).map_err(|e| LinkError::Unsupported(format!("{section}: {e}")))?;
     }
@@ -438,7 +447,11 @@ impl Context<'_, '_> {
             .is_some_and(|s| !matches!(s.section, crate::symbols::SymbolSection::Raw(0)))
     }
 
-    fn call_facts(&self, nv_info: &[Attribute], unwalked: &hashbrown::HashSet<(usize, usize)>) -> CallFacts {
+    fn call_facts<'r>(
+        &self,
+        nv_info: impl Iterator<Item = &'r Attribute>,
+        unwalked: &hashbrown::HashSet<(usize, usize)>,
+    ) -> CallFacts {
         let mut facts = CallFacts::default();
         // Each input's part is read in parallel and merged in input order.
         let parts: Vec<InputFacts> = self.inputs.par_iter().map(|input| self.input_facts(input)).collect();
@@ -694,11 +707,14 @@ impl Context<'_, '_> {
                 records
             })
             .collect();
-        let mut records: Vec<Attribute> = per_input.into_iter().flatten().collect();
-        records.reverse();
-        let facts = self.call_facts(&records, unwalked);
+        // The output's records are the inputs' reversed: each input's list,
+        // walked from its end, last input first. Kept per input rather than
+        // copied into one list (a big link's are some 3 MB).
+        let mut per_input = per_input;
+        let facts = self.call_facts(per_input.iter().rev().flat_map(|l| l.iter().rev()), unwalked);
+        let mut appended: Vec<Attribute> = Vec::new();
         if self.layout.executable {
-            for attr in &mut records {
+            for attr in per_input.iter_mut().flat_map(|l| l.iter_mut()) {
                 if let Attribute::Regcount(FunctionValue { function, value }) = attr {
                     // Rule 7.1: only kernels are raised; a device function keeps
                     // its own count (deep38: f_30 stays 24 though f_31 uses 68;
@@ -722,10 +738,12 @@ impl Context<'_, '_> {
                 } else {
                     facts.stack_size(k, &mut memo, 0).unwrap_or(UNKNOWN_STACK)
                 };
-                records.push(Attribute::MinStackSize(FunctionValue { function: k, value }));
+                appended.push(Attribute::MinStackSize(FunctionValue { function: k, value }));
             }
         }
-        Ok((encode(&records, ".nv.info")?, facts))
+        let count = per_input.iter().map(Vec::len).sum::<usize>() + appended.len();
+        let records = per_input.iter().rev().flat_map(|l| l.iter().rev()).chain(&appended);
+        Ok((encode_all(records, count, ".nv.info")?, facts))
     }
 
     /// Rule 7.2, for the output section `name` describing the function in `text`.
