@@ -92,8 +92,9 @@ struct Context<'l, 'a> {
     resolution: &'l Resolution<'a>,
     layout: &'l Layout,
     symbols: &'l SymbolTable,
-    /// Per output section: the relocation sections that patch it.
-    patched_by: Vec<Vec<OutId>>,
+    /// (patched section, relocation section patching it), by patched
+    /// section then relocation section ([`Context::patched_by`]).
+    patched_by: Vec<(u32, u32)>,
 }
 
 /// One section's bytes and the relocations kept per relocation section.
@@ -484,6 +485,13 @@ impl<'a> Context<'_, 'a> {
         losing_data(self.inputs, self.resolution, input, section)
     }
 
+    /// The relocation sections that patch output section `id`, in section order.
+    fn patched_by(&self, id: OutId) -> impl Iterator<Item = OutId> + '_ {
+        let id = u32::try_from(id).unwrap_or(u32::MAX);
+        let first = self.patched_by.partition_point(|&(t, _)| t < id);
+        self.patched_by[first..].iter().take_while(move |&&(t, _)| t == id).map(|&(_, r)| r as OutId)
+    }
+
     /// Bytes and kept relocations of one output section.
     fn section(&self, id: OutId) -> Result<SectionOutput<'a>, LinkError> {
         let Some(out) = self.layout.section(id) else { return Ok((Body::default(), Vec::new())) };
@@ -530,7 +538,7 @@ impl<'a> Context<'_, 'a> {
         let mut resolved_list: Vec<((usize, usize, usize), OutRelocation)> = Vec::new();
         let executable = self.layout.executable;
         let output = if executable { keep::OutputKind::Executable } else { keep::OutputKind::Relocatable };
-        for &rel_id in self.patched_by.get(id).map(Vec::as_slice).unwrap_or_default() {
+        for rel_id in self.patched_by(id) {
             let Some(rel) = self.layout.section(rel_id) else { continue };
             let mut kept = Vec::new();
             for piece in rel.pieces.iter().rev() {
@@ -684,9 +692,12 @@ impl<'a> Context<'_, 'a> {
                     }
                 }
             }
-            // Exact: the lists live until the output is written.
-            kept.shrink_to_fit();
-            kept_lists.push((rel_id, kept));
+            // Exact: the lists live until the output is written. An empty
+            // list is no list (`build`): most sections keep nothing.
+            if !kept.is_empty() {
+                kept.shrink_to_fit();
+                kept_lists.push((rel_id, kept));
+            }
         }
         if let Some(resolved_id) = resolved_into {
             // Rule 8.2: rule 8.1's order over every input relocation section
@@ -765,25 +776,34 @@ pub(crate) fn build<'a>(
     layout: &Layout,
     symbols: &SymbolTable,
 ) -> Result<Contents<'a>, LinkError> {
-    let mut patched_by = vec![Vec::new(); layout.sections.len()];
+    // One pair per relocation section, not a list per section: a big link has
+    // tens of thousands of sections, a third of them patched.
+    let mut patched_by: Vec<(u32, u32)> = Vec::new();
     for (id, s) in layout.sections.iter().enumerate() {
         if s.sh_type == SHT_CUDA_RESOLVED_RELA || crate::mercury::is_resolved_relocation(s) {
             continue;
         }
-        if let (SectionClass::Relocation, Some(list)) = (s.class, s.target().and_then(|t| patched_by.get_mut(t))) {
-            list.push(id);
+        let target = s.target().filter(|&t| t < layout.sections.len());
+        if let (SectionClass::Relocation, Some(t), Ok(rel)) = (s.class, target, u32::try_from(id)) {
+            patched_by.push((u32::try_from(t).unwrap_or(u32::MAX), rel));
         }
     }
+    patched_by.sort_unstable();
     layout.index_homes();
     let cx = Context { inputs, resolution, layout, symbols, patched_by };
-    // The error boxed: one result per output section is held at once.
-    let results: Vec<Result<_, Box<LinkError>>> =
-        (0..layout.sections.len()).into_par_iter().map(|id| cx.section(id).map_err(Box::new)).collect();
-    let mut data = Vec::with_capacity(layout.sections.len());
+    // The bodies straight into their list, the kept relocations (or the
+    // section's error, boxed) beside them: the first error in section order
+    // is the one reported, whatever the thread count.
+    let (data, kept): (Vec<Body<'a>>, Vec<Result<_, Box<LinkError>>>) = (0..layout.sections.len())
+        .into_par_iter()
+        .map(|id| match cx.section(id) {
+            Ok((body, kept)) => (body, Ok(kept)),
+            Err(e) => (Body::default(), Err(Box::new(e))),
+        })
+        .unzip();
     let mut lists = Vec::new();
-    for result in results {
-        let (bytes, kept) = result.map_err(|e| *e)?;
-        data.push(bytes);
+    for result in kept {
+        let kept = result.map_err(|e| *e)?;
         lists.extend(kept.into_iter().filter(|&(rel_id, _)| rel_id < layout.sections.len()));
     }
     // One list per relocation section (each patches one target); should one
