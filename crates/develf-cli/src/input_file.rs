@@ -549,6 +549,35 @@ mod tests {
         }
     }
 
+    /// Pages the linker says it has parsed may be dropped from memory: read
+    /// again, they are the file's bytes (and the code still reads as the
+    /// file's through the source).
+    #[test]
+    fn parsed_pages_read_back_the_same() {
+        use develf_link::CodeSource as _;
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/obj/sm_90/calls_main.cubin");
+        let whole = std::fs::read(&path).unwrap();
+        let mut all = read_all(&[path.as_path()], true);
+        let read = all.files.remove(0).unwrap();
+        let map = match &read.bytes {
+            FileBytes::Mapped(map) => Some(std::sync::Arc::clone(map)),
+            _ => None,
+        };
+        let code = CodeFiles::new(vec![(read.code.unwrap(), map)]);
+        let source = code.sources()[0];
+        source.parsed(0, whole.len() as u64);
+        let cubin = develf_parse::Cubin::parse(&whole).unwrap();
+        for s in cubin.sections().iter().filter(|s| !is_code_section(s.sh_type, s.flags)) {
+            let at = s.offset as usize;
+            assert_eq!(&all.bytes(&read.bytes)[at..at + s.bytes().len()], s.bytes(), "{}", s.name);
+        }
+        for s in cubin.sections().iter().filter(|s| is_code_section(s.sh_type, s.flags)) {
+            let mut buf = vec![0u8; s.bytes().len()];
+            source.read_exact_at(&mut buf, s.offset).unwrap();
+            assert_eq!(buf.as_slice(), s.bytes(), "{}", s.name);
+        }
+    }
+
     #[test]
     fn other_files_are_read_whole() {
         let path = std::env::temp_dir().join(format!("develf-input-file-{}", std::process::id()));
