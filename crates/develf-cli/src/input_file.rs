@@ -329,21 +329,26 @@ pub mod mapping {
             unsafe { std::slice::from_raw_parts(self.at.as_ptr(), self.len) }
         }
 
+        /// The whole pages inside `start..end` (clamped to the mapping), as
+        /// an address and a length, if there are any.
+        fn whole_pages(&self, start: usize, end: usize) -> Option<(*mut libc::c_void, usize)> {
+            // SAFETY: sysconf only reads a system parameter.
+            let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok().filter(|&p| p > 0)?;
+            let (first, last) = (start.div_ceil(page).checked_mul(page)?, end.min(self.len) / page * page);
+            // SAFETY: `first < last <= len`: the address lies in the mapping.
+            (first < last).then(|| (unsafe { self.at.as_ptr().add(first) }.cast(), last - first))
+        }
+
         /// Lets the system drop the whole pages inside `start..end` from
         /// memory: read again, they come back from the file.
         pub fn drop_pages(&self, start: usize, end: usize) {
-            const PAGE: usize = 4096;
-            let (first, last) = (start.div_ceil(PAGE) * PAGE, end.min(self.len) / PAGE * PAGE);
-            if first >= last {
-                return;
-            }
-            // SAFETY: advice on pages inside this read-only private file
-            // mapping (`first..last` lies in `0..len`, page-aligned). Such
-            // pages are never written, so dropping them loses nothing: a
-            // later read maps the file's bytes again (or the zero page where
-            // `zero_pages` put it). No slice of them is changed.
+            let Some((at, len)) = self.whole_pages(start, end) else { return };
+            // SAFETY: advice on whole pages inside this read-only private file
+            // mapping. Such pages are never written, so dropping them loses
+            // nothing: a later read maps the file's bytes again (or the zero
+            // page where `zero_pages` put it). No slice of them is changed.
             unsafe {
-                libc::madvise(self.at.as_ptr().add(first).cast(), last - first, libc::MADV_DONTNEED);
+                libc::madvise(at, len, libc::MADV_DONTNEED);
             }
         }
 
@@ -351,25 +356,13 @@ pub mod mapping {
         /// no memory (the kernel's zero page). Left as they are when that
         /// fails.
         pub fn zero_pages(&self, start: usize, end: usize) {
-            const PAGE: usize = 4096;
-            let (first, last) = (start.div_ceil(PAGE) * PAGE, end.min(self.len) / PAGE * PAGE);
-            if first >= last {
-                return;
-            }
-            // SAFETY: replaces pages inside this mapping (`first..last` lies
-            // in `0..len`, page-aligned) with a private anonymous read-only
-            // mapping at the same address; no `&mut` to them exists, and
-            // `bytes` readers see zeros there from now on, as they would
-            // after reading the file without its code.
+            let Some((at, len)) = self.whole_pages(start, end) else { return };
+            // SAFETY: replaces whole pages inside this mapping with a private
+            // anonymous read-only mapping at the same address; no `&mut` to
+            // them exists, and `bytes` readers see zeros there from now on, as
+            // they would after reading the file without its code.
             unsafe {
-                libc::mmap(
-                    self.at.as_ptr().add(first).cast(),
-                    last - first,
-                    libc::PROT_READ,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                    -1,
-                    0,
-                );
+                libc::mmap(at, len, libc::PROT_READ, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED, -1, 0);
             }
         }
     }
