@@ -165,6 +165,9 @@ const WNB_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
 const XU_ARCHS: &[&str] = &["sm_86", "sm_90", "sm_100", "sm_120"];
 /// Rules 12.1 (common area order) and 7.2 (the only kernel's EXTERNS).
 const SHC_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// Rule 9.13: a replaced weak copy's indirect call site and, below sm_90,
+/// its `.rel.debug_frame` relocation.
+const WIC_ARCHS: &[&str] = &["sm_86", "sm_90", "sm_100"];
 /// Fixture `sumloop`: every target, sm_107 too (rule 7.2's record 0x67).
 const SUMLOOP_ARCHS: &[&str] =
     &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_107"];
@@ -472,6 +475,18 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("shc_a", "shc_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_b", "shc_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_c", "shc_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    // Rule 9.13: wic_a's wic_call<3>, replaced by wic_b's (U9), keeps its
+    // indirect call site and (sm_86) its FDE relocation.
+    cu("wic_a", "wic_a.cu", Archs::Only(WIC_ARCHS), ABI7_NONE),
+    ObjectSpec {
+        name: "wic_b",
+        source: "wic_b.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=24"],
+        ptxas_flags: &[],
+        archs: Archs::Only(WIC_ARCHS),
+        abi7: ABI7_NONE,
+    },
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbloop", "sbloop.cu", Archs::Only(SBLOOP_ARCHS), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -766,6 +781,9 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(SHC_ARCHS),
     },
+    // Rule 9.13: wic_a's replaced wic_call<3> keeps its `#ii` call site
+    // (exec and `-r`) and, on sm_86, its `.rel.debug_frame` relocation.
+    GroupSpec { name: "wic", inputs: &[Abi8("wic_a"), Abi8("wic_b")], flags: &[], archs: Archs::Only(WIC_ARCHS) },
     GroupSpec { name: "sumloop", inputs: &[Abi8("sumloop")], flags: &[], archs: Archs::Only(SUMLOOP_ARCHS) },
     GroupSpec { name: "sumloop-g", inputs: &[Abi8("sumloop")], flags: &["-g"], archs: Archs::Only(SUMLOOP_G_ARCHS) },
     GroupSpec {

@@ -1582,7 +1582,22 @@ impl Context<'_, '_> {
                         out.address_taken.push(pair);
                     }
                 }
-                out.indirect_calls.extend(graph.indirect_calls.into_iter().filter_map(with_signature));
+                // Rule 9.13: a replaced copy's indirect call sites stay, naming
+                // the winner, in the executable and in `-r` alike (sweep p36
+                // `xsm`: sm_80 a.cu's `Shape::scale`, replaced by sm_86
+                // b.cu's (U13), lists its `#il` call site beside b's; fixture
+                // wic: `wic_call<3>`, which calls through a pointer, replaced
+                // by a `-maxrregcount=24` copy (U9), and the same with a
+                // newer-PTX copy (/work/sweep/red/wic); sm_75..sm_120, exec
+                // and `-r`). A copy that lost when met lists none (the
+                // reversed links).
+                let sites = |Pair(a, p): Pair| {
+                    if later(a) && !lost(a) {
+                        return Some(Pair(self.out_index(i, a)?, self.signature(input, p)?));
+                    }
+                    with_signature(Pair(a, p))
+                };
+                out.indirect_calls.extend(graph.indirect_calls.into_iter().filter_map(sites));
                 // Like calls (poly sm_80 + sm_86: a losing vtable's entries twice).
                 out.address_of.extend(graph.address_of.into_iter().filter_map(calls));
             }

@@ -878,14 +878,18 @@ const PTX_CONST0_SIZE: &str = ".nv.ptx.const0.size";
 ///   fr_a, fr_b, fr_c, fr_c's winning with fewer registers: fr_b's FDE
 ///   relocation goes, fr_a's stays).
 /// * Rule 9.13: a copy taken first and replaced (U9) keeps its records only
-///   while it has no `.rela.text.<fn>`: fresh2 `tlib-repl` (`tl_c tl_b tl_a`, tl_a
-///   `-maxrregcount=24`; sm_90) drops tl_b's `tl_poly<double>` FDE relocation
-///   (it calls the dsqrt slow path) and keeps tl_c's `tl_reduce<float>` one
-///   (a leaf without relocations, like wreg_a's `wsum`); a replaced copy that
-///   only reads a `__device__` global goes too. sm_75..sm_89, where ptxas
-///   writes a `.rel.text.<fn>` beside the `.rela` one (and the FDE
-///   relocations are `.rel`), keep them all (same links); which of the two
-///   nvlink looks at is not known. A `line_table` (`.debug_line`) has no such
+///   while it has no relocations of its own: fresh2 `tlib-repl` (`tl_c tl_b
+///   tl_a`, tl_a `-maxrregcount=24`; sm_90) drops tl_b's `tl_poly<double>` FDE
+///   relocation (it calls the dsqrt slow path) and keeps tl_c's
+///   `tl_reduce<float>` one (a leaf without relocations, like wreg_a's
+///   `wsum`); a replaced copy that only reads a `__device__` global goes too.
+///   Inputs whose FDE relocations are `.rel` (sm_75..sm_89) keep them all:
+///   the same links, and copies with only a `.rela.text.<fn>` as well (sweep
+///   p36 `xsm`: sm_80 a.cu's `Shape::scale`, replaced by sm_86 b.cu's, U13;
+///   fixture wic's `wic_call<3>`, which calls through a pointer, replaced by
+///   a `-maxrregcount=24` copy, U9; sm_75, sm_80, sm_86, exec and `-r`), so
+///   what nvlink looks at is the FDE relocation's kind, not the code's
+///   (sm_90: the same wic links drop it). A `line_table` (`.debug_line`) has no such
 ///   exception: there any relocation of the copy's own counts (fresh2
 ///   tl-mix2 `-g`, `tl_a tl_b-li tl_c-G`, sm_75..sm_89: tl_b's
 ///   `tl_poly<float>`, calling the dsqrt slow path, keeps its FDE relocation
@@ -916,5 +920,11 @@ pub(crate) fn describes_replaced_code(
     if line_table && kernel && input.cubin.relocation_sections().any(|rs| rs.target as usize == section && !rs.rela) {
         return lost_when_met;
     }
-    lost_when_met || (of_fn.peek().is_some() && (line_table || of_fn.all(|rs| rs.rela)))
+    let rel_frame = || {
+        input
+            .cubin
+            .relocation_sections()
+            .any(|rs| !rs.rela && input.section(rs.target as usize).is_some_and(|s| s.name == ".debug_frame"))
+    };
+    lost_when_met || (of_fn.peek().is_some() && (line_table || !rel_frame()))
 }
