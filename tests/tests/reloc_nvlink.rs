@@ -307,6 +307,7 @@ fn resolve(
     out: &mut Output<'_>,
     winners: &HashMap<String, usize>,
     firsts: &HashMap<String, usize>,
+    rela_first: &RelaFirst,
     cache: &mut HashMap<usize, Option<Placement>>,
 ) -> Resolved {
     let def_section = sym.section_index().and_then(|i| input.sections().get(i)).map(|s| s.name);
@@ -421,14 +422,15 @@ fn resolve(
     // A copy met after another lost when met, whichever copy wins in the end
     // (rule 9.11: indir's `ind_wsum<float>` in indir_b).
     let describes_loser = matches!(SymbolHome::of_section(patched), SymbolHome::Debug | SymbolHome::DebugLine);
-    // Rule 9.13: a replaced copy with only `.rela` relocations of its own
-    // (sm_90+) loses its records too (fresh2 tlib-repl: tl_b's
-    // `tl_poly<double>`).
+    // Rule 9.13: a replaced copy with relocations of its own loses its
+    // records too where the link's first relocation section patching that
+    // table is a `.rela` one (sm_90+: fresh2 tlib-repl, tl_b's
+    // `tl_poly<double>`; sm_75..sm_89 line tables after a `-lineinfo` unit
+    // naming inlined functions: gln-kfirst).
+    let table_rela_first = if patched == ".debug_line" { rela_first.line } else { rela_first.frame };
     let replaced_with_rela = || {
-        sym.section_index().is_some_and(|x| {
-            let mut of_fn = input.relocation_sections().filter(|rs| rs.target as usize == x).peekable();
-            of_fn.peek().is_some() && of_fn.all(|rs| rs.rela)
-        })
+        table_rela_first
+            && sym.section_index().is_some_and(|x| input.relocation_sections().any(|rs| rs.target as usize == x))
     };
     let lost = winners.get(sym.name).is_some_and(|w| *w < input_no)
         || (winners.get(sym.name).is_some_and(|w| *w != input_no)
@@ -574,6 +576,30 @@ fn winners(inputs: &[Cubin<'_>]) -> HashMap<String, usize> {
     strong
 }
 
+/// Rule 9.13: whether the link's first relocation section patching
+/// `.debug_line` / `.debug_frame` (that of the first input having one, in its
+/// section order) is a `.rela` one.
+struct RelaFirst {
+    line: bool,
+    frame: bool,
+}
+
+impl RelaFirst {
+    fn new(inputs: &[Cubin<'_>]) -> RelaFirst {
+        let first = |table: &str| {
+            inputs
+                .iter()
+                .find_map(|input| {
+                    input
+                        .relocation_sections()
+                        .find(|rs| input.sections().get(rs.target as usize).is_some_and(|s| s.name == table))
+                })
+                .is_none_or(|rs| rs.rela)
+        };
+        RelaFirst { line: first(".debug_line"), frame: first(".debug_frame") }
+    }
+}
+
 struct Site<'x> {
     link: &'x Link,
     input: &'x Path,
@@ -610,6 +636,7 @@ fn check_link(link: &Link, report: &mut Report) {
         .collect();
     let winners = winners(&inputs);
     let firsts = first_definitions(&inputs);
+    let rela_first = RelaFirst::new(&inputs);
     for (input_no, (input, input_path)) in inputs.iter().zip(&link.inputs).enumerate() {
         let mut cache: HashMap<usize, Option<Placement>> = HashMap::new();
         for rs in input.relocation_sections() {
@@ -697,7 +724,18 @@ fn check_link(link: &Link, report: &mut Report) {
                 let in_word = word(in_site, len);
                 let out_word = word(out_site, len);
                 let out_types = out.kept.get(&(p.out_section, out_off)).cloned().unwrap_or_default();
-                let resolved = resolve(input, input_no, sym, merc, tsec.name, &mut out, &winners, &firsts, &mut cache);
+                let resolved = resolve(
+                    input,
+                    input_no,
+                    sym,
+                    merc,
+                    tsec.name,
+                    &mut out,
+                    &winners,
+                    &firsts,
+                    &rela_first,
+                    &mut cache,
+                );
                 let (state, home) = match resolved {
                     Resolved::Value(_, h, _) => (SymbolState::Live, h),
                     Resolved::Discarded(_, h, _) => (SymbolState::DiscardedDuplicate, h),

@@ -168,6 +168,10 @@ const SHC_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// Rule 9.13: a replaced weak copy's indirect call site and, below sm_90,
 /// its `.rel.debug_frame` relocation.
 const WIC_ARCHS: &[&str] = &["sm_86", "sm_90", "sm_100"];
+/// Rule 9.13: replaced copies' line-table relocations (sm_75..sm_89 keep
+/// them unless the first line table with relocations names inlined
+/// functions; sm_90 drops those of copies with relocations).
+const GLN_ARCHS: &[&str] = &["sm_86", "sm_90"];
 /// Fixture `sumloop`: every target, sm_107 too (rule 7.2's record 0x67).
 const SUMLOOP_ARCHS: &[&str] =
     &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_107"];
@@ -475,6 +479,20 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("shc_a", "shc_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_b", "shc_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_c", "shc_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    // Rule 9.13: gln_a's (-G) gln_rep<float> and gln_k's (-lineinfo, with
+    // an inlined call) kernel gln_tk<float>, replaced by gln_c's (U9): their
+    // line-table relocations.
+    device_debug("gln_a-G", "gln_a.cu", Archs::Only(GLN_ARCHS)),
+    line_info("gln_k-lineinfo", "gln_k.cu", Archs::Only(GLN_ARCHS)),
+    ObjectSpec {
+        name: "gln_c",
+        source: "gln_c.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=24"],
+        ptxas_flags: &[],
+        archs: Archs::Only(GLN_ARCHS),
+        abi7: ABI7_NONE,
+    },
     // Rule 9.13: wic_a's wic_call<3>, replaced by wic_b's (U9), keeps its
     // indirect call site and (sm_86) its FDE relocation.
     cu("wic_a", "wic_a.cu", Archs::Only(WIC_ARCHS), ABI7_NONE),
@@ -784,6 +802,22 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 9.13: wic_a's replaced wic_call<3> keeps its `#ii` call site
     // (exec and `-r`) and, on sm_86, its `.rel.debug_frame` relocation.
     GroupSpec { name: "wic", inputs: &[Abi8("wic_a"), Abi8("wic_b")], flags: &[], archs: Archs::Only(WIC_ARCHS) },
+    // Rule 9.13: sm_86 keeps the replaced copies' `.rel.debug_line`
+    // relocations when the `-G` gln_a comes first, drops them (gln_a's too)
+    // when gln_k's line table, naming inlined functions, is the first with
+    // relocations; sm_90 drops them in both orders.
+    GroupSpec {
+        name: "gln",
+        inputs: &[Abi8("gln_a-G"), Abi8("gln_k-lineinfo"), Abi8("gln_c")],
+        flags: &[],
+        archs: Archs::Only(GLN_ARCHS),
+    },
+    GroupSpec {
+        name: "gln-kfirst",
+        inputs: &[Abi8("gln_k-lineinfo"), Abi8("gln_a-G"), Abi8("gln_c")],
+        flags: &[],
+        archs: Archs::Only(GLN_ARCHS),
+    },
     GroupSpec { name: "sumloop", inputs: &[Abi8("sumloop")], flags: &[], archs: Archs::Only(SUMLOOP_ARCHS) },
     GroupSpec { name: "sumloop-g", inputs: &[Abi8("sumloop")], flags: &["-g"], archs: Archs::Only(SUMLOOP_G_ARCHS) },
     GroupSpec {

@@ -877,24 +877,35 @@ const PTX_CONST0_SIZE: &str = ".nv.ptx.const0.size";
 ///   even when the final winner comes later still (fresh: `wsum<float>` in
 ///   fr_a, fr_b, fr_c, fr_c's winning with fewer registers: fr_b's FDE
 ///   relocation goes, fr_a's stays).
-/// * Rule 9.13: a copy taken first and replaced (U9) keeps its records only
-///   while it has no relocations of its own: fresh2 `tlib-repl` (`tl_c tl_b
-///   tl_a`, tl_a `-maxrregcount=24`; sm_90) drops tl_b's `tl_poly<double>` FDE
-///   relocation (it calls the dsqrt slow path) and keeps tl_c's
-///   `tl_reduce<float>` one (a leaf without relocations, like wreg_a's
-///   `wsum`); a replaced copy that only reads a `__device__` global goes too.
-///   Inputs whose FDE relocations are `.rel` (sm_75..sm_89) keep them all:
-///   the same links, and copies with only a `.rela.text.<fn>` as well (sweep
-///   p36 `xsm`: sm_80 a.cu's `Shape::scale`, replaced by sm_86 b.cu's, U13;
-///   fixture wic's `wic_call<3>`, which calls through a pointer, replaced by
-///   a `-maxrregcount=24` copy, U9; sm_75, sm_80, sm_86, exec and `-r`), so
-///   what nvlink looks at is the FDE relocation's kind, not the code's
-///   (sm_90: the same wic links drop it). A `line_table` (`.debug_line`) has no such
-///   exception: there any relocation of the copy's own counts (fresh2
-///   tl-mix2 `-g`, `tl_a tl_b-li tl_c-G`, sm_75..sm_89: tl_b's
-///   `tl_poly<float>`, calling the dsqrt slow path, keeps its FDE relocation
-///   and loses its line-table one; tl-mix3, `tl_c-li tl_b tl_a-r24`: tl_c's
-///   leaf `tl_reduce<float>` keeps its line-table relocation).
+/// * Rule 9.13: a copy taken first and replaced (U9, U13) keeps its records
+///   in a debug table where the link's first relocation section patching
+///   that table is a `.rel` one; where it is `.rela`, only while the copy has
+///   no relocations of its own. The first such section is that of the first
+///   input having one, in its section order: sm_75..sm_89 objects put the
+///   FDE start addresses in a `.rel.debug_frame` ahead of their
+///   `.rela.debug_frame`, and the line tables' in a `.rel.debug_line`, after
+///   a `.rela.debug_line` only in a `-lineinfo` unit naming inlined
+///   functions (the `.debug_str` base in its header); sm_90+ objects have
+///   only `.rela` ones. So on sm_90: fresh2 `tlib-repl` (`tl_c tl_b tl_a`,
+///   tl_a `-maxrregcount=24`) drops tl_b's `tl_poly<double>` FDE relocation
+///   (it calls the dsqrt slow path) and keeps tl_c's leaf `tl_reduce<float>`
+///   one (like wreg_a's `wsum`); a replaced copy that only reads a
+///   `__device__` global goes too. On sm_75..sm_89 every replaced copy keeps
+///   its FDE relocation (same links; sweep p36 `xsm`: sm_80 a.cu's
+///   `Shape::scale`, replaced by sm_86 b.cu's, U13; fixture wic's
+///   `wic_call<3>`, which calls through a pointer, replaced by a
+///   `-maxrregcount=24` copy, U9; sm_75, sm_80, sm_86, exec and `-r`), and
+///   its line-table relocation, kernel or device function (sweep p41: a.cu's
+///   `-G` `report<float>` replaced by c.cu's plain copy, sm_80..sm_89 exec,
+///   `-g`, `-r`; /work/sweep/red/gline; fresh5's `-G` kernel
+///   `tk<unsigned>`), unless the first line table with relocations names
+///   inlined functions: fresh2 tl-mix2 (`tl_a tl_b-li tl_c-G`: tl_b's
+///   `tl_poly<float>` loses its line-table relocation, keeps its FDE one);
+///   /work/sweep/red/gln, `gln_k-li gln_a-G gln_c`: gln_k's kernel
+///   `gln_tk<float>` and gln_a's `gln_rep<float>` lose theirs, which
+///   `gln_a-G gln_k-li gln_c` keeps, sm_86 exec and `-r`; gline `ai.li c.G`,
+///   `ki.li kc.r24`, sm_80. A leaf keeps it everywhere (tl-mix3, `tl_c-li
+///   tl_b tl_a-r24`: tl_c's `tl_reduce<float>`).
 pub(crate) fn describes_replaced_code(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
@@ -911,20 +922,24 @@ pub(crate) fn describes_replaced_code(
         return true;
     }
     let lost_when_met = resolution.lost_when_met(here);
-    // A replaced *kernel* with a `.rel.text.<k>` (sm_75..sm_89) keeps its
-    // line-table relocation (fresh5: a `-G` `tk<unsigned>` calling `tw`, `ti`,
-    // replaced by a later plain or `-lineinfo` copy, sm_86 exec, `-g`, `-r`,
-    // `-r -g`; a device function copy loses it, as tl-mix2's).
-    let kernel = input.symbol(here.symbol).is_some_and(|s| crate::resolve::is_kernel(s));
-    let mut of_fn = input.cubin.relocation_sections().filter(|rs| rs.target as usize == section).peekable();
-    if line_table && kernel && input.cubin.relocation_sections().any(|rs| rs.target as usize == section && !rs.rela) {
+    if !first_relocations_are_rela(inputs, if line_table { ".debug_line" } else { ".debug_frame" }) {
         return lost_when_met;
     }
-    let rel_frame = || {
-        input
-            .cubin
-            .relocation_sections()
-            .any(|rs| !rs.rela && input.section(rs.target as usize).is_some_and(|s| s.name == ".debug_frame"))
-    };
-    lost_when_met || (of_fn.peek().is_some() && (line_table || !rel_frame()))
+    let has_relocations = input.cubin.relocation_sections().any(|rs| rs.target as usize == section);
+    lost_when_met || has_relocations
+}
+
+/// Rule 9.13: whether the first relocation section patching a section named
+/// `table`, in the first input having one (in its section order), is a
+/// `.rela` one; true where no input has one.
+fn first_relocations_are_rela(inputs: &[InputObject<'_>], table: &str) -> bool {
+    inputs
+        .iter()
+        .find_map(|input| {
+            input
+                .cubin
+                .relocation_sections()
+                .find(|rs| input.section(rs.target as usize).is_some_and(|s| s.name == table))
+        })
+        .is_none_or(|rs| rs.rela)
 }
