@@ -172,6 +172,8 @@ const WIC_ARCHS: &[&str] = &["sm_86", "sm_90", "sm_100"];
 /// them unless the first line table with relocations names inlined
 /// functions; sm_90 drops those of copies with relocations).
 const GLN_ARCHS: &[&str] = &["sm_86", "sm_90"];
+/// Rule 12.1: a weak shared variable whose laid-out copy is not its definition.
+const WSV_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// Fixture `sumloop`: every target, sm_107 too (rule 7.2's record 0x67).
 const SUMLOOP_ARCHS: &[&str] =
     &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_107"];
@@ -479,6 +481,18 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("shc_a", "shc_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_b", "shc_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_c", "shc_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    // Rule 12.1: wsv_b's wsv_sum<32> (-maxrregcount=24) replaces wsv_a's;
+    // its `tile` is laid out, wsv_a's is the definition.
+    cu("wsv_a", "wsv_a.cu", Archs::Only(WSV_ARCHS), ABI7_NONE),
+    ObjectSpec {
+        name: "wsv_b",
+        source: "wsv_b.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=24"],
+        ptxas_flags: &[],
+        archs: Archs::Only(WSV_ARCHS),
+        abi7: ABI7_NONE,
+    },
     // Rule 9.13: gln_a's (-G) gln_rep<float> and gln_k's (-lineinfo, with
     // an inlined call) kernel gln_tk<float>, replaced by gln_c's (U9): their
     // line-table relocations.
@@ -802,6 +816,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 9.13: wic_a's replaced wic_call<3> keeps its `#ii` call site
     // (exec and `-r`) and, on sm_86, its `.rel.debug_frame` relocation.
     GroupSpec { name: "wic", inputs: &[Abi8("wic_a"), Abi8("wic_b")], flags: &[], archs: Archs::Only(WIC_ARCHS) },
+    // Rule 12.1: wsv_sum<32>'s `tile` at 0x100 (after wsv_sum<64>'s) in the
+    // code of wsv_b's copy, which replaced wsv_a's, the variable's definition.
+    GroupSpec { name: "wsv", inputs: &[Abi8("wsv_a"), Abi8("wsv_b")], flags: &[], archs: Archs::Only(WSV_ARCHS) },
     // Rule 9.13: sm_86 keeps the replaced copies' `.rel.debug_line`
     // relocations when the `-G` gln_a comes first, drops them (gln_a's too)
     // when gln_k's line table, naming inlined functions, is the first with

@@ -1026,6 +1026,22 @@ fn plan_executable(
             plan.homes.insert(*copy, home);
         }
     }
+    // A weak variable's definition (its first copy) may be one no placed
+    // function names, while relocations resolve to it: sweep p41 reversed
+    // with the `-G` a.cu last (`c b a.G`), whose `tile_sum<32>` (fewer
+    // registers) replaces c.cu's, so a.cu's `tile` is the copy laid out
+    // (0x100, after `tile_sum<64>`'s 0x100 bytes) and c.cu's the definition
+    // (develf patched 0 into the code and `.debug_info`; sm_75..sm_90a,
+    // `G-rev` and `G-rev-g`). The definition takes the laid-out copy's place.
+    for (v, _) in &pool {
+        let Some(key) = resolution.definition_of(v.symbol).filter(|k| *k != v.symbol) else { continue };
+        if let Some(&at) = plan.offsets.get(&v.symbol) {
+            plan.offsets.entry(key).or_insert(at);
+        }
+        if let Some(&home) = plan.homes.get(&v.symbol) {
+            plan.homes.entry(key).or_insert(home);
+        }
+    }
     share_extern_offsets(layout, facts, kernels, reserved, plan);
     plan.common_area = (!common.is_empty()).then_some(common_area);
     // Rule 12.10: an extern symbol's offset is the largest extern offset of
