@@ -174,6 +174,8 @@ const WIC_ARCHS: &[&str] = &["sm_86", "sm_90", "sm_100"];
 const GLN_ARCHS: &[&str] = &["sm_86", "sm_90"];
 /// Rule 12.1: a weak shared variable whose laid-out copy is not its definition.
 const WSV_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// Rule 7.2: the order of a kernel's appended EXTERNS and NUM_BARRIERS.
+const NBO_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// Fixture `sumloop`: every target, sm_107 too (rule 7.2's record 0x67).
 const SUMLOOP_ARCHS: &[&str] =
     &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_107"];
@@ -481,6 +483,10 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("shc_a", "shc_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_b", "shc_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_c", "shc_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    // Rule 7.2: nbo_kernel's appended EXTERNS (nbo_a's assert) and
+    // NUM_BARRIERS (nbo_b's barrier) in the inputs' order.
+    cu("nbo_a", "nbo_a.cu", Archs::Only(NBO_ARCHS), ABI7_NONE),
+    cu("nbo_b", "nbo_b.cu", Archs::Only(NBO_ARCHS), ABI7_NONE),
     // Rule 12.1: wsv_b's wsv_sum<32> (-maxrregcount=24) replaces wsv_a's;
     // its `tile` is laid out, wsv_a's is the definition.
     cu("wsv_a", "wsv_a.cu", Archs::Only(WSV_ARCHS), ABI7_NONE),
@@ -816,6 +822,10 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 9.13: wic_a's replaced wic_call<3> keeps its `#ii` call site
     // (exec and `-r`) and, on sm_86, its `.rel.debug_frame` relocation.
     GroupSpec { name: "wic", inputs: &[Abi8("wic_a"), Abi8("wic_b")], flags: &[], archs: Archs::Only(WIC_ARCHS) },
+    // Rule 7.2: nbo_kernel gets EXTERNS, NUM_BARRIERS with nbo_a first,
+    // NUM_BARRIERS, EXTERNS with nbo_b first (the call graph is the same).
+    GroupSpec { name: "nbo", inputs: &[Abi8("nbo_a"), Abi8("nbo_b")], flags: &[], archs: Archs::Only(NBO_ARCHS) },
+    GroupSpec { name: "nbo-rev", inputs: &[Abi8("nbo_b"), Abi8("nbo_a")], flags: &[], archs: Archs::Only(NBO_ARCHS) },
     // Rule 12.1: wsv_sum<32>'s `tile` at 0x100 (after wsv_sum<64>'s) in the
     // code of wsv_b's copy, which replaced wsv_a's, the variable's definition.
     GroupSpec { name: "wsv", inputs: &[Abi8("wsv_a"), Abi8("wsv_b")], flags: &[], archs: Archs::Only(WSV_ARCHS) },

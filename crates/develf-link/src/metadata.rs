@@ -880,8 +880,8 @@ impl Context<'_, '_> {
         // count (a fresh pipeline kernel: 1 from three callees with 1 each,
         // sm_90 and sm_100 exec). The call graph is walked only when a
         // function has such a record. Against an appended EXTERNS, the one
-        // whose first contributor a breadth-first walk of the call graph
-        // meets first comes first (`barriers_first`).
+        // whose first contributor comes first in the EXTERNS lists' order
+        // comes first (`barriers_first`).
         // Rule 7.2, exec CTAIDZ_USED: a kernel without the flag whose
         // callees read `%ctaid.z` gets it appended (a kernel calling a
         // `__noinline__` function that reads `blockIdx.z`; sm_75, sm_80;
@@ -1160,11 +1160,58 @@ impl Context<'_, '_> {
     /// `named_sync`'s barrier, both direct callees, listed by output index
     /// though the input lists `named_sync` first; sm_86..sm_120 exec).
     fn barriers_first(&self, f: u32, facts: &CallFacts) -> bool {
-        self.met_before_externs(f, facts, |g| facts.barriers.contains_key(&g), |_| true)
+        // The only kernel whose count comes from functions it does not reach.
+        if facts.only_kernel == Some(f) && !facts.reach(f).0.iter().any(|&g| g != f && facts.barriers.contains_key(&g))
+        {
+            return true;
+        }
+        // The first contributor in the order the EXTERNS lists are gathered
+        // in (`kernel_externs`): by the input of the function's code, then
+        // its `.nv.info.<fn>`; undefined functions last. Not the call
+        // graph's shape: a relinked `-r` output's kernel reaching `f1 -> f2
+        // -> __assert_fail` and a `block_sum` with a barrier gets EXTERNS
+        // first where `.nv.info.__assert_fail` precedes `block_sum`'s, and
+        // NUM_BARRIERS first where it follows (/work/sweep/red/p35 r51, r6;
+        // sweep p35 `G-r-relink`, sm_75..sm_89, where `kgrid` reaches the
+        // barrier at depth 1 and `__assertfail` at depth 5); sweep p41
+        // `xsm` (sm_86): an sm_86 copy of `warn_once` replacing the sm_80
+        // input's brings its `vprintf` where its input is met, after the
+        // sm_80 input's `tile_sum` barriers, so NUM_BARRIERS comes first.
+        // A function with both brings NUM_BARRIERS first (nbex-G).
+        let info_sections = facts.info_of_text.get_or_init(|| self.info_sections());
+        let mut first: Option<((usize, usize, usize), bool)> = None;
+        for g in facts.reach_through_addresses(f) {
+            if g == f {
+                continue;
+            }
+            let barriers = facts.barriers.contains_key(&g);
+            let section = match self.symbols.symbols.get(g as usize).map(|s| &s.section) {
+                Some(crate::symbols::SymbolSection::Section(id)) => Some(*id),
+                _ => None,
+            };
+            let externs = facts.externs.get(&g).is_some_and(|l| !l.is_empty())
+                || (section.is_none() && !self.is_defined_output(g) && self.extern_kept(g));
+            if !barriers && !externs {
+                continue;
+            }
+            let key = match section {
+                Some(t) => {
+                    let input = self.layout.section(t).and_then(|s| s.pieces.first()).map_or(usize::MAX, |p| p.input);
+                    let info = info_sections.get(t).copied().flatten().unwrap_or(usize::MAX);
+                    (input, info, g as usize)
+                }
+                None => (usize::MAX, usize::MAX, g as usize),
+            };
+            if first.is_none_or(|(k, _)| key < k) {
+                first = Some((key, barriers));
+            }
+        }
+        first.is_none_or(|(_, barriers)| barriers)
     }
 
     /// Rule 7.2: whether a kernel's appended CTAIDZ_USED comes before its
-    /// appended EXTERNS, met as in [`Context::barriers_first`]; a function
+    /// appended EXTERNS, met in a breadth-first walk of the call graph
+    /// (NUM_BARRIERS no longer follows it: [`Context::barriers_first`]); a function
     /// with both brings them in its own records' order (ptxas writes
     /// CTAIDZ_USED after the EXTERNS: launch's `fz` gives `kz` EXTERNS, then
     /// CTAIDZ_USED, sm_80; a `-r` output reverses them, and relinking it

@@ -235,8 +235,9 @@ fn fixtures_match_nvlink() {
     assert!(merc.identical >= FLOOR_MERC_IDENTICAL, "merc byte-identical: {}", merc.identical);
 }
 
-/// 478 non-merc links (sm_75..sm_90a, exec and -r), all byte-identical
-/// (session 21: wsv sm_75/sm_90, exec and `-r`, rule 12.1's weak shared
+/// 486 non-merc links (sm_75..sm_90a, exec and -r), all byte-identical
+/// (session 21: nbo and nbo-rev sm_75/sm_90, exec and `-r`, rule 7.2's order
+/// of appended EXTERNS and NUM_BARRIERS by input; wsv sm_75/sm_90, exec and `-r`, rule 12.1's weak shared
 /// variable laid out through a replacing copy; gln and gln-kfirst sm_86/sm_90, exec and `-r`, rule 9.13's
 /// line-table relocations of replaced copies, kept or dropped by the link's
 /// first line-table relocation section; wic sm_86/sm_90, exec and `-r`, rule 9.13's replaced copy's
@@ -273,7 +274,8 @@ fn fixtures_match_nvlink() {
 /// a7nb2-mixed-abi sm_75/sm_90, rule 10's barrier count of an ABI-7 kernel;
 /// nbraise, nbonly-g and nbraise2-g, rule 7.2's raised and only-kernel
 /// NUM_BARRIERS; gnof-only-G and gnof-calls-G sm_75/sm_90);
-/// 288 merc links (session 21: wic sm_100, exec and `-r`, rule 9.13's
+/// 292 merc links (session 21: nbo and nbo-rev sm_100, exec and `-r`, rule
+/// 7.2's appended records by input; wic sm_100, exec and `-r`, rule 9.13's
 /// replaced copy's indirect call site; wsv sm_100, exec and `-r`, rule
 /// 12.1's weak shared variable; session 20: wnb and xurepl sm_100/sm_120, shc sm_100,
 /// exec and `-r`, rules 9.15, 7.2.1 and 12.1; session 18: sbstride sm_100/sm_120, exec and `-r`, rule
@@ -317,10 +319,10 @@ fn fixtures_match_nvlink() {
 /// exec and `-r`: rule 11.3's fence-workaround capsule count without a
 /// predicated `CCTL.IVALL`; ucs-G sm_100, exec and `-r`: rule 5.7's merged
 /// `.nv.ptx.const0.size`).
-const FLOOR_NON_MERC_LINKED: usize = 478;
-const FLOOR_NON_MERC_SEMANTIC: usize = 478;
-const FLOOR_NON_MERC_IDENTICAL: usize = 478;
-const FLOOR_MERC_LINKED: usize = 288;
+const FLOOR_NON_MERC_LINKED: usize = 486;
+const FLOOR_NON_MERC_SEMANTIC: usize = 486;
+const FLOOR_NON_MERC_IDENTICAL: usize = 486;
+const FLOOR_MERC_LINKED: usize = 292;
 /// Mercury (rule 11, crate::mercury): every link (sync exec since the
 /// fence-workaround removal, rule 11.3, `errbar::plan_fence`): ptx `-r` since the
 /// capsule constant immediates (11.7), ptx exec since the merc texture
@@ -330,8 +332,8 @@ const FLOOR_MERC_LINKED: usize = 288;
 /// their kernels' bank 2 (U25, rule 6.1), gxmix (exec and `-r`) since the
 /// exit sequences of links with a `-G` input (rule 11.8), sbreuse (exec: the
 /// finaliser's scoreboard re-allocation, rule 11.3, `scoreboard.rs`).
-const FLOOR_MERC_SEMANTIC: usize = 288;
-const FLOOR_MERC_IDENTICAL: usize = 288;
+const FLOOR_MERC_SEMANTIC: usize = 292;
+const FLOOR_MERC_IDENTICAL: usize = 292;
 
 #[test]
 fn output_does_not_depend_on_thread_count() {
