@@ -483,6 +483,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("shc_a", "shc_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_b", "shc_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_c", "shc_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    // Rule 3.2: a kernel-less `-G` object's aliased merc reg_type section.
+    device_debug("rta_a-G", "rta_a.cu", Archs::Only(MERCURY_PAIR)),
+    cu("rta_b", "rta_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 7.2: nbo_kernel's appended EXTERNS (nbo_a's assert) and
     // NUM_BARRIERS (nbo_b's barrier) in the inputs' order.
     cu("nbo_a", "nbo_a.cu", Archs::Only(NBO_ARCHS), ABI7_NONE),
@@ -822,6 +825,20 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 9.13: wic_a's replaced wic_call<3> keeps its `#ii` call site
     // (exec and `-r`) and, on sm_86, its `.rel.debug_frame` relocation.
     GroupSpec { name: "wic", inputs: &[Abi8("wic_a"), Abi8("wic_b")], flags: &[], archs: Archs::Only(WIC_ARCHS) },
+    // Rule 3.2: `.nv.merc.nv_debug_info_reg_type` stays an alias of
+    // `.nv_debug_info_reg_type`, in either order.
+    GroupSpec {
+        name: "rta-G",
+        inputs: &[Abi8("rta_a-G"), Abi8("rta_b")],
+        flags: &[],
+        archs: Archs::Only(MERCURY_PAIR),
+    },
+    GroupSpec {
+        name: "rta-rev-G",
+        inputs: &[Abi8("rta_b"), Abi8("rta_a-G")],
+        flags: &[],
+        archs: Archs::Only(MERCURY_PAIR),
+    },
     // Rule 7.2: nbo_kernel gets EXTERNS, NUM_BARRIERS with nbo_a first,
     // NUM_BARRIERS, EXTERNS with nbo_b first (the call graph is the same).
     GroupSpec { name: "nbo", inputs: &[Abi8("nbo_a"), Abi8("nbo_b")], flags: &[], archs: Archs::Only(NBO_ARCHS) },

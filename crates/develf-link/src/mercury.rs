@@ -248,6 +248,33 @@ pub(crate) fn alias_target(s: &OutSection) -> Option<String> {
     ALIASES.iter().find_map(|(merc, normal)| s.name.strip_prefix(merc).map(|rest| format!("{normal}{rest}")))
 }
 
+/// Rule 3.2: a merc debug copy that every input contributing to it had
+/// aliased onto its normal twin (ptxas writes some `-G` objects'
+/// `.nv.merc.nv_debug_info_reg_type` at `.nv_debug_info_reg_type`'s offset:
+/// sweep p33's a.cu, not p31's or p41's) stays aliased: the normal name.
+/// Sweep p33 `-G` links (a.cu `-G` with plain b.cu and c.cu, whichever input
+/// comes first; sm_100 and sm_120, exec, `-g`, `-r`, `-r -g` and the relinks).
+pub(crate) fn aliased_in_inputs(inputs: &[InputObject<'_>], layout: &Layout, s: &OutSection) -> Option<String> {
+    if s.class != SectionClass::Mercury || s.pieces.is_empty() {
+        return None;
+    }
+    let normal = [(".nv.merc.debug_", ".debug_"), (".nv.merc.nv_debug_", ".nv_debug_")]
+        .iter()
+        .find_map(|(merc, normal)| s.name.strip_prefix(merc).map(|rest| format!("{normal}{rest}")))?;
+    let twin = layout.find(&normal).and_then(|id| layout.section(id))?;
+    let aliased = |p: &crate::layout::Piece| {
+        let Some(input) = inputs.get(p.input) else { return false };
+        let Some(copy) = input.section(p.section) else { return false };
+        input.sections().iter().any(|x| {
+            x.name == normal
+                && x.offset == copy.offset
+                && x.size == copy.size
+                && twin.pieces.iter().any(|t| t.input == p.input && t.section == x.index && t.offset == p.offset)
+        })
+    };
+    (twin.size == s.size && twin.pieces.len() == s.pieces.len() && s.pieces.iter().all(aliased)).then_some(normal)
+}
+
 /// Whether Mercury section `s` of input `input` belongs in the output: a
 /// capsule only when the function it codes survived (rule 9: dead functions
 /// and losing weak copies take their capsule with them); a section attached

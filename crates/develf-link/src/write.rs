@@ -688,9 +688,16 @@ pub(crate) fn write<'a>(
     let mut aliased = vec![false; headers.len()];
     for (k, &id) in kept.iter().enumerate() {
         // Rule 3.2: a merc alias shares the bytes of its normal section.
-        let alias = layout.section(id).and_then(crate::mercury::alias_target).and_then(|name| {
-            kept.iter().position(|&x| layout.section(x).is_some_and(|s| s.name == name)).map(|j| headers.get(j).offset)
-        });
+        let alias = layout
+            .section(id)
+            .and_then(|s| {
+                crate::mercury::alias_target(s).or_else(|| crate::mercury::aliased_in_inputs(inputs, layout, s))
+            })
+            .and_then(|name| {
+                kept.iter()
+                    .position(|&x| layout.section(x).is_some_and(|s| s.name == name))
+                    .map(|j| headers.get(j).offset)
+            });
         if let Some(at) = alias {
             headers.set_offset(k, at);
             if let Some(a) = aliased.get_mut(k) {
