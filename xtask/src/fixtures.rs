@@ -483,6 +483,26 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("shc_a", "shc_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_b", "shc_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_c", "shc_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    // Rule 11.2.1: weak copies replacing wfd_a's on Mercury.
+    cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    ObjectSpec {
+        name: "wfd_b",
+        source: "wfd_b.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=24"],
+        ptxas_flags: &[],
+        archs: Archs::Only(MERCURY_PAIR),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "wfd_c",
+        source: "wfd_c.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=40"],
+        ptxas_flags: &[],
+        archs: Archs::Only(MDBG_ARCHS),
+        abi7: ABI7_NONE,
+    },
     // Rule 3.2: a kernel-less `-G` object's aliased merc reg_type section.
     device_debug("rta_a-G", "rta_a.cu", Archs::Only(MERCURY_PAIR)),
     cu("rta_b", "rta_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -825,6 +845,11 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 9.13: wic_a's replaced wic_call<3> keeps its `#ii` call site
     // (exec and `-r`) and, on sm_86, its `.rel.debug_frame` relocation.
     GroupSpec { name: "wic", inputs: &[Abi8("wic_a"), Abi8("wic_b")], flags: &[], archs: Archs::Only(WIC_ARCHS) },
+    // Rule 11.2.1: the first copies' FDEs hold the winners' programs with a
+    // row added, the winners' slots their Mercury CIEs and empty FDEs; in
+    // wfd-leaf the added row comes after the leaf winner's only one.
+    GroupSpec { name: "wfd", inputs: &[Abi8("wfd_a"), Abi8("wfd_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "wfd-leaf", inputs: &[Abi8("wfd_a"), Abi8("wfd_c")], flags: &[], archs: Archs::Only(MDBG_ARCHS) },
     // Rule 3.2: `.nv.merc.nv_debug_info_reg_type` stays an alias of
     // `.nv_debug_info_reg_type`, in either order.
     GroupSpec {

@@ -1053,6 +1053,50 @@ fn uleb(bytes: &[u8], at: usize) -> Option<u64> {
     Some(v)
 }
 
+/// One call-frame operation at `at`: its length and, for a
+/// `DW_CFA_advance_loc*`, its advance in code units. `None` for an
+/// operation not known here (or `DW_CFA_set_loc`).
+pub(crate) fn cfa_op(program: &[u8], at: usize) -> Option<(usize, Option<u64>)> {
+    let op = *program.get(at)?;
+    let (width, len) = match op >> 6 {
+        1 => (0, 1),
+        2 => (9, 1 + leb(program, at + 1)?),
+        3 => (9, 1),
+        _ => match op {
+            0x02 => (1, 2),
+            0x03 => (2, 3),
+            0x04 => (4, 5),
+            0x00 | 0x0a | 0x0b => (9, 1),
+            0x06..=0x08 | 0x0d | 0x0e | 0x13 | 0x2e => (9, 1 + leb(program, at + 1)?),
+            0x05 | 0x09 | 0x0c | 0x11 | 0x12 | 0x14 | 0x15 => {
+                let a = leb(program, at + 1)?;
+                (9, 1 + a + leb(program, at + 1 + a)?)
+            }
+            0x0f => {
+                let a = leb(program, at + 1)?;
+                (9, 1 + a + uleb(program, at + 1)? as usize)
+            }
+            0x10 | 0x16 => {
+                let a = leb(program, at + 1)?;
+                let b = leb(program, at + 1 + a)?;
+                (9, 1 + a + b + uleb(program, at + 1 + a)? as usize)
+            }
+            _ => return None,
+        },
+    };
+    if at + len > program.len() {
+        return None;
+    }
+    let advance = match width {
+        0 => Some(u64::from(op & 0x3f)),
+        1 => Some(u64::from(program[at + 1])),
+        2 => Some(u64::from(u16::from_le_bytes([program[at + 1], program[at + 2]]))),
+        4 => Some(u64::from(word32(program, at + 1))),
+        _ => None,
+    };
+    Some((len, advance))
+}
+
 /// Rewrites the locations of one FDE's call-frame program in place
 /// (`DW_CFA_advance_loc*` keep their widths). `None` when an operation is
 /// not one this reader knows or an advance does not fit.

@@ -1151,8 +1151,9 @@ fn cut_frame_entries(
     contents: &mut Contents,
 ) -> Result<(), LinkError> {
     let Some(out) = layout.section(frame) else { return Ok(()) };
-    // Output byte ranges to remove, ascending.
-    let mut cut: Vec<(u64, u64)> = Vec::new();
+    // Output byte ranges to remove or rewrite (rule 11.2.1), ascending.
+    let mut cut: Vec<(u64, u64, Vec<u8>)> = Vec::new();
+    let replaced = replaced_frames(inputs, resolution, layout, frame, contents)?;
     for piece in &out.pieces {
         let Some(input) = inputs.get(piece.input) else { continue };
         if input.section(piece.section).is_none() {
@@ -1179,17 +1180,270 @@ fn cut_frame_entries(
             let fdes = entries.get(k + 1..group_end).unwrap_or_default();
             if e.cie && !fdes.is_empty() && fdes.iter().all(&gone) {
                 let end = fdes.last().map_or(e.end, |f| f.end);
-                cut.push((piece.offset + e.start as u64, piece.offset + end as u64));
+                cut.push((piece.offset + e.start as u64, piece.offset + end as u64, Vec::new()));
                 k = group_end;
                 continue;
             }
             if !e.cie && gone(e) {
-                cut.push((piece.offset + e.start as u64, piece.offset + e.end as u64));
+                cut.push((piece.offset + e.start as u64, piece.offset + e.end as u64, Vec::new()));
             }
             k += 1;
         }
     }
-    remove_ranges(layout, frame, cut, contents)
+    cut.extend(replaced);
+    splice_ranges(layout, frame, cut, contents)
+}
+
+/// One CFA program's operations: (start, length, advance in code units if
+/// it is a `DW_CFA_advance_loc*`). `None` for an operation not known here.
+fn cfa_ops(program: &[u8]) -> Option<Vec<(usize, usize, Option<u64>)>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < program.len() {
+        let (len, advance) = crate::errbar::cfa_op(program, at)?;
+        out.push((at, len, advance));
+        at += len;
+    }
+    Some(out)
+}
+
+/// The locations (bytes) where a CFA program starts a new row.
+fn cfa_rows(program: &[u8], align: u64) -> Vec<u64> {
+    let mut loc = 0u64;
+    let mut rows = Vec::new();
+    for (_, _, advance) in cfa_ops(program).unwrap_or_default() {
+        if let Some(a) = advance {
+            loc = loc.saturating_add(a.saturating_mul(align));
+            rows.push(loc);
+        }
+    }
+    rows
+}
+
+/// A frame section's CIE code alignment factor (64-bit DWARF CIE: version,
+/// augmentation string, then the factor).
+fn code_alignment(cie: &[u8]) -> u64 {
+    let Some(aug) = cie.get(21..).and_then(|b| b.iter().position(|&c| c == 0)) else { return 1 };
+    cie.get(21 + aug + 1..).and_then(|b| b.first()).map_or(1, |&f| u64::from(f & 0x7f).max(1))
+}
+
+/// An input frame section's FDE of function `name`: (the CIE before it, the
+/// FDE), byte ranges in the section.
+fn fde_of(
+    input: &InputObject<'_>,
+    section: usize,
+    symbols: &[Symbol<'_>],
+    name: &str,
+) -> Option<((usize, usize), (usize, usize))> {
+    let entries = frame_entries(&input.contents(section));
+    let mut at: Vec<u64> = Vec::new();
+    for rs in input.cubin.relocation_sections().filter(|r| r.target as usize == section) {
+        for r in rs.entries() {
+            if symbols.get(r.symbol as usize).is_some_and(|s| s.st_type != STT_SECTION && s.name == name) {
+                at.push(r.offset);
+            }
+        }
+    }
+    let k = entries.iter().position(|e| !e.cie && at.contains(&(e.location as u64)))?;
+    let cie = entries.get(..k)?.iter().rposition(|e| e.cie).and_then(|c| entries.get(c))?;
+    let fde = entries.get(k)?;
+    Some(((cie.start, cie.end), (fde.start, fde.end)))
+}
+
+/// Rule 11.2.1: the normal `.debug_frame` of a Mercury link where a later
+/// weak copy replaced the first (U9, U13), as byte ranges of the output
+/// section and what nvlink writes there instead:
+/// * the first copy's FDE (its CIE stays) holds the winner's range and
+///   program, after the first copy's operations before its first advance
+///   (`DW_CFA_def_cfa SP, 0`), without the winner's trailing nops, padded
+///   with nops to a multiple of 8 bytes, and with a row added where the first
+///   copy's last Mercury row falls in the winner's code: the winner's SASS
+///   row at or before that Mercury location, plus half the Mercury distance,
+///   rounded up to an instruction (16 bytes); the advance over it is split
+///   in two `DW_CFA_advance_loc4`, or one is appended past the last (no row
+///   where one is already); the
+///   winner's own operations before its first advance give way to the first
+///   copy's;
+/// * the winner's own CIE and FDE are its Mercury CIE (code alignment 1) and
+///   an FDE without instructions (four nops) whose range is the winner's
+///   Mercury range.
+///
+/// Sweep p37 (`poly<16>`, `poly<24>`: a.cu's copies replaced by b.cu's
+/// `-maxrregcount=32` ones; sm_100, sm_120, exec, `-r`, `-g`, reversed);
+/// /work/sweep/red/fde (`poly<8..32>` against copies built with
+/// `-maxrregcount=24`, 32 and 40: 47 of 47 added rows). Not where the first
+/// copy is cut (rule 11.2: it has relocations of its own, rule 9.13) or was
+/// itself a replacing copy.
+fn replaced_frames(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    frame: OutId,
+    contents: &mut Contents,
+) -> Result<Vec<(u64, u64, Vec<u8>)>, LinkError> {
+    const INSTRUCTION: u64 = 16;
+    const FDE_HEADER: usize = 36;
+    const DW_CFA_ADVANCE_LOC4: u8 = 0x04;
+    let mut edits = Vec::new();
+    if resolution.replacers.is_empty() {
+        return Ok(edits);
+    }
+    let Some(out) = layout.section(frame) else { return Ok(edits) };
+    let data = match contents.data.get_mut(frame) {
+        Some(body) => body.bytes_mut(&out.name)?.clone(),
+        None => return Ok(edits),
+    };
+    let merc = merc_symbols(inputs);
+    // Where each input's `.debug_frame` went.
+    let base = |input: usize| out.pieces.iter().find(|p| p.input == input).map(|p| p.offset);
+    for g in &resolution.globals {
+        let (Some(first), Some(winner)) = (g.first_definition, g.definition) else { continue };
+        if first == winner || winner.input <= first.input || !resolution.replacers.contains(&winner) {
+            continue;
+        }
+        let (Some(fi), Some(wi)) = (inputs.get(first.input), inputs.get(winner.input)) else { continue };
+        if fi.symbol(first.symbol).is_none_or(|s| s.st_type != STT_FUNC)
+            || describes_gone_code(inputs, resolution, layout, first)
+        {
+            continue;
+        }
+        let find = |i: &InputObject<'_>, name: &str| i.sections().iter().find(|s| s.name == name).map(|s| s.index);
+        let (Some(f_frame), Some(w_frame), Some(f_merc), Some(w_merc)) = (
+            find(fi, ".debug_frame"),
+            find(wi, ".debug_frame"),
+            find(fi, ".nv.merc.debug_frame"),
+            find(wi, ".nv.merc.debug_frame"),
+        ) else {
+            continue;
+        };
+        let empty: Vec<Symbol<'_>> = Vec::new();
+        let (f_merc_symbols, w_merc_symbols) =
+            (merc.get(first.input).unwrap_or(&empty), merc.get(winner.input).unwrap_or(&empty));
+        let (Some((_, f_fde)), Some((w_cie, w_fde)), Some((f_mcie, f_mfde)), Some((w_mcie, w_mfde))) = (
+            fde_of(fi, f_frame, fi.symbols(), g.name),
+            fde_of(wi, w_frame, wi.symbols(), g.name),
+            fde_of(fi, f_merc, f_merc_symbols, g.name),
+            fde_of(wi, w_merc, w_merc_symbols, g.name),
+        ) else {
+            continue;
+        };
+        let (Some(f_base), Some(w_base)) = (base(first.input), base(winner.input)) else { continue };
+        let at = |b: u64, x: usize| usize::try_from(b).ok().map(|b| b + x);
+        let (Some(f_start), Some(f_end), Some(w_start), Some(w_end)) =
+            (at(f_base, f_fde.0), at(f_base, f_fde.1), at(w_base, w_fde.0), at(w_base, w_fde.1))
+        else {
+            continue;
+        };
+        let (Some(f_out), Some(w_out)) = (data.get(f_start..f_end), data.get(w_start..w_end)) else { continue };
+        let w_in = wi.contents(w_frame);
+        let (f_min, w_min) = (fi.contents(f_merc), wi.contents(w_merc));
+        let slice = |d: &[u8], r: (usize, usize)| d.get(r.0..r.1).map(<[u8]>::to_vec);
+        let (Some(w_cie_bytes), Some(w_mcie_bytes), Some(f_mcie_bytes), Some(f_mfde_bytes), Some(w_mfde_bytes)) = (
+            slice(&w_in, w_cie),
+            slice(&w_min, w_mcie),
+            slice(&f_min, f_mcie),
+            slice(&f_min, f_mfde),
+            slice(&w_min, w_mfde),
+        ) else {
+            continue;
+        };
+        let (Some(f_program), Some(w_program)) = (f_out.get(FDE_HEADER..), w_out.get(FDE_HEADER..)) else { continue };
+        let (Some(f_mprogram), Some(w_mprogram)) = (f_mfde_bytes.get(FDE_HEADER..), w_mfde_bytes.get(FDE_HEADER..))
+        else {
+            continue;
+        };
+        let align = code_alignment(&w_cie_bytes);
+        let (m_align, fm_align) = (code_alignment(&w_mcie_bytes), code_alignment(&f_mcie_bytes));
+        let (Some(f_ops), Some(w_ops)) = (cfa_ops(f_program), cfa_ops(w_program)) else { continue };
+        // The first copy's operations before its first advance.
+        let prefix_len = f_ops.iter().find(|o| o.2.is_some()).map_or(f_program.len(), |o| o.0);
+        // The winner's program without its trailing nops.
+        let w_len = w_ops.iter().rposition(|o| w_program.get(o.0) != Some(&0)).map_or(0, |k| w_ops[k].0 + w_ops[k].1);
+        // The row added: the first copy's last Mercury row in the winner's
+        // code, through the pairs of the winner's SASS and Mercury rows.
+        let sass = cfa_rows(w_program, align);
+        let mut mercury = cfa_rows(w_mprogram, m_align);
+        if mercury.len() == sass.len() + 1 && mercury.first() == Some(&0) {
+            mercury.remove(0);
+        }
+        let added = cfa_rows(f_mprogram, fm_align).into_iter().rfind(|&x| x > 0).and_then(|x| {
+            if mercury.len() != sass.len() {
+                return None;
+            }
+            let (m, s) = std::iter::once((0, 0))
+                .chain(mercury.iter().copied().zip(sass.iter().copied()))
+                .rfind(|&(m, _)| m <= x)?;
+            let y = (s + (x - m) / 2).div_ceil(INSTRUCTION) * INSTRUCTION;
+            (!sass.contains(&y)).then_some(y)
+        });
+        let mut program: Vec<u8> = f_program.get(..prefix_len).unwrap_or_default().to_vec();
+        // The winner's own operations before its first advance give way to
+        // the first copy's (fde: a 24-register leaf `poly<12>` replacing a
+        // 38-register one keeps one `DW_CFA_def_cfa`).
+        let w_first = w_ops.iter().find(|o| o.2.is_some()).map_or(w_len, |o| o.0);
+        let mut loc = 0u64;
+        for &(start, len, advance) in &w_ops {
+            if start < w_first {
+                continue;
+            }
+            if start >= w_len {
+                break;
+            }
+            let op = w_program.get(start..start + len).unwrap_or_default();
+            if let (Some(a), Some(y)) = (advance, added) {
+                let next = loc + a * align;
+                if loc < y && y < next {
+                    program.push(DW_CFA_ADVANCE_LOC4);
+                    program.extend_from_slice(&u32::try_from((y - loc) / align).unwrap_or(0).to_le_bytes());
+                    program.push(DW_CFA_ADVANCE_LOC4);
+                    program.extend_from_slice(&u32::try_from((next - y) / align).unwrap_or(0).to_le_bytes());
+                    loc = next;
+                    continue;
+                }
+            }
+            if let Some(a) = advance {
+                loc += a * align;
+            }
+            program.extend_from_slice(op);
+        }
+        // Past the winner's last row: an advance of its own at the end (fde:
+        // a leaf `poly<24>` whose one row is at 0x480 gets another at 0x490).
+        if let Some(y) = added.filter(|&y| y > loc) {
+            program.push(DW_CFA_ADVANCE_LOC4);
+            program.extend_from_slice(&u32::try_from((y - loc) / align).unwrap_or(0).to_le_bytes());
+        }
+        while (FDE_HEADER + program.len()) % 8 != 0 {
+            program.push(0);
+        }
+        // The first copy's slot: its header (length rewritten), the winner's range.
+        let mut first_fde = f_out.get(..FDE_HEADER).unwrap_or_default().to_vec();
+        first_fde.extend_from_slice(&program);
+        let length = (first_fde.len() - 12) as u64;
+        if let Some(l) = first_fde.get_mut(4..12) {
+            l.copy_from_slice(&length.to_le_bytes());
+        }
+        if let (Some(range), Some(wr)) = (first_fde.get_mut(28..36), w_out.get(28..36)) {
+            range.copy_from_slice(wr);
+        }
+        edits.push((f_start as u64, f_end as u64, first_fde));
+        // The winner's slot: its Mercury CIE and an empty FDE with the Mercury range.
+        let (Some(wc_start), Some(wc_end)) = (at(w_base, w_cie.0), at(w_base, w_cie.1)) else { continue };
+        if wc_end != w_start {
+            continue;
+        }
+        edits.push((wc_start as u64, wc_end as u64, w_mcie_bytes.clone()));
+        let mut winner_fde = w_out.get(..FDE_HEADER).unwrap_or_default().to_vec();
+        winner_fde.extend_from_slice(&[0; 4]);
+        let length = (winner_fde.len() - 12) as u64;
+        if let Some(l) = winner_fde.get_mut(4..12) {
+            l.copy_from_slice(&length.to_le_bytes());
+        }
+        if let (Some(range), Some(mr)) = (winner_fde.get_mut(28..36), w_mfde_bytes.get(28..36)) {
+            range.copy_from_slice(mr);
+        }
+        edits.push((w_start as u64, w_end as u64, winner_fde));
+    }
+    Ok(edits)
 }
 
 /// Whether debug records about function `here` describe code that is not in
@@ -1647,38 +1901,54 @@ fn clear_register_ranges(
 fn remove_ranges(
     layout: &Layout,
     target: OutId,
-    mut cut: Vec<(u64, u64)>,
+    cut: Vec<(u64, u64)>,
+    contents: &mut Contents,
+) -> Result<(), LinkError> {
+    splice_ranges(layout, target, cut.into_iter().map(|(start, end)| (start, end, Vec::new())).collect(), contents)
+}
+
+/// Replaces byte ranges of output section `target` (`(start, end, new
+/// bytes)`, not overlapping): later bytes and the relocations patching them
+/// move; a relocation inside a replaced range keeps its place from the
+/// range's start when the new bytes still reach it, else it goes.
+fn splice_ranges(
+    layout: &Layout,
+    target: OutId,
+    mut cut: Vec<(u64, u64, Vec<u8>)>,
     contents: &mut Contents,
 ) -> Result<(), LinkError> {
     let frame = target;
     if cut.is_empty() {
         return Ok(());
     }
-    cut.sort_unstable();
+    cut.sort_unstable_by_key(|c| (c.0, c.1));
     let name = layout.section(frame).map_or("", |s| s.name.as_str());
     if let Some(body) = contents.data.get_mut(frame) {
         let data = body.bytes_mut(name)?;
         let mut kept = Vec::with_capacity(data.len());
         let mut at = 0usize;
-        for &(start, end) in &cut {
+        for (start, end, bytes) in &cut {
             let (start, end) =
-                (usize::try_from(start).unwrap_or(usize::MAX), usize::try_from(end).unwrap_or(usize::MAX));
+                (usize::try_from(*start).unwrap_or(usize::MAX), usize::try_from(*end).unwrap_or(usize::MAX));
             kept.extend_from_slice(data.get(at..start.max(at)).unwrap_or_default());
+            kept.extend_from_slice(bytes);
             at = at.max(end);
         }
         kept.extend_from_slice(data.get(at..).unwrap_or_default());
         *data = kept;
     }
     let moved = |offset: u64| -> Option<u64> {
-        let mut shift = 0u64;
-        for &(start, end) in &cut {
-            if offset >= end {
-                shift += end - start;
-            } else if offset >= start {
-                return None;
+        // Signed: a range may grow.
+        let mut shift = 0i64;
+        for (start, end, bytes) in &cut {
+            if offset >= *end {
+                shift += (*end - *start) as i64 - bytes.len() as i64;
+            } else if offset >= *start {
+                let inside = offset - start;
+                return (inside < bytes.len() as u64).then(|| (*start as i64 - shift) as u64 + inside);
             }
         }
-        Some(offset - shift)
+        Some((offset as i64 - shift) as u64)
     };
     for (id, s) in layout.sections.iter().enumerate() {
         if s.class != SectionClass::Relocation || s.target() != Some(frame) {
