@@ -236,7 +236,7 @@ fn fixtures_match_nvlink() {
 }
 
 /// 486 non-merc links (sm_75..sm_90a, exec and -r), all byte-identical
-/// (session 21: nbo and nbo-rev sm_75/sm_90, exec and `-r`, rule 7.2's order
+/// (session 20: nbo and nbo-rev sm_75/sm_90, exec and `-r`, rule 7.2's order
 /// of appended EXTERNS and NUM_BARRIERS by input; wsv sm_75/sm_90, exec and `-r`, rule 12.1's weak shared
 /// variable laid out through a replacing copy; gln and gln-kfirst sm_86/sm_90, exec and `-r`, rule 9.13's
 /// line-table relocations of replaced copies, kept or dropped by the link's
@@ -274,7 +274,7 @@ fn fixtures_match_nvlink() {
 /// a7nb2-mixed-abi sm_75/sm_90, rule 10's barrier count of an ABI-7 kernel;
 /// nbraise, nbonly-g and nbraise2-g, rule 7.2's raised and only-kernel
 /// NUM_BARRIERS; gnof-only-G and gnof-calls-G sm_75/sm_90);
-/// 306 merc links (session 21: wfd sm_100/sm_120 and wfd-leaf sm_100, exec
+/// 306 merc links (session 20: wfd sm_100/sm_120 and wfd-leaf sm_100, exec
 /// and `-r`, rule 11.2.1's rewritten FDEs of a replaced weak copy; rta-G and rta-rev-G sm_100/sm_120, exec and
 /// `-r`, rule 3.2's merc debug copy aliased in every input; nbo and nbo-rev sm_100, exec and `-r`, rule
 /// 7.2's appended records by input; wic sm_100, exec and `-r`, rule 9.13's
