@@ -483,6 +483,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("shc_a", "shc_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_b", "shc_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shc_c", "shc_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    // Rule 11.3: a diverged-warp fallback and NANOSLEEP in a kernel.
+    cu("cgsb", "cgsb.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.2.1: weak copies replacing wfd_a's on Mercury.
     cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     ObjectSpec {
@@ -848,6 +850,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.2.1: the first copies' FDEs hold the winners' programs with a
     // row added, the winners' slots their Mercury CIEs and empty FDEs; in
     // wfd-leaf the added row comes after the leaf winner's only one.
+    // Rule 11.3: the scoreboards of a kernel with WARPSYNC.COLLECTIVE
+    // regions and NANOSLEEP, allocated again without the stack load's.
+    GroupSpec { name: "cgsb", inputs: &[Abi8("cgsb")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd", inputs: &[Abi8("wfd_a"), Abi8("wfd_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd-leaf", inputs: &[Abi8("wfd_a"), Abi8("wfd_c")], flags: &[], archs: Archs::Only(MDBG_ARCHS) },
     // Rule 3.2: `.nv.merc.nv_debug_info_reg_type` stays an alias of

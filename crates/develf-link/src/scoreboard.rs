@@ -81,6 +81,12 @@ const OP_WARPSYNC_REGISTER: u64 = 0x348;
 /// `YIELD`, a scheduling hint in a spin loop (a `double` `atomicCAS`
 /// loop, sm_100/sm_120): control flow goes on to the next instruction.
 pub(crate) const OP_YIELD: u64 = 0x946;
+/// `NANOSLEEP` with an immediate (`__nanosleep(100)`) and `ENDCOLLECTIVE`
+/// (the end of a `WARPSYNC.COLLECTIVE` region): neither branches nor reads
+/// a register (sweep3 p57 `cpb`, sm_100/sm_120: `NANOSLEEP 0x64` left the
+/// kernel out of the model, its 0x95d taken for a call or return).
+const OP_NANOSLEEP: u64 = 0x95d;
+const OP_ENDCOLLECTIVE: u64 = 0x91b;
 /// `LDCU` (a constant into uniform registers) and `S2UR` (a special register
 /// into one), the producers a split group's wait is placed for.
 const OP_LDCU: u64 = 0x7ac;
@@ -115,13 +121,20 @@ const UNIFORM_ONLY: [u64; 8] = [0x290, 0x291, 0x882, 0xc82, 0x899, 0x9c3, 0x7ac,
 fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
     let opcode = lo & 0xfff;
     if UNIFORM_ONLY.contains(&opcode)
-        || [OP_BSSY, OP_BSYNC, OP_YIELD].contains(&opcode)
+        || [OP_BSSY, OP_BSYNC, OP_YIELD, OP_NANOSLEEP, OP_ENDCOLLECTIVE, OP_WARPSYNC_ALL].contains(&opcode)
         || (opcode == 0xb82 && (lo >> 24) & 0xff == 0xff)
     {
         return false;
     }
     if IMMEDIATE_HIGH.contains(&opcode) {
         return [(lo >> 24) & 0xff, hi & 0xff].iter().any(|&r| r <= 1);
+    }
+    // `WARPSYNC Rn` (also `.COLLECTIVE Rn, target`) reads its mask `Ra`
+    // only; the high word holds the branch offset (p57 `cpb`'s
+    // `WARPSYNC.COLLECTIVE R7, 0x400` waits on the stack-pointer load's
+    // barrier without using the stack; nvlink drops that wait).
+    if opcode == OP_WARPSYNC_REGISTER {
+        return (lo >> 24) & 0xff == 1;
     }
     if opcode == OP_MOV {
         return (lo >> 32) & 0xff <= 1;
@@ -263,7 +276,7 @@ fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
             }
             OP_BRA_UNIFORM => std::iter::once(target()?).chain(next).collect(),
             OP_EXIT => next.filter(|_| !always).into_iter().collect(),
-            OP_BSYNC | OP_BSSY | OP_YIELD => next.into_iter().collect(),
+            OP_BSYNC | OP_BSSY | OP_YIELD | OP_NANOSLEEP | OP_ENDCOLLECTIVE => next.into_iter().collect(),
             _ if matches!(opcode >> 8, 5 | 9) && (0x40..=0x5f).contains(&(opcode & 0xff)) => return None,
             _ => next.into_iter().collect(),
         };
@@ -275,7 +288,16 @@ fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
 /// Where each group's barrier may be pending when an instruction starts
 /// (before its own waits): from its producers along the control flow to
 /// the first wait on its barrier on each path.
-fn pending(controls: &[Control], succ: &[Vec<usize>], groups: &[Group]) -> Vec<Bits> {
+///
+/// A wait at a `WARPSYNC.COLLECTIVE` that opens a region (`regions`) ends
+/// the group only on the path that skips the region: inside it the barrier
+/// counts as pending up to the region's own waits (its `ENDCOLLECTIVE`).
+/// Sweep3 p57 `cpb` (a `tiled_partition<8>` `shfl_down` loop's diverged
+/// fallback, sm_100): ptxas waits on the stack-pointer load's barrier 0 at
+/// `WARPSYNC.COLLECTIVE R7, 0x400` and again at its `ENDCOLLECTIVE`, and does
+/// not give barrier 0 to the region's `SHFL` (r1 w2); the next region's
+/// `SHFL`, after both waits, gets it (r0 w1).
+fn pending(controls: &[Control], succ: &[Vec<usize>], regions: &Bits, groups: &[Group]) -> Vec<Bits> {
     groups
         .iter()
         .map(|g| {
@@ -288,11 +310,25 @@ fn pending(controls: &[Control], succ: &[Vec<usize>], groups: &[Group]) -> Vec<B
                 at.set(i);
                 if !controls[i].waits(g.barrier) {
                     work.extend(succ[i].iter().copied());
+                } else if regions.get(i) {
+                    work.extend(succ[i].first().copied());
                 }
             }
             at
         })
         .collect()
+}
+
+/// The `WARPSYNC` instructions that open a collective region: those with a
+/// target past the next instruction (`pending`).
+fn collective_regions(code: &[(u64, u64)], succ: &[Vec<usize>]) -> Bits {
+    let mut out = Bits::new(code.len());
+    for (i, &(lo, _)) in code.iter().enumerate() {
+        if matches!(lo & 0xfff, OP_WARPSYNC_ALL | OP_WARPSYNC_REGISTER) && succ[i].len() > 1 && succ[i][0] == i + 1 {
+            out.set(i);
+        }
+    }
+    out
 }
 
 /// The predecessors of each instruction.
@@ -663,6 +699,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         return None;
     }
     let succ = successors(code)?;
+    let regions = collective_regions(code, &succ);
     let preds = predecessors(&succ);
     let original: Vec<Control> = code.iter().map(|&(_, hi)| control(hi)).collect();
     let cleared = Control { write: NO_BARRIER, read: NO_BARRIER, wait: 0 };
@@ -672,7 +709,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         if all.len().saturating_mul(all.len()).saturating_mul(code.len().div_ceil(64)) > MAX_WORK {
             return None;
         }
-        let live = pending(&original, &succ, &all);
+        let live = pending(&original, &succ, &regions, &all);
         let stack = all.iter().position(|g| stack_load && g.start == 0 && g.producers[0] == (0, true));
         let over: Vec<Bits> = all.iter().zip(&live).map(|(g, at)| awaited(&original, &preds, at, g.barrier)).collect();
         let numbering = allocate(code, &original, (&succ, &all, &live), &over, None, stack)?;
@@ -681,7 +718,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         }
     }
     let mut all = groups(&controls);
-    let live = pending(&controls, &succ, &all);
+    let live = pending(&controls, &succ, &regions, &all);
     // The stack-pointer load's group: alone and waited on, the kernel uses
     // its stack (untouched); shared with later producers (stencil_smem: the
     // load's barrier 0 is set again at 0x260 before any wait), those form a
@@ -714,7 +751,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             let start = producers[0].0;
             let at = all.iter().position(|g| g.start > start).unwrap_or(all.len());
             all.insert(at, Group { barrier: all[stack].barrier, start, producers });
-            pending(&controls, &succ, &all)
+            pending(&controls, &succ, &regions, &all)
         }
     };
     let stack = all.iter().position(is_stack);
@@ -744,7 +781,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         all[k].start = all[k].producers.first()?.0;
         all.push(Group { barrier: all[k].barrier, start: off, producers: vec![(off, true)] });
         all.sort_by_key(|g| (g.start, g.producers[0].1));
-        live = pending(&controls, &succ, &all);
+        live = pending(&controls, &succ, &regions, &all);
         waited_at = vec![None; all.len()];
         for &(start, r) in &readers {
             let at = all.iter().position(|g| g.start == start && g.producers.len() == 1)?;
