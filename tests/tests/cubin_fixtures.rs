@@ -144,6 +144,14 @@ fn compare(f: &Fixture, json: &Value, reference: &Dump) -> Vec<String> {
             diff(format!("{section}: {} relocations vs cuobjdump {}", ours.len(), rows.len()));
             continue;
         }
+        // Two relocation sections of one name (a `-r` output with two local
+        // copies of `__internal_trig_reduction_slowpathd`: cbrel, cbgrel and
+        // their relinks, sm_75/sm_86): cuobjdump looks the section up by name
+        // and prints one of them under both headers, so only the counts
+        // compare.
+        if sections.iter().filter(|s| s["name"].as_str() == Some(section.as_str())).count() > 1 {
+            continue;
+        }
         for (o, r) in ours.iter().zip(rows) {
             let ok = o["offset"].as_u64() == Some(r.offset)
                 && o["type_name"].as_str() == Some(r.type_name.as_str())

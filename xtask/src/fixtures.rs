@@ -505,6 +505,18 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(MDBG_ARCHS),
         abi7: ABI7_NONE,
     },
+    // Rule 6.1 with U9: cbr_y's cbr_smooth<double> (-Xptxas -O1, fewer
+    // registers) replaces cbr_x's; both have a `.nv.constant2.<fn>` bank.
+    cu("cbr_x", "cbr_x.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    ObjectSpec {
+        name: "cbr_y",
+        source: "cbr_y.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-Xptxas", "-O1"],
+        ptxas_flags: &[],
+        archs: Archs::Only(WCB_ARCHS),
+        abi7: ABI7_NONE,
+    },
     // Rule 3.2: a kernel-less `-G` object's aliased merc reg_type section.
     device_debug("rta_a-G", "rta_a.cu", Archs::Only(MERCURY_PAIR)),
     cu("rta_b", "rta_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -855,6 +867,9 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "cgsb", inputs: &[Abi8("cgsb")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd", inputs: &[Abi8("wfd_a"), Abi8("wfd_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd-leaf", inputs: &[Abi8("wfd_a"), Abi8("wfd_c")], flags: &[], archs: Archs::Only(MDBG_ARCHS) },
+    // Rule 6.1 with U9: the executable has no `.nv.constant2.<fn>` for
+    // cbr_x's replaced copy (the winner's bank goes into the kernels' banks).
+    GroupSpec { name: "cbrepl", inputs: &[Abi8("cbr_x"), Abi8("cbr_y")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
     // Rule 3.2: `.nv.merc.nv_debug_info_reg_type` stays an alias of
     // `.nv_debug_info_reg_type`, in either order.
     GroupSpec {

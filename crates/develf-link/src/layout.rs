@@ -1468,6 +1468,7 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
             && b.resolution.is_discarded(i, index)
             && lost_to_later(b, i, s.info as usize)
             && winner_has_section(b, i, s.info as usize, s.name)
+            && !winner_bank_held(b, i, s.info as usize, s.name)
         {
             let id = b.create(s.name, C::ConstantBank, s.sh_type, s.flags, s.addralign.max(1));
             if linker_relocations {
@@ -1527,6 +1528,23 @@ fn lost_to_later(b: &Builder<'_, '_>, i: usize, text: usize) -> bool {
 fn winner_has_section(b: &Builder<'_, '_>, i: usize, text: usize, name: &str) -> bool {
     function_definitions(b, i, text)
         .any(|d| b.inputs.get(d.input).is_some_and(|w| w.sections().iter().any(|x| x.name == name)))
+}
+
+/// Rule 6.1 with U9: whether the winning copy's section `name` is an
+/// executable's device-function bank (`is_function_bank`), which goes into
+/// the reaching kernels' banks and has no output section of its own, so a
+/// replaced earlier copy's bank names none either (sweep2 p44,
+/// /work/sweep2/red/cb2repl: x.cu's `smooth<double>`, 92 registers and a
+/// `.const_opt` bank, replaced by y.cu's `-Xptxas -O1` copy, 85 registers,
+/// with a bank of its own: nvlink writes no `.nv.constant2._Z6smoothIdET_S0_i`;
+/// develf wrote an empty one; sm_75..sm_89 exec).
+fn winner_bank_held(b: &Builder<'_, '_>, i: usize, text: usize, name: &str) -> bool {
+    function_definitions(b, i, text).any(|d| {
+        b.inputs
+            .get(d.input)
+            .and_then(|w| w.sections().iter().find(|x| x.name == name))
+            .is_some_and(|x| b.is_function_bank(d.input, x.index))
+    })
 }
 
 /// The definitions the functions of input `i`'s `.text` section `text`
