@@ -422,16 +422,14 @@ fn resolve(
     // A copy met after another lost when met, whichever copy wins in the end
     // (rule 9.11: indir's `ind_wsum<float>` in indir_b).
     let describes_loser = matches!(SymbolHome::of_section(patched), SymbolHome::Debug | SymbolHome::DebugLine);
-    // Rule 9.13: a replaced copy with relocations of its own loses its
-    // records too where the link's first relocation section patching that
+    // Rule 9.13: a replaced copy loses its records too where one replaced
+    // copy of its name has relocations of its own (per name, not per copy)
+    // and the link's first relocation section patching that
     // table is a `.rela` one (sm_90+: fresh2 tlib-repl, tl_b's
     // `tl_poly<double>`; sm_75..sm_89 line tables after a `-lineinfo` unit
     // naming inlined functions: gln-kfirst).
     let table_rela_first = if patched == ".debug_line" { rela_first.line } else { rela_first.frame };
-    let replaced_with_rela = || {
-        table_rela_first
-            && sym.section_index().is_some_and(|x| input.relocation_sections().any(|rs| rs.target as usize == x))
-    };
+    let replaced_with_rela = || table_rela_first && rela_first.replaced_with_relocations.contains(sym.name);
     let lost = winners.get(sym.name).is_some_and(|w| *w < input_no)
         || (winners.get(sym.name).is_some_and(|w| *w != input_no)
             && (firsts.get(sym.name).is_some_and(|f| *f < input_no) || replaced_with_rela()));
@@ -582,6 +580,12 @@ fn winners(inputs: &[Cubin<'_>]) -> HashMap<String, usize> {
 struct RelaFirst {
     line: bool,
     frame: bool,
+    /// Weak functions one of whose copies taken and replaced (the first, or
+    /// one with fewer registers than the copy it met) has relocation
+    /// sections of its own: rule 9.13 decides "has relocations" per name,
+    /// for every replaced copy (frp: frp_x's leaf copy loses its FDE
+    /// relocation on sm_90 because frp_y's replacing copy has some).
+    replaced_with_relocations: BTreeSet<String>,
 }
 
 impl RelaFirst {
@@ -596,7 +600,45 @@ impl RelaFirst {
                 })
                 .is_none_or(|rs| rs.rela)
         };
-        RelaFirst { line: first(".debug_line"), frame: first(".debug_frame") }
+        // The copies taken in turn, as `winners` meets them.
+        let mut taken: HashMap<String, Vec<(usize, usize, u32)>> = HashMap::new();
+        for (i, c) in inputs.iter().enumerate() {
+            let mut regs: HashMap<usize, u32> = HashMap::new();
+            for sec in c.sections().iter().filter(|x| x.name == ".nv.info") {
+                for record in develf_eiattr::NvInfo::decode(sec.data.unwrap_or(&[])).records {
+                    if let develf_eiattr::Attribute::Regcount(v) = record.attribute {
+                        regs.insert(v.function as usize, v.value);
+                    }
+                }
+            }
+            let sm = u32::from(c.flags().sm);
+            for y in c.symbols() {
+                let Some(text) = y.section_index() else { continue };
+                if y.bind != 2 || y.st_type != STT_FUNC {
+                    continue;
+                }
+                let r = regs.get(&y.index).copied().unwrap_or(u32::MAX);
+                let copies = taken.entry(y.name.to_string()).or_default();
+                let better = copies.last().is_none_or(|&(old_i, _, old_r)| {
+                    r < old_r || (r == old_r && sm > u32::from(inputs[old_i].flags().sm))
+                });
+                if better {
+                    copies.push((i, text, r));
+                }
+            }
+        }
+        let replaced_with_relocations = taken
+            .into_iter()
+            .filter(|(_, copies)| {
+                copies.split_last().is_some_and(|(_, replaced)| {
+                    replaced
+                        .iter()
+                        .any(|&(i, text, _)| inputs[i].relocation_sections().any(|rs| rs.target as usize == text))
+                })
+            })
+            .map(|(name, _)| name)
+            .collect();
+        RelaFirst { line: first(".debug_line"), frame: first(".debug_frame"), replaced_with_relocations }
     }
 }
 

@@ -181,6 +181,8 @@ const SUMLOOP_ARCHS: &[&str] =
     &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_107"];
 const SUMLOOP_G_ARCHS: &[&str] = &["sm_100", "sm_120", "sm_107"];
 /// The stand-in libcudadevrt.a and the objects linked with it.
+/// Rule 9.13's per-name debug relocations: `.rel` (sm_80) and `.rela` (sm_90) FDE relocations.
+const FRP_ARCHS: &[&str] = &["sm_80", "sm_90"];
 const DEVRT_ARCHS: &[&str] = &["sm_75", "sm_90"];
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
 
@@ -515,6 +517,65 @@ const OBJECTS: &[ObjectSpec] = &[
         nvcc_flags: &["-Xptxas", "-O1"],
         ptxas_flags: &[],
         archs: Archs::Only(WCB_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    // Rule 9.13, replaced copies' debug relocations decided per name: frp_x's
+    // frp_wt<float> (84 registers) replaced by frp_y's (-maxrregcount=32),
+    // then by frp_z's (24); frp_y0's copy loses when met.
+    cu("frp_x", "frp_x.cu", Archs::Only(FRP_ARCHS), ABI7_NONE),
+    ObjectSpec {
+        name: "frp_y",
+        source: "frp_y.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-DFRP_REL", "-maxrregcount=32"],
+        ptxas_flags: &[],
+        archs: Archs::Only(FRP_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "frp_y0",
+        source: "frp_y.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-DFRP_REL"],
+        ptxas_flags: &[],
+        archs: Archs::Only(FRP_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "frp_z",
+        source: "frp_z.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=24"],
+        ptxas_flags: &[],
+        archs: Archs::Only(FRP_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    cu("frp_g", "frp_g.cu", Archs::Only(FRP_ARCHS), ABI7_NONE),
+    ObjectSpec {
+        name: "frp_xil",
+        source: "frp_x.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-lineinfo", "-DFRP_INL"],
+        ptxas_flags: &[],
+        archs: Archs::Only(FRP_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "frp_yc",
+        source: "frp_y.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-lineinfo", "-DFRP_CALL", "-maxrregcount=32"],
+        ptxas_flags: &[],
+        archs: Archs::Only(FRP_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "frp_zl",
+        source: "frp_z.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-lineinfo", "-maxrregcount=24"],
+        ptxas_flags: &[],
+        archs: Archs::Only(FRP_ARCHS),
         abi7: ABI7_NONE,
     },
     // Rule 3.2: a kernel-less `-G` object's aliased merc reg_type section.
@@ -870,6 +931,29 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 6.1 with U9: the executable has no `.nv.constant2.<fn>` for
     // cbr_x's replaced copy (the winner's bank goes into the kernels' banks).
     GroupSpec { name: "cbrepl", inputs: &[Abi8("cbr_x"), Abi8("cbr_y")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
+    // Rule 9.13: frp_y's copy has relocations of its own, so frp_x's leaf
+    // copy loses its FDE relocation too where the table is `.rela` (sm_90);
+    // frp-lost: frp_y0's copy lost when met and counts for nothing, nor names
+    // a `.rela.text.<fn>`; frp-line: frp_xil's inlined functor makes the
+    // line-table relocations `.rela`, and frp_yc's call drops frp_xil's.
+    GroupSpec {
+        name: "frp",
+        inputs: &[Abi8("frp_x"), Abi8("frp_y"), Abi8("frp_z"), Abi8("frp_g")],
+        flags: &[],
+        archs: Archs::Only(FRP_ARCHS),
+    },
+    GroupSpec {
+        name: "frp-lost",
+        inputs: &[Abi8("frp_x"), Abi8("frp_y0"), Abi8("frp_z"), Abi8("frp_g")],
+        flags: &[],
+        archs: Archs::Only(FRP_ARCHS),
+    },
+    GroupSpec {
+        name: "frp-line",
+        inputs: &[Abi8("frp_xil"), Abi8("frp_yc"), Abi8("frp_zl"), Abi8("frp_g")],
+        flags: &[],
+        archs: Archs::Only(FRP_ARCHS),
+    },
     // Rule 3.2: `.nv.merc.nv_debug_info_reg_type` stays an alias of
     // `.nv_debug_info_reg_type`, in either order.
     GroupSpec {

@@ -1512,15 +1512,29 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
 /// `-kernels-used=tl_kernel_c` and `-variables-used=tl_counter`, sm_75..sm_90a:
 /// tl_a's winning `tl_poly<double>` dies and nvlink names no
 /// `.rela.text._Z7tl_polyIdET_S0_` for tl_b's replaced copy).
+/// Only a copy that was taken (the first, or one that replaced the chosen
+/// copy): one that lost when met names nothing (rule 9.11; sweep2
+/// `/work/sweep2/red/fderepl` `x.leaf y.rel.0 z.leaf.24`, sm_80 and sm_90:
+/// y's `wt<float>` loses to x's, both replaced by z's, and nvlink names no
+/// `.rela.text._Z2wtIfET_PKS0_i` or `.rel.text.<wt>`; develf named them at
+/// y's place).
 fn lost_to_later(b: &Builder<'_, '_>, i: usize, text: usize) -> bool {
-    function_definitions(b, i, text).any(|d| {
-        d.input > i
-            && b.inputs
-                .get(d.input)
-                .and_then(|x| x.symbol(d.symbol))
-                .and_then(|w| w.section_index())
-                .is_some_and(|x| !b.liveness.is_dead(d.input, x))
-    })
+    let taken = b.inputs.get(i).is_some_and(|input| {
+        input.symbols().iter().any(|y| {
+            y.st_type == STT_FUNC
+                && y.section_index() == Some(text)
+                && !b.resolution.lost_when_met(SymbolRef { input: i, symbol: y.index })
+        })
+    });
+    taken
+        && function_definitions(b, i, text).any(|d| {
+            d.input > i
+                && b.inputs
+                    .get(d.input)
+                    .and_then(|x| x.symbol(d.symbol))
+                    .and_then(|w| w.section_index())
+                    .is_some_and(|x| !b.liveness.is_dead(d.input, x))
+        })
 }
 
 /// Whether the input defining the function of input `i`'s `.text` section

@@ -286,14 +286,17 @@ impl<'a> SymbolResolver<'_, 'a> {
             // and `-kernels-used=tl_kernel_c`, sm_75/sm_86: tl_b's
             // `tl_poly<double>` FDE keeps 0x480); a leaf's range is cleared
             // (tl_c's `tl_reduce<float>`, every arch).
+            // Per name, not per copy (sweep2 p44 `-kernels-used=ka_d`, sm_75:
+            // b.cu's leaf `stats_of`, replaced by c.cu's, after replacing a.cu's,
+            // which has relocations, keeps its range too):
+            // `replaced_with_relocations`.
             let replaced = matches!(patched, SymbolHome::Debug | SymbolHome::DebugLine)
                 && sym.st_type == STT_FUNC
                 && def != here
-                && sym.section_index().is_some_and(|x| {
-                    self.inputs
-                        .get(input)
-                        .is_some_and(|i| i.cubin.relocation_sections().any(|rs| rs.target as usize == x))
-                });
+                && sym.section_index().is_some()
+                && (def.input < here.input
+                    || self.resolution.lost_when_met(here)
+                    || replaced_with_relocations(self.inputs, self.resolution, here, def));
             let state = if describes_loser
                 || replaced
                 || main_section.is_some_and(|x| self.resolution.is_discarded(def.input, x))
@@ -906,6 +909,14 @@ const PTX_CONST0_SIZE: &str = ".nv.ptx.const0.size";
 ///   `gln_a-G gln_k-li gln_c` keeps, sm_86 exec and `-r`; gline `ai.li c.G`,
 ///   `ki.li kc.r24`, sm_80. A leaf keeps it everywhere (tl-mix3, `tl_c-li
 ///   tl_b tl_a-r24`: tl_c's `tl_reduce<float>`).
+///   Per name, not per copy: where one copy taken and replaced has
+///   relocations of its own, every replaced copy of the name loses its
+///   records in such a table (`replaced_with_relocations`; sweep2
+///   /work/sweep2/red/fderepl: `x.leaf y.rel z` and `x.rel y.leaf z`, each
+///   copy replacing the one before, keep only z's FDE relocation on sm_90,
+///   `x.leaf y.leaf z` keeps all three; on sm_80 the line-table relocations
+///   of `x.leafIL y.callL z` and `x.callIL y.leafIL z` likewise; a copy that
+///   lost when met counts for nothing: `x.leaf y.rel.0 z` keeps x's).
 pub(crate) fn describes_replaced_code(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
@@ -914,19 +925,41 @@ pub(crate) fn describes_replaced_code(
     line_table: bool,
 ) -> bool {
     let Some(input) = inputs.get(here.input) else { return false };
-    let Some(section) = input.symbol(here.symbol).and_then(|s| s.section_index()) else { return false };
+    if input.symbol(here.symbol).and_then(|s| s.section_index()).is_none() {
+        return false;
+    }
     if def.input == here.input {
         return false;
     }
-    if def.input < here.input {
+    if def.input < here.input || resolution.lost_when_met(here) {
         return true;
     }
-    let lost_when_met = resolution.lost_when_met(here);
     if !first_relocations_are_rela(inputs, if line_table { ".debug_line" } else { ".debug_frame" }) {
-        return lost_when_met;
+        return false;
     }
-    let has_relocations = input.cubin.relocation_sections().any(|rs| rs.target as usize == section);
-    lost_when_met || has_relocations
+    replaced_with_relocations(inputs, resolution, here, def)
+}
+
+/// Rule 9.13: whether a copy of `here`'s name taken before the winner `def`
+/// and replaced (the first definition, or a replacer met before `def`) has
+/// relocation sections of its own. nvlink treats every replaced copy of the
+/// name alike by this test.
+pub(crate) fn replaced_with_relocations(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    here: SymbolRef,
+    def: SymbolRef,
+) -> bool {
+    let Some(global) = resolution.global(here) else { return false };
+    let first = resolution.globals.get(global).and_then(|g| g.first_definition);
+    // The replacers are few per link: a set, not a list per name.
+    let replacers = resolution.replacers.iter().copied().filter(|&r| resolution.global(r) == Some(global));
+    let has_own = |copy: SymbolRef| {
+        let Some(object) = inputs.get(copy.input) else { return false };
+        let Some(text) = object.symbol(copy.symbol).and_then(|s| s.section_index()) else { return false };
+        object.cubin.relocation_sections().any(|rs| rs.target as usize == text)
+    };
+    first.into_iter().chain(replacers).filter(|&c| c != def && c.input < def.input).any(has_own)
 }
 
 /// Rule 9.13: whether the first relocation section patching a section named
