@@ -183,6 +183,9 @@ const SUMLOOP_G_ARCHS: &[&str] = &["sm_100", "sm_120", "sm_107"];
 /// The stand-in libcudadevrt.a and the objects linked with it.
 /// Rule 9.13's per-name debug relocations: `.rel` (sm_80) and `.rela` (sm_90) FDE relocations.
 const FRP_ARCHS: &[&str] = &["sm_80", "sm_90"];
+/// rcrepl: sm_90 only, as nvlink's sm_75 `-r` link of it dies ("reference to
+/// deleted section": rc_d's replaced `.nv.constant2.<fn>`, rule 6.1).
+const RC_ARCHS: &[&str] = &["sm_90"];
 const DEVRT_ARCHS: &[&str] = &["sm_75", "sm_90"];
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
 
@@ -578,6 +581,26 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(FRP_ARCHS),
         abi7: ABI7_NONE,
     },
+    // REGCOUNT through rule 9.13's pairs: rc_d's rc_smooth<double>
+    // (-Xptxas -O1) replaced by the -G rc_a's.
+    ObjectSpec {
+        name: "rc_d",
+        source: "rc_d.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-Xptxas", "-O1"],
+        ptxas_flags: &[],
+        archs: Archs::Only(RC_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "rc_a-G",
+        source: "rc_a.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-G"],
+        ptxas_flags: &[],
+        archs: Archs::Only(RC_ARCHS),
+        abi7: ABI7_NONE,
+    },
     // Rule 3.2: a kernel-less `-G` object's aliased merc reg_type section.
     device_debug("rta_a-G", "rta_a.cu", Archs::Only(MERCURY_PAIR)),
     cu("rta_b", "rta_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -954,6 +977,9 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(FRP_ARCHS),
     },
+    // REGCOUNT: rc_kd and rc_ka reach rc_smooth<double>, whose replaced
+    // rc_d copy's call of rc_d's local trig slow path still counts.
+    GroupSpec { name: "rcrepl", inputs: &[Abi8("rc_d"), Abi8("rc_a-G")], flags: &[], archs: Archs::Only(RC_ARCHS) },
     // Rule 3.2: `.nv.merc.nv_debug_info_reg_type` stays an alias of
     // `.nv_debug_info_reg_type`, in either order.
     GroupSpec {

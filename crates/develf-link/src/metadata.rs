@@ -436,6 +436,18 @@ impl Context<'_, '_> {
         self.out_index(input, symbol).is_some()
     }
 
+    /// A weak copy taken first (or replacing the chosen one) and replaced by
+    /// a later input's copy (U9), whose winner is in the output.
+    fn replaced_copy(&self, input: usize, symbol: u32) -> bool {
+        let r = SymbolRef { input, symbol: symbol as usize };
+        let defined_here =
+            self.inputs.get(input).and_then(|i| i.symbol(r.symbol)).is_some_and(|s| s.section_index().is_some());
+        defined_here
+            && self.resolution.definition_of(r).is_some_and(|d| d.input > input)
+            && !self.resolution.lost_when_met(r)
+            && self.out_index(input, symbol).is_some()
+    }
+
     fn remap(&self, input: usize, attr: &mut Attribute) -> bool {
         attr.remap_symbols(&|s| self.out_index(input, s)).is_ok()
     }
@@ -525,7 +537,14 @@ impl Context<'_, '_> {
             }
             let Ok(graph) = CallGraph::decode(s.bytes()) else { continue };
             for Pair(caller, callee) in graph.calls {
-                if !self.survives(input.index, caller) {
+                // Rule 9.13: a weak copy taken and replaced keeps its pairs,
+                // now the winner's, for the REGCOUNT a kernel takes from
+                // what it reaches (sweep2 p44 `d c b a.G`, sm_75: d.cu's
+                // `smooth<double>`, replaced by a.G's, calls d.cu's local
+                // `__internal_trig_reduction_slowpathd`, 46 registers, and
+                // every kernel reaching `smooth<double>` gets 46; fixture
+                // `rcrepl`).
+                if !self.survives(input.index, caller) && !self.replaced_copy(input.index, caller) {
                     continue;
                 }
                 if let (Some(a), Some(b)) = (self.out_index(input.index, caller), self.out_index(input.index, callee)) {
