@@ -186,6 +186,8 @@ const FRP_ARCHS: &[&str] = &["sm_80", "sm_90"];
 /// rcrepl: sm_90 only, as nvlink's sm_75 `-r` link of it dies ("reference to
 /// deleted section": rc_d's replaced `.nv.constant2.<fn>`, rule 6.1).
 const RC_ARCHS: &[&str] = &["sm_90"];
+/// Rule 7.2's NUM_MBARRIERS (`mbarrier` needs sm_80).
+const MBO_ARCHS: &[&str] = &["sm_80", "sm_90"];
 const DEVRT_ARCHS: &[&str] = &["sm_75", "sm_90"];
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
 
@@ -601,6 +603,21 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(RC_ARCHS),
         abi7: ABI7_NONE,
     },
+    // Rule 7.2: appended NUM_BARRIERS and NUM_MBARRIERS (mbo_k's kernel
+    // reaching mbo_i's mbarrier); mbo_i1 leaves mbo_k's the only kernel;
+    // mbo_z's NUM_MBARRIERS of 0.
+    cu("mbo_k", "mbo_k.cu", Archs::Only(MBO_ARCHS), ABI7_NONE),
+    cu("mbo_i", "mbo_i.cu", Archs::Only(MBO_ARCHS), ABI7_NONE),
+    ObjectSpec {
+        name: "mbo_i1",
+        source: "mbo_i.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-DMBO_ALONE"],
+        ptxas_flags: &[],
+        archs: Archs::Only(MBO_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    cu("mbo_z", "mbo_z.cu", Archs::Only(MBO_ARCHS), ABI7_NONE),
     // Rule 3.2: a kernel-less `-G` object's aliased merc reg_type section.
     device_debug("rta_a-G", "rta_a.cu", Archs::Only(MERCURY_PAIR)),
     cu("rta_b", "rta_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -980,6 +997,13 @@ const GROUPS: &[GroupSpec] = &[
     // REGCOUNT: rc_kd and rc_ka reach rc_smooth<double>, whose replaced
     // rc_d copy's call of rc_d's local trig slow path still counts.
     GroupSpec { name: "rcrepl", inputs: &[Abi8("rc_d"), Abi8("rc_a-G")], flags: &[], archs: Archs::Only(RC_ARCHS) },
+    // Rule 7.2: mbo_kernel gets NUM_MBARRIERS, NUM_BARRIERS with mbo_i
+    // first, NUM_BARRIERS, NUM_MBARRIERS with mbo_k first or as the only
+    // kernel (mbo-only); mbo_zkernel no NUM_MBARRIERS of 0.
+    GroupSpec { name: "mbo", inputs: &[Abi8("mbo_i"), Abi8("mbo_k")], flags: &[], archs: Archs::Only(MBO_ARCHS) },
+    GroupSpec { name: "mbo-rev", inputs: &[Abi8("mbo_k"), Abi8("mbo_i")], flags: &[], archs: Archs::Only(MBO_ARCHS) },
+    GroupSpec { name: "mbo-only", inputs: &[Abi8("mbo_i1"), Abi8("mbo_k")], flags: &[], archs: Archs::Only(MBO_ARCHS) },
+    GroupSpec { name: "mbo-zero", inputs: &[Abi8("mbo_z")], flags: &[], archs: Archs::Only(MBO_ARCHS) },
     // Rule 3.2: `.nv.merc.nv_debug_info_reg_type` stays an alias of
     // `.nv_debug_info_reg_type`, in either order.
     GroupSpec {

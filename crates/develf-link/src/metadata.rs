@@ -63,6 +63,16 @@ struct Context<'l, 'a> {
     symbols: &'l SymbolTable,
 }
 
+/// Rule 7.2: where nvlink meets a contributor of an appended record: the
+/// input of the function's code, its `.nv.info.<fn>`, its output symbol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct ContributorKey(usize, usize, usize);
+
+impl ContributorKey {
+    const FIRST: ContributorKey = ContributorKey(0, 0, 0);
+    const LAST: ContributorKey = ContributorKey(usize::MAX, usize::MAX, usize::MAX);
+}
+
 /// Calls between output symbols, and per-function facts from `.nv.info`.
 #[derive(Default)]
 struct CallFacts {
@@ -900,7 +910,7 @@ impl Context<'_, '_> {
         // sm_90 and sm_100 exec). The call graph is walked only when a
         // function has such a record. Against an appended EXTERNS, the one
         // whose first contributor comes first in the EXTERNS lists' order
-        // comes first (`barriers_first`).
+        // comes first (`appended_keys`).
         // Rule 7.2, exec CTAIDZ_USED: a kernel without the flag whose
         // callees read `%ctaid.z` gets it appended (a kernel calling a
         // `__noinline__` function that reads `blockIdx.z`; sm_75, sm_80;
@@ -923,18 +933,6 @@ impl Context<'_, '_> {
             ctaidz = None;
             reversed.push(ctaidz_used());
         }
-        // The only kernel's gathered list stays last, after NUM_BARRIERS too
-        // (sweep p41 `-kernels-used=ka`: `ka` reaches `warn_once`'s
-        // `vprintf` through a lower output index than `tile_sum`'s barrier,
-        // yet nvlink writes NUM_BARRIERS, EXTERNS; sm_75..sm_120).
-        if appended_externs.is_some() && !externs_last && function.is_some_and(|f| !self.barriers_first(f, facts)) {
-            if let Some(list) = appended_externs.take() {
-                reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
-            }
-            if ctaidz.take().is_some() {
-                reversed.push(ctaidz_used());
-            }
-        }
         let exec_kernel = self.layout.executable && kernel;
         // An ABI-7 kernel with its own barrier count (rule 10, below) gets
         // its callees' count here all the same, and keeps its own in its
@@ -946,19 +944,47 @@ impl Context<'_, '_> {
             && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_)));
         let wants_mbarriers =
             exec_kernel && !facts.mbarriers.is_empty() && !reversed.iter().chain(&group).any(is_mbarrier_count);
+        let mut appended: Vec<(ContributorKey, u8, Attribute)> = Vec::new();
         if let Some(f) = function.filter(|_| wants_barriers || wants_mbarriers) {
             let contributors = facts.barrier_contributors(f);
             let most = |counts: &HashMap<u32, u16>| CallFacts::largest_count(f, &contributors, counts);
             if let Some(n) = most(&facts.barriers).filter(|_| wants_barriers) {
-                reversed.push(Attribute::NumBarriers(ByteValue(n)));
+                appended.push((ContributorKey::LAST, 0, Attribute::NumBarriers(ByteValue(n))));
             }
-            if let Some(n) = most(&facts.mbarriers).filter(|_| wants_mbarriers) {
-                reversed.push(Attribute::Raw(RawAttribute {
-                    format: EIFMT_HVAL,
-                    code: EIATTR_NUM_MBARRIERS,
-                    value: n,
-                    payload: Vec::new(),
-                }));
+            // Functions whose NUM_MBARRIERS is 0 (an `mbarrier.arrive` only)
+            // bring none: nvlink appends no record of 0 (/work/sweep2/red/mbo
+            // `mo_i2 mo_k3`, sm_90; fixture `mbo-zero`), though they still
+            // order the records (`appended_keys`).
+            if let Some(n) = most(&facts.mbarriers).filter(|&n| wants_mbarriers && n > 0) {
+                let record =
+                    RawAttribute { format: EIFMT_HVAL, code: EIATTR_NUM_MBARRIERS, value: n, payload: Vec::new() };
+                appended.push((ContributorKey::LAST, 1, Attribute::Raw(record)));
+            }
+        }
+        // The only kernel's gathered list stays last, after NUM_BARRIERS too
+        // (sweep p41 `-kernels-used=ka`: `ka` reaches `warn_once`'s
+        // `vprintf` through a lower output index than `tile_sum`'s barrier,
+        // yet nvlink writes NUM_BARRIERS, EXTERNS; sm_75..sm_120). Otherwise
+        // the appended NUM_BARRIERS, NUM_MBARRIERS and EXTERNS come in the
+        // order of their first contributors (`appended_keys`).
+        if let Some(f) = function.filter(|_| !appended.is_empty()) {
+            if !externs_last {
+                if let Some(list) = appended_externs.take() {
+                    appended.push((ContributorKey::LAST, 2, Attribute::Externs(develf_eiattr::shape::Symbols(list))));
+                }
+            }
+            if appended.len() > 1 {
+                let keys = self.appended_keys(f, facts);
+                for (key, rank, _) in &mut appended {
+                    *key = keys[usize::from(*rank)];
+                }
+                appended.sort_by_key(|(key, rank, _)| (*key, *rank));
+            }
+        }
+        for (_, rank, record) in appended {
+            reversed.push(record);
+            if rank == 2 && ctaidz.take().is_some() {
+                reversed.push(ctaidz_used());
             }
         }
         // Rule 7.2, exec EXTERNS of a kernel without a list of its own, or
@@ -1167,70 +1193,82 @@ impl Context<'_, '_> {
         bytes
     }
 
-    /// Rule 7.2: whether a kernel's appended NUM_BARRIERS comes before its
-    /// appended EXTERNS. nvlink adds each record when it first meets a
-    /// contributor, walking the call graph breadth first in the output
-    /// `.nv.callgraph`'s order: a function with a NUM_BARRIERS record, or
-    /// one with an EXTERNS list or an undefined callee (nbex: `nbex_sum`'s
-    /// barrier, then its call to the undefined `__assertfail`; a `-G` CUB
-    /// `k_max`:
-    /// `block_sum`'s barrier before the `__assert_fail` deep in
-    /// `warp_max`; nw2 `-G` `alloca_kernel`: `__assert_fail`'s list before
-    /// `named_sync`'s barrier, both direct callees, listed by output index
-    /// though the input lists `named_sync` first; sm_86..sm_120 exec).
-    fn barriers_first(&self, f: u32, facts: &CallFacts) -> bool {
-        // The only kernel whose count comes from functions it does not reach.
-        if facts.only_kernel == Some(f) && !facts.reach(f).0.iter().any(|&g| g != f && facts.barriers.contains_key(&g))
-        {
-            return true;
-        }
-        // The first contributor in the order the EXTERNS lists are gathered
-        // in (`kernel_externs`): by the input of the function's code, then
-        // its `.nv.info.<fn>`; undefined functions last. Not the call
-        // graph's shape: a relinked `-r` output's kernel reaching `f1 -> f2
-        // -> __assert_fail` and a `block_sum` with a barrier gets EXTERNS
-        // first where `.nv.info.__assert_fail` precedes `block_sum`'s, and
-        // NUM_BARRIERS first where it follows (/work/sweep/red/p35 r51, r6;
-        // sweep p35 `G-r-relink`, sm_75..sm_89, where `kgrid` reaches the
-        // barrier at depth 1 and `__assertfail` at depth 5); sweep p41
-        // `xsm` (sm_86): an sm_86 copy of `warn_once` replacing the sm_80
-        // input's brings its `vprintf` where its input is met, after the
-        // sm_80 input's `tile_sum` barriers, so NUM_BARRIERS comes first.
-        // A function with both brings NUM_BARRIERS first (nbex-G).
+    /// Rule 7.2: the first contributors of a kernel's appended NUM_BARRIERS,
+    /// NUM_MBARRIERS and EXTERNS (in that order), which order the three
+    /// records, ties in that order too. nvlink adds each record when it
+    /// first meets a contributor: a function with a NUM_BARRIERS record, one
+    /// with a NUM_MBARRIERS record, one with an EXTERNS list or an undefined
+    /// callee. It meets them in the order the EXTERNS lists are gathered in
+    /// (`kernel_externs`): by the input of the function's code, then its
+    /// `.nv.info.<fn>`; undefined functions last. Not the call graph's
+    /// shape: a relinked `-r` output's kernel reaching `f1 -> f2 ->
+    /// __assert_fail` and a `block_sum` with a barrier gets EXTERNS first
+    /// where `.nv.info.__assert_fail` precedes `block_sum`'s, and
+    /// NUM_BARRIERS first where it follows (/work/sweep/red/p35 r51, r6;
+    /// sweep p35 `G-r-relink`, sm_75..sm_89, where `kgrid` reaches the
+    /// barrier at depth 1 and `__assertfail` at depth 5); sweep p41 `xsm`
+    /// (sm_86): an sm_86 copy of `warn_once` replacing the sm_80 input's
+    /// brings its `vprintf` where its input is met, after the sm_80 input's
+    /// `tile_sum` barriers, so NUM_BARRIERS comes first. A function with
+    /// both brings NUM_BARRIERS first (nbex-G). NUM_MBARRIERS takes its
+    /// place the same way (sweep2 p46: a `-G` a.cu whose `k_bar` waits on a
+    /// `cuda::barrier`, reaching its mbarrier functions and
+    /// `__syncthreads`'s `__barrier_sync`: NUM_MBARRIERS, NUM_BARRIERS on
+    /// sm_90 with a.cu first and on sm_80..sm_89 with it last, where
+    /// `.nv.info` of the barrier's `__try_wait_phase` precedes
+    /// `__barrier_sync`'s; the relinked `-r` output of sm_90: NUM_MBARRIERS,
+    /// EXTERNS `__assertfail`, NUM_BARRIERS). The output's only kernel whose
+    /// counts come from functions it does not reach has them first, and the
+    /// only kernel's NUM_MBARRIERS never comes before its NUM_BARRIERS.
+    fn appended_keys(&self, f: u32, facts: &CallFacts) -> [ContributorKey; 3] {
         let info_sections = facts.info_of_text.get_or_init(|| self.info_sections());
-        let mut first: Option<((usize, usize, usize), bool)> = None;
+        let mut keys = [ContributorKey::LAST; 3];
         for g in facts.reach_through_addresses(f) {
             if g == f {
                 continue;
             }
-            let barriers = facts.barriers.contains_key(&g);
             let section = match self.symbols.symbols.get(g as usize).map(|s| &s.section) {
                 Some(crate::symbols::SymbolSection::Section(id)) => Some(*id),
                 _ => None,
             };
-            let externs = facts.externs.get(&g).is_some_and(|l| !l.is_empty())
-                || (section.is_none() && !self.is_defined_output(g) && self.extern_kept(g));
-            if !barriers && !externs {
+            let has = [
+                facts.barriers.contains_key(&g),
+                facts.mbarriers.contains_key(&g),
+                facts.externs.get(&g).is_some_and(|l| !l.is_empty())
+                    || (section.is_none() && !self.is_defined_output(g) && self.extern_kept(g)),
+            ];
+            if !has.contains(&true) {
                 continue;
             }
             let key = match section {
                 Some(t) => {
                     let input = self.layout.section(t).and_then(|s| s.pieces.first()).map_or(usize::MAX, |p| p.input);
                     let info = info_sections.get(t).copied().flatten().unwrap_or(usize::MAX);
-                    (input, info, g as usize)
+                    ContributorKey(input, info, g as usize)
                 }
-                None => (usize::MAX, usize::MAX, g as usize),
+                None => ContributorKey(usize::MAX, usize::MAX, g as usize),
             };
-            if first.is_none_or(|(k, _)| key < k) {
-                first = Some((key, barriers));
+            for (slot, _) in keys.iter_mut().zip(has).filter(|(_, h)| *h) {
+                *slot = (*slot).min(key);
             }
         }
-        first.is_none_or(|(_, barriers)| barriers)
+        if facts.only_kernel == Some(f) && keys[0] == ContributorKey::LAST {
+            keys[0] = ContributorKey::FIRST;
+            keys[1] = keys[1].min(ContributorKey::FIRST);
+        }
+        // The only kernel's NUM_MBARRIERS never precedes its NUM_BARRIERS
+        // (/work/sweep2/red/mbo `mo_i mo_k`: NUM_BARRIERS, NUM_MBARRIERS
+        // where mo_i's `mo_init` comes first; with a second kernel in mo_i,
+        // NUM_MBARRIERS first; sm_80, sm_90; fixtures `mbo-only`, `mbo`).
+        if facts.only_kernel == Some(f) {
+            keys[1] = keys[1].max(keys[0]);
+        }
+        keys
     }
 
     /// Rule 7.2: whether a kernel's appended CTAIDZ_USED comes before its
     /// appended EXTERNS, met in a breadth-first walk of the call graph
-    /// (NUM_BARRIERS no longer follows it: [`Context::barriers_first`]); a function
+    /// (NUM_BARRIERS no longer follows it: [`Context::appended_keys`]); a function
     /// with both brings them in its own records' order (ptxas writes
     /// CTAIDZ_USED after the EXTERNS: launch's `fz` gives `kz` EXTERNS, then
     /// CTAIDZ_USED, sm_80; a `-r` output reverses them, and relinking it
