@@ -11,7 +11,9 @@
 //! 9.3: debug-lineinfo, sys on sm_100); `-g` on Mercury (rule 11.9: error
 //! barriers before every `EXIT`; calls, sys, ptx, weak, managed, tex, shared,
 //! debug-lineinfo (line tables), sync (fence sequences in capsules) on
-//! sm_100/sm_120, exec and `-r`). `-preserve-relocs` (rule 8.2:
+//! sm_100/sm_120, exec and `-r`); a replaced weak copy's bank 2 whose
+//! winner has none, placed empty in the reaching kernels' banks (U25 with U9:
+//! cbg, sm_75/sm_86; exec only, nvlink's `-r` of it dies). `-preserve-relocs` (rule 8.2:
 //! `.nv.resolvedrela.<target>`, no dead-code elimination) is checked on the
 //! `options/*preserve-relocs*.nvlink.cmd` links, exec and `-r`. Mercury `.strtab`
 //! signatures: every input's call-graph signatures before all prototype ones
@@ -112,7 +114,7 @@ fn code_selection_options_link_like_nvlink() {
         checked += 1;
     }
     println!("{checked} option links byte-identical to nvlink's");
-    assert!(checked >= 291, "{}: fewer links than expected", list.display());
+    assert!(checked >= 295, "{}: fewer links than expected", list.display());
 }
 
 /// Links not yet byte-identical: none since the Mercury ptx texture

@@ -618,6 +618,27 @@ const OBJECTS: &[ObjectSpec] = &[
         abi7: ABI7_NONE,
     },
     cu("mbo_z", "mbo_z.cu", Archs::Only(MBO_ARCHS), ABI7_NONE),
+    // U25 with U9, for options/commands.txt only (nvlink's `-r` of the two
+    // dies, "reference to deleted section"): cbg_d's rc_smooth<double> and
+    // its bank replaced by the -G cbg_a's, which has none.
+    ObjectSpec {
+        name: "cbg_d",
+        source: "cbg_d.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-Xptxas", "-O1"],
+        ptxas_flags: &[],
+        archs: Archs::Only(WCB_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "cbg_a-G",
+        source: "cbg_a.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-G"],
+        ptxas_flags: &[],
+        archs: Archs::Only(WCB_ARCHS),
+        abi7: ABI7_NONE,
+    },
     // Rule 3.2: a kernel-less `-G` object's aliased merc reg_type section.
     device_debug("rta_a-G", "rta_a.cu", Archs::Only(MERCURY_PAIR)),
     cu("rta_b", "rta_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),

@@ -1855,6 +1855,7 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
         return;
     }
     let (inputs, resolution) = (b.inputs, b.resolution);
+    let phantoms = replaced_bank_functions(b);
     let held: Vec<HeldBank> = b.function_banks.iter().filter_map(|&(i, x)| HeldBank::find(inputs, i, x)).collect();
     b.layout.merged_banks =
         held.iter().flat_map(|h| std::iter::once((h.input, h.bank)).chain(h.merc_bank.map(|m| (h.input, m)))).collect();
@@ -1925,7 +1926,7 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
             if !seen.insert(f) {
                 continue;
             }
-            if f != id && bank_of.contains_key(&f) {
+            if f != id && (bank_of.contains_key(&f) || phantoms.contains(&f)) {
                 reached.insert(f);
             }
             if let Some(callees) = calls.get(&f) {
@@ -1944,11 +1945,36 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
     }
     // Functions last `.text` first; each at the lowest aligned offset free in
     // every reaching kernel's bank.
-    let mut functions: Vec<OutId> = bank_of.keys().copied().collect();
+    let mut functions: Vec<OutId> = bank_of.keys().chain(&phantoms).copied().collect();
     functions.sort_unstable_by(|a, c| c.cmp(a));
+    functions.dedup();
     for f in functions {
-        let Some(banks) = bank_of.get(&f) else { continue };
         let reachers: Vec<OutId> = kernels.iter().filter(|(_, r)| r.contains(&f)).map(|(k, _)| *k).collect();
+        let Some(banks) = bank_of.get(&f) else {
+            // A replaced copy's bank whose winner has none: nvlink places
+            // an empty bank for the function, at the lowest offset (a
+            // multiple of 8) inside no reaching kernel's bytes, and the
+            // reaching kernels' banks grow to it (/work/sweep2/red/cb2g
+            // `r2_d r2_a-G`, sm_75: r2_d's rc_smooth<double>, 85 registers
+            // and a 0x78-byte bank, replaced by the -G r2_a's, 32, without
+            // one; r2_ka_d reaches `sin` and `cos` at 0 and 8, r2_kd those
+            // and `sinf`, `cosf` at 0x10 and 0x18, and both banks end at
+            // 0x20; sweep2 p44 `G-rev`, sm_75..sm_89: `ka_d` 0x20). No
+            // bank is created for it.
+            let intervals: Vec<(u64, u64)> =
+                reachers.iter().flat_map(|k| used.get(k).cloned().unwrap_or_default()).collect();
+            let mut candidates: Vec<u64> =
+                std::iter::once(0).chain(intervals.iter().map(|&(_, end)| align_up(end, 8))).collect();
+            candidates.sort_unstable();
+            let at = candidates.into_iter().find(|&c| intervals.iter().all(|&(lo, hi)| c < lo || c >= hi));
+            for (&k, at) in reachers.iter().zip(std::iter::repeat(at.unwrap_or(0))) {
+                let bank = companion(".nv.constant2.", &text_name(b, k));
+                if let Some(out) = b.layout.find(&bank).and_then(|x| b.layout.sections.get_mut(x)) {
+                    out.size = out.size.max(at);
+                }
+            }
+            continue;
+        };
         for (n, &h) in banks.iter().enumerate() {
             let Some(s) = inputs.get(h.input).and_then(|o| o.section(h.bank)).copied() else { continue };
             let (size, align) = (s.size, s.addralign.max(1));
@@ -1973,6 +1999,42 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
             }
         }
     }
+}
+
+/// U25 with U9: the output `.text` of functions whose first copy (or a
+/// copy that replaced it) has a `.nv.constant2.<fn>` and was replaced by a
+/// later copy whose input has none (`merge_function_banks`).
+fn replaced_bank_functions(b: &Builder<'_, '_>) -> Vec<OutId> {
+    let mut out = Vec::new();
+    for (i, object) in b.inputs.iter().enumerate() {
+        for s in object.sections().iter().filter(|s| s.name.starts_with(".nv.constant2.")) {
+            for y in object
+                .symbols()
+                .iter()
+                .filter(|y| y.st_type == STT_FUNC && y.section_index() == Some(s.info as usize) && !is_kernel(y))
+            {
+                let r = SymbolRef { input: i, symbol: y.index };
+                let Some(def) = b.resolution.definition_of(r) else { continue };
+                if def.input <= i
+                    || b.resolution.lost_when_met(r)
+                    || b.inputs.get(def.input).is_none_or(|w| w.sections().iter().any(|x| x.name == s.name))
+                {
+                    continue;
+                }
+                let Some(text) =
+                    b.inputs.get(def.input).and_then(|w| w.symbol(def.symbol)).and_then(|w| w.section_index())
+                else {
+                    continue;
+                };
+                if let Some((id, _)) = b.layout.placed(def.input, text) {
+                    if !out.contains(&id) {
+                        out.push(id);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// U25: a device function's held-back bank 2 and what goes with it
