@@ -618,6 +618,17 @@ const OBJECTS: &[ObjectSpec] = &[
         abi7: ABI7_NONE,
     },
     cu("mbo_z", "mbo_z.cu", Archs::Only(MBO_ARCHS), ABI7_NONE),
+    // Rule 6.1 in relinks: cbr_y64's copy (-maxrregcount=64) wins and the
+    // `-r` output appends cbr_x's losing bank to its own.
+    ObjectSpec {
+        name: "cbr_y64",
+        source: "cbr_y.cu",
+        recipe: Recipe::Nvcc,
+        nvcc_flags: &["-maxrregcount=64"],
+        ptxas_flags: &[],
+        archs: Archs::Only(WCB_ARCHS),
+        abi7: ABI7_NONE,
+    },
     // U25 with U9, for options/commands.txt only (nvlink's `-r` of the two
     // dies, "reference to deleted section"): cbg_d's rc_smooth<double> and
     // its bank replaced by the -G cbg_a's, which has none.
@@ -1025,6 +1036,15 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "mbo-rev", inputs: &[Abi8("mbo_k"), Abi8("mbo_i")], flags: &[], archs: Archs::Only(MBO_ARCHS) },
     GroupSpec { name: "mbo-only", inputs: &[Abi8("mbo_i1"), Abi8("mbo_k")], flags: &[], archs: Archs::Only(MBO_ARCHS) },
     GroupSpec { name: "mbo-zero", inputs: &[Abi8("mbo_z")], flags: &[], archs: Archs::Only(MBO_ARCHS) },
+    // Rule 6.1 in relinks: cbrel's `-r` output holds cbr_x's losing bank
+    // appended to cbr_y64's (0xf0 bytes, cbr_x's `.const_opt` locals
+    // dropped), which relinks as 0x78; cbgrel's holds cbg_d's losing banks
+    // as sections of their own (no `.const_opt` objects), which stay so in
+    // the relinked executable.
+    GroupSpec { name: "cbrel", inputs: &[Abi8("cbr_y64"), Abi8("cbr_x")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
+    GroupSpec { name: "cbrel-relink", inputs: &[LinkR("cbrel")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
+    GroupSpec { name: "cbgrel", inputs: &[Abi8("cbg_a-G"), Abi8("cbg_d")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
+    GroupSpec { name: "cbgrel-relink", inputs: &[LinkR("cbgrel")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
     // Rule 3.2: `.nv.merc.nv_debug_info_reg_type` stays an alias of
     // `.nv_debug_info_reg_type`, in either order.
     GroupSpec {

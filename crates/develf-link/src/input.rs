@@ -6,7 +6,7 @@ use crate::error::LinkError;
 use crate::options::{CodeSource, Input, LinkOptions};
 use develf_format::header::{ABI_VERSION_7, Arch, EM_CUDA};
 use develf_format::section::{SHT_CUDA_INFO, SHT_CUDA_MERCURY_INFO, occupies_file};
-use develf_format::symbol::{STB_WEAK, STT_FUNC};
+use develf_format::symbol::{STB_WEAK, STT_CUDA_OBJECT, STT_FUNC, STT_OBJECT};
 use develf_parse::Cubin;
 use develf_parse::elf::{Class, Section, Symbol};
 use rayon::prelude::*;
@@ -205,7 +205,32 @@ pub(crate) fn section_outside_file<'c>(cubin: &'c Cubin<'_>) -> Option<&'c Secti
 
 fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputObject<'a>, LinkError> {
     let bad = |message: String| LinkError::BadInput { file: input.name.to_string(), message };
-    let cubin = Cubin::parse(input.bytes).map_err(|d| bad(d.to_string()))?;
+    let mut cubin = Cubin::parse(input.bytes).map_err(|d| bad(d.to_string()))?;
+    // Rule 6.1: nvlink reads a `.nv.constant2.<fn>` holding `.const_opt`
+    // objects only as far as they reach. A `-r` output's bank with a losing
+    // copy's bank appended (its locals dropped) relinks as the first copy's
+    // bytes (/work/sweep2/red/cb2relink `-r y64 x`: 0xf0 bytes, 0x78 in the
+    // relinked `-r` output and in each kernel's bank of the executable; sweep2
+    // p44 `r-relink*`, sm_75..sm_89: 0x10 with two `.const_opt.0.8` at 0, 8).
+    // ptxas's banks are covered to their end; one with no object keeps its
+    // bytes.
+    let short: Vec<(usize, u64)> = cubin
+        .sections()
+        .iter()
+        .filter(|s| s.name.starts_with(".nv.constant2."))
+        .filter_map(|s| {
+            let reach = cubin
+                .symbols()
+                .iter()
+                .filter(|y| matches!(y.st_type, STT_OBJECT | STT_CUDA_OBJECT) && y.section_index() == Some(s.index))
+                .map(|y| y.value.saturating_add(y.size))
+                .max()?;
+            (reach < s.size).then_some((s.index, reach))
+        })
+        .collect();
+    for (index, size) in short {
+        cubin.truncate_section(index, size);
+    }
     let header = cubin.header();
     if header.machine != EM_CUDA {
         return Err(bad(format!("e_machine is {}, not {EM_CUDA} (NVIDIA CUDA)", header.machine)));

@@ -635,7 +635,16 @@ impl Builder<'_, '_> {
         // Rule 6.1: a losing copy's bank goes with the winner's bank when the
         // winner's input has one (`merge_function_banks`), else it is kept as a
         // section of its own (rule 9).
+        // A bank no `.const_opt` object lies in (a `-r` output's losing
+        // copy's bank kept as a section of its own, rule 6.1) stays one in
+        // the executable too (sweep2 p44 `G-r-relink`, sm_75..sm_89:
+        // `.nv.constant2._Z6smoothIfET_S0_i` 0x10 and `<smooth<double>>`
+        // 0x78, PROGBITS, `sh_info` the winner's `.text`).
         s.name.starts_with(".nv.constant2.")
+            && object
+                .symbols()
+                .iter()
+                .any(|y| matches!(y.st_type, STT_OBJECT | STT_CUDA_OBJECT) && y.section_index() == Some(index))
             && object.symbols().iter().any(|y| {
                 y.st_type == STT_FUNC
                     && y.section_index() == Some(s.info as usize)

@@ -42,6 +42,19 @@ impl<'a> RecordSection<'a> {
 }
 
 impl<'a> Cubin<'a> {
+    /// Shortens section `index` to `size` bytes, its data with it (a linker
+    /// that reads less of an input section than its header says). Never
+    /// lengthens one.
+    pub fn truncate_section(&mut self, index: usize, size: u64) {
+        if let Some(s) = self.elf.sections.get_mut(index) {
+            if size < s.size {
+                s.size = size;
+                let keep = usize::try_from(size).unwrap_or(usize::MAX);
+                s.data = s.data.map(|d| &d[..keep.min(d.len())]);
+            }
+        }
+    }
+
     pub fn parse(data: &'a [u8]) -> Result<Cubin<'a>, Diagnostic> {
         let elf = ElfFile::parse(data)?;
         let symtab = elf.symtab();
