@@ -115,6 +115,9 @@ const FENCE_CAPSULE_NUMBERING: &[Pattern] = &[
     CCTL_IVALL,
     (0xfff, 0xdc7, 0, 0),
 ];
+/// `FENCE.VIEW.ASYNC.S` (`fence.proxy.async.shared::cta`), the fence of the
+/// workaround's second shape (`LDS` ×4, `MEMBAR.ALL.CTA`, this).
+const FENCE_VIEW_ASYNC_S: Pattern = (0xfff, 0x3c6, 0, 0);
 /// The workaround's length: four `@!PT LDS RZ, [RZ]` and `MEMBAR.ALL.CTA`.
 const FENCE_RUN: usize = 5;
 
@@ -485,12 +488,20 @@ fn plan_fence(code: &[u8]) -> Option<Moves> {
     let words = instruction_words(code);
     let mut removed = vec![false; words.len()];
     for i in 0..words.len().saturating_sub(FENCE_RUN) {
-        if words[i..i + 4].iter().all(|w| matches(w, FENCE_LDS))
+        if !(words[i..i + 4].iter().all(|w| matches(w, FENCE_LDS))
             && matches(&words[i + 4], MEMBAR_ALL_CTA)
-            && is_fence(&words[i + FENCE_RUN])
-            && !(i > 0 && matches(&words[i - 1], FENCE_LDS))
+            && !(i > 0 && matches(&words[i - 1], FENCE_LDS)))
         {
+            continue;
+        }
+        if is_fence(&words[i + FENCE_RUN]) {
             removed[i..i + FENCE_RUN].iter_mut().for_each(|r| *r = true);
+        } else if matches(&words[i + FENCE_RUN], FENCE_VIEW_ASYNC_S) {
+            // The second shape: before a `FENCE.VIEW.ASYNC.S` only the four
+            // `LDS` go, the `MEMBAR.ALL.CTA` stays (sweep2 p54_hopper
+            // `k_red`, `fence.proxy.async.shared::cta` after a shared store,
+            // sm_100/sm_120 exec; CUB's `DeviceScanKernel`, session 10).
+            removed[i..i + 4].iter_mut().for_each(|r| *r = true);
         }
     }
     let count = removed.iter().filter(|&&r| r).count();
@@ -527,11 +538,21 @@ fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let mut out = bytes.to_vec();
     let removed = |i: usize| moves.own[i] == moves.own[i + 1];
     for (i, w) in words.iter().enumerate().skip(1) {
-        if removed(i) || !removed(i - 1) || !is_fence(w) {
+        if removed(i) || !removed(i - 1) {
             continue;
         }
+        // The record the mark precedes: the fence's; in the second shape
+        // the kept `MEMBAR.ALL.CTA` is not counted and the mark comes before
+        // the `FENCE.VIEW.ASYNC.S` (p54_hopper `k_red`: `51 03` → `51 01`).
+        let fence = if is_fence(w) {
+            i
+        } else if matches(w, MEMBAR_ALL_CTA) && words.get(i + 1).is_some_and(|w| matches(w, FENCE_VIEW_ASYNC_S)) {
+            i + 1
+        } else {
+            continue;
+        };
         let run = (0..i).rev().take_while(|&j| removed(j)).count() as u32;
-        let k = number.get(i).copied().flatten()?;
+        let k = number.get(fence).copied().flatten()?;
         if bit(k) {
             return None;
         }

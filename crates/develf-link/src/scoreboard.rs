@@ -54,8 +54,9 @@
 //! session 11). A wait ptxas made only to set a barrier again, for a store's
 //! read barrier that the new numbering moves elsewhere, goes to where the
 //! store's registers are next overwritten (`moved_reuse_waits`, crate::registers;
-//! session 18). Left alone: other splits, kernels with a `DEPBAR` (names a
-//! barrier in an operand), a `CALL` (uses the stack) or other control flow.
+//! session 18). A barrier a `DEPBAR` names in its operand is ptxas's reserve
+//! (`plan`; session 21). Left alone: other splits, kernels with a `CALL`
+//! (uses the stack) or other control flow.
 
 use crate::bits::Bits;
 use crate::errbar::{BRA_DIVERGENT, OP_BRA, OP_BRA_UNIFORM, OP_BSSY, OP_EXIT, OP_WARPSYNC_ALL, branch_target, is_call};
@@ -418,8 +419,8 @@ fn allocate(
     controls: &[Control],
     (succ, groups, live): (&[Vec<usize>], &[Group], &[Bits]),
     over: &[Bits],
-    skip: Option<usize>,
-    share: Option<usize>,
+    (skip, share): (Option<usize>, Option<usize>),
+    reserved: u8,
 ) -> Option<Vec<u8>> {
     // The waited-on parts (`over`) count for a pair with the `share` group
     // (the stack-pointer load's, in ptxas's numbering); the whole pending
@@ -432,6 +433,10 @@ fn allocate(
     for (k, g) in groups.iter().enumerate() {
         if Some(k) == skip {
             out.push(NO_BARRIER);
+            continue;
+        }
+        if reserved >> g.barrier & 1 != 0 {
+            out.push(g.barrier);
             continue;
         }
         let (first, write) = g.producers[0];
@@ -450,7 +455,7 @@ fn allocate(
         // carries that `STS`'s read barrier on to an `LDC` that waits for it
         // again (sm_100/sm_120 exec, two kernels each).
         let ahead = (from == 0).then(|| reachable(succ, first));
-        let mut taken = [false; BARRIERS as usize];
+        let mut taken: [bool; BARRIERS as usize] = std::array::from_fn(|b| reserved >> b & 1 != 0);
         for (j, (h, &b)) in groups.iter().zip(&out).enumerate() {
             if b == NO_BARRIER {
                 continue;
@@ -695,9 +700,18 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     if !stack_load && !removing || removed.len() != code.len() {
         return None;
     }
-    if code.iter().any(|&(lo, _)| lo & 0xfff == DEPBAR_OPCODE || is_call(lo)) {
+    if code.iter().any(|&(lo, _)| is_call(lo)) {
         return None;
     }
+    // The barriers a `DEPBAR` names in its operand (`DEPBAR.LE SB0, 0x0`:
+    // bits 44..46 of the low word) are ptxas's reserve: their groups keep
+    // them and no other group takes them, in ptxas's numbering and in
+    // nvlink's (sweep2 p54_hopper `k_red`, sm_100/sm_120 exec: the
+    // `UTMACMDFLUSH` read barrier 0 awaited by `DEPBAR.LE SB0, 0x0`; ptxas
+    // numbers the rest from 1, nvlink too once the stack-pointer load's
+    // group and the fence workaround's `LDS` are gone).
+    let reserved =
+        code.iter().filter(|&&(lo, _)| lo & 0xfff == DEPBAR_OPCODE).fold(0u8, |m, &(lo, _)| m | 1 << ((lo >> 44) & 7));
     let succ = successors(code)?;
     let regions = collective_regions(code, &succ);
     let preds = predecessors(&succ);
@@ -712,7 +726,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         let live = pending(&original, &succ, &regions, &all);
         let stack = all.iter().position(|g| stack_load && g.start == 0 && g.producers[0] == (0, true));
         let over: Vec<Bits> = all.iter().zip(&live).map(|(g, at)| awaited(&original, &preds, at, g.barrier)).collect();
-        let numbering = allocate(code, &original, (&succ, &all, &live), &over, None, stack)?;
+        let numbering = allocate(code, &original, (&succ, &all, &live), &over, (None, stack), reserved)?;
         if all.iter().zip(&numbering).any(|(g, &b)| g.barrier != b) {
             return None;
         }
@@ -756,7 +770,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     };
     let stack = all.iter().position(is_stack);
     let mut live = live;
-    let mut renumbered = allocate(code, &controls, (&succ, &all, &live), &live, stack, None)?;
+    let mut renumbered = allocate(code, &controls, (&succ, &all, &live), &live, (stack, None), reserved)?;
     // ptxas puts a second producer on a barrier that is still pending when
     // all six are taken (libcudadevrt `memset_3d_device`: `LDC` and `LDCU` on
     // 5); where the new numbering leaves one free, the finaliser splits them
@@ -791,7 +805,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             waited_at[at] = Some(r);
         }
         let stack = all.iter().position(is_stack);
-        renumbered = allocate(code, &controls, (&succ, &all, &live), &live, stack, None)?;
+        renumbered = allocate(code, &controls, (&succ, &all, &live), &live, (stack, None), reserved)?;
     }
     let mut out = controls.clone();
     for (g, &b) in all.iter().zip(&renumbered) {

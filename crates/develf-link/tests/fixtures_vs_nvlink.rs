@@ -282,6 +282,9 @@ fn fixtures_match_nvlink() {
 /// 310 merc links (session 21: cgsb sm_100/sm_120, exec and `-r`, rule
 /// 11.3's scoreboards of a kernel with `WARPSYNC.COLLECTIVE` regions and
 /// `NANOSLEEP`; session 20: wfd sm_100/sm_120 and wfd-leaf sm_100, exec
+/// 310 merc links (session 21: fva sm_100/sm_120, exec and `-r`, rule
+/// 11.3's fence workaround before a `FENCE.VIEW.ASYNC.S` in a kernel with
+/// a `DEPBAR`; session 20: wfd sm_100/sm_120 and wfd-leaf sm_100, exec
 /// and `-r`, rule 11.2.1's rewritten FDEs of a replaced weak copy; rta-G and rta-rev-G sm_100/sm_120, exec and
 /// `-r`, rule 3.2's merc debug copy aliased in every input; nbo and nbo-rev sm_100, exec and `-r`, rule
 /// 7.2's appended records by input; wic sm_100, exec and `-r`, rule 9.13's
