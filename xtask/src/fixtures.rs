@@ -1246,6 +1246,8 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "atomref", inputs: &[Abi8("atomref")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "tmacl", inputs: &[Abi8("tmacl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "fva", inputs: &[Abi8("fva")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.9: the `EXIT` keeps its wait on the bulk reduction's read barrier.
+    GroupSpec { name: "fva-g", inputs: &[Abi8("fva")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "sbimad", inputs: &[Abi8("sbimad")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "cubr", inputs: &[Abi8("cubr_a"), Abi8("cubr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "nbex-G", inputs: &[Abi8("nbex-G")], flags: &[], archs: Archs::Only(NBEX_ARCHS) },

@@ -320,6 +320,11 @@ const EXIT_ITEM_PREDICATE: usize = 6;
 /// is not pending on every path: a compare-and-swap loop's `@P0 EXIT` (its
 /// `return`) waiting on the read barrier of the `LDG` before the loop
 /// (sm_100, sm_120 `-g`; fixture `sumloop`).
+/// `UBLKRED` (`cp.reduce.async.bulk`): the `EXIT` keeps its wait on the
+/// bulk reduction's read barrier, as on a surface write's (sweep2 p54_hopper
+/// `k_red`, sm_100/sm_120 `-g` with a `-G` input: nvlink's final `EXIT`
+/// waits on it, its `ERRBAR` not).
+const OP_UBLKRED: u64 = 0x3bb;
 /// `DSETP`, whatever its operands (`0x22a` registers, `0x42a` an immediate):
 /// the opcode proper is the low 9 bits.
 const OP_DSETP: u64 = 0x02a;
@@ -349,6 +354,7 @@ fn moved_waits(words: &[(u64, u64)], exit: usize) -> u64 {
                 && c.write != b
                 && !opposite(predicate(l))
                 && !OP_SURFACE_WRITES.contains(&(l & 0xfff))
+                && l & 0xfff != OP_UBLKRED
                 && !joined(j);
             let compared = c.write == b && l & OPCODE_MASK == OP_DSETP;
             if read || compared {
