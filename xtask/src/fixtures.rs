@@ -704,6 +704,8 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 11.3: the fence workaround's second shape (before a
     // `FENCE.VIEW.ASYNC.S`) in a kernel with a `DEPBAR`.
     cu("fva", "fva.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.9: a cluster barrier in an `elect.sync` fallback, with calls.
+    cu("clel", "clel.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.3: a loop head's wait on the stack-pointer load's barrier
     // from an instruction that does not read `R1`.
     cu("sbimad", "sbimad.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1248,6 +1250,9 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "fva", inputs: &[Abi8("fva")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: the `EXIT` keeps its wait on the bulk reduction's read barrier.
     GroupSpec { name: "fva-g", inputs: &[Abi8("fva")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.9: the capsule numbering of collective regions (an `ELECT`
+    // counted, the `MOV` after it not).
+    GroupSpec { name: "clel-g", inputs: &[Abi8("clel")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "sbimad", inputs: &[Abi8("sbimad")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "cubr", inputs: &[Abi8("cubr_a"), Abi8("cubr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "nbex-G", inputs: &[Abi8("nbex-G")], flags: &[], archs: Archs::Only(NBEX_ARCHS) },

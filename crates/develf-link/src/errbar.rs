@@ -223,6 +223,50 @@ pub(crate) fn cluster_sync_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize)
     })
 }
 
+/// The capsule numbering of a cluster sync's code where
+/// [`cluster_sync_numbering`] does not pair up, counted back from the final
+/// `BRA`: [`CAPSULE_NUMBERINGS`]' fullest, `MEMBAR.ALL.GPU`, and of each
+/// collective region (a `WARPSYNC.COLLECTIVE`, `.ALL` or on a register, to its
+/// `ENDCOLLECTIVE`) only the first instruction no other rule leaves out: the
+/// operation the finaliser's diverged-warp fallback emulates (a cluster
+/// barrier's `UCGABAR_WAIT`/`UCGABAR_ARV`; `ELECT P6, UR79` but not the `MOV
+/// R14, UR79` after it). Sweep2 p54_hopper `k_clu` (an `elect.sync` fallback
+/// holding the cluster arrive) under `-g`, sm_100, sm_100a, sm_120: this counts
+/// one more instruction than the capsule (113, 109), all of it before the first
+/// exit (by the capsule's items, one of the instructions setting up the first
+/// `CALL`, as in nw2 `tma_kernel`, [`numbered_from_end`]); counted back from
+/// the end, the exits nvlink carries are 89 and 91 (sm_120: 85 and 87). The
+/// same rule counts fixture `cluster`'s 33 from the start. `None` where it
+/// counts fewer than the capsule.
+fn collective_numbering_from_end(code: &[u8], count: usize) -> Option<Vec<Option<usize>>> {
+    let words = instruction_words(code);
+    let mut collective = false;
+    let mut emulated = false;
+    let (numbers, n) = numbering_by(&words, |_, w @ &(lo, hi)| {
+        let op = lo & 0xfff;
+        if matches!(op, OP_WARPSYNC_ALL | 0x348) && hi & WARPSYNC_COLLECTIVE != 0 {
+            collective = true;
+            emulated = false;
+            return true;
+        }
+        if matches(w, ENDCOLLECTIVE) {
+            collective = false;
+            return true;
+        }
+        if CAPSULE_NUMBERINGS[3].iter().any(|&p| matches(w, p)) || matches(w, MEMBAR_ALL_GPU) {
+            return true;
+        }
+        if collective {
+            let out = emulated;
+            emulated = true;
+            return out;
+        }
+        false
+    });
+    let extra = n.checked_sub(count)?;
+    Some(numbers.into_iter().map(|k| k.and_then(|k| k.checked_sub(extra))).collect())
+}
+
 /// Per instruction of `code` up to its last `BRA` (all of it when there is
 /// none): its number among those matching none of `left_out`; and how many
 /// there are.
@@ -917,7 +961,10 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
         // A cluster sync's expansion has its own numbering; the grid
         // sync's can pair up with it too, wrongly (fixture `cluster`).
         let sync = if has_cluster_arrive(code) { cluster_sync_numbering } else { grid_sync_numbering };
-        Some(sync(code)).filter(|(_, n)| *n == count).map(|(v, _)| v)
+        Some(sync(code))
+            .filter(|(_, n)| *n == count)
+            .map(|(v, _)| v)
+            .or_else(|| has_cluster_arrive(code).then(|| collective_numbering_from_end(code, count)).flatten())
     });
     let words = count.div_ceil(32);
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
