@@ -137,6 +137,8 @@ const TLIB_REPL_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
 const TLIB_R24_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90", "sm_100"];
 /// What nvcc passes to ptxas for -G.
 const MDBG_ARCHS: &[&str] = &["sm_100"];
+/// The sm_100a build alone: `tcgen05` code (U27's reserved shared variable).
+const SM100A_ONLY: &[&str] = &["sm_100a"];
 /// One sm_100 and one sm_120 build: Mercury code without the sm_100a copy.
 const MERCURY_PAIR: &[&str] = &["sm_100", "sm_120"];
 /// Rule 6.1's losing function banks: sm_75..sm_89 put double constants in bank 2.
@@ -706,6 +708,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("fva", "fva.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.9: a cluster barrier in an `elect.sync` fallback, with calls.
     cu("clel", "clel.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // U27: `tcgen05` code naming `__nv_reservedSMEM_tcgen05_partition`.
+    cu("tcg", "tcg.cu", Archs::Only(SM100A_ONLY), ABI7_NONE),
     // Rule 11.3: a loop head's wait on the stack-pointer load's barrier
     // from an instruction that does not read `R1`.
     cu("sbimad", "sbimad.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1253,6 +1257,8 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.9: the capsule numbering of collective regions (an `ELECT`
     // counted, the `MOV` after it not).
     GroupSpec { name: "clel-g", inputs: &[Abi8("clel")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    // U27: the reserved shared variable's value in code, its merc relocations kept.
+    GroupSpec { name: "tcg", inputs: &[Abi8("tcg")], flags: &[], archs: Archs::Only(SM100A_ONLY) },
     GroupSpec { name: "sbimad", inputs: &[Abi8("sbimad")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "cubr", inputs: &[Abi8("cubr_a"), Abi8("cubr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "nbex-G", inputs: &[Abi8("nbex-G")], flags: &[], archs: Archs::Only(NBEX_ARCHS) },

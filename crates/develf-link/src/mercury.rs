@@ -906,7 +906,27 @@ impl Relocator<'_, '_> {
                         kept.push(OutRelocation { offset, r_type: t, symbol, addend });
                     }
                 };
-                match crate::relocate::disposition(&query, &resolved) {
+                // U27: an executable keeps the Mercury code's relocations
+                // against a reserved shared window's variable (sweep2
+                // p54_hopper `k_red`, sm_100a: its two `R_MERCURY_ABS32`
+                // against `__nv_reservedSMEM_tcgen05_partition`, as those
+                // against the undefined `.nv.reservedSmem.cap`); `.text`'s
+                // are applied (`relocate::reserved_shared`) and go.
+                let reserved = self.layout.executable
+                    && capsule
+                    && crate::relocate::reserved_shared(
+                        self.inputs,
+                        self.resolution,
+                        self.layout,
+                        SymbolRef { input: piece.input, symbol: r.symbol as usize },
+                    )
+                    .is_some();
+                let disposition = if reserved {
+                    Disposition::Keep(r.r_type)
+                } else {
+                    crate::relocate::disposition(&query, &resolved)
+                };
+                match disposition {
                     Disposition::Apply => {
                         apply(data)?;
                         let listed = lists_resolved

@@ -345,6 +345,11 @@ impl<'a> Context<'_, 'a> {
     /// `externsharedinstance` the relocation is rewritten to (rule 8.2).
     fn shared_value(&self, input: usize, symbol: usize, patched: OutId, resolved: &mut Resolved) -> u64 {
         let here = SymbolRef { input, symbol };
+        if self.layout.executable {
+            if let Some(value) = reserved_shared(self.inputs, self.resolution, self.layout, here) {
+                return value;
+            }
+        }
         let key = self.resolution.definition_of(here).unwrap_or(here);
         let is_extern = self
             .inputs
@@ -740,6 +745,29 @@ pub(crate) fn lists_shared(inputs: &[InputObject<'_>], layout: &Layout, input: u
     let Some(i) = inputs.get(input) else { return false };
     let Some(s) = i.symbol(symbol) else { return false };
     s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED && (layout.debug || !crate::shared::is_extern(i, s))
+}
+
+/// The value of a variable of a reserved shared window (U27:
+/// `.nv.shared.reserved.0`, laid out from `.nv.reservedSmem.offset0` on in
+/// executables), or `None` for any other symbol. sm_100a `tcgen05` code
+/// names `__nv_reservedSMEM_tcgen05_partition` there (sweep2 p54_hopper
+/// `k_red`: its two `UMOV` immediates get 0x40, where ptxas's value is 1).
+pub(crate) fn reserved_shared(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    here: SymbolRef,
+) -> Option<u64> {
+    let def = resolution.definition_of(here).unwrap_or(here);
+    let symbol = inputs.get(def.input)?.symbol(def.symbol)?;
+    let (id, base) = layout.placed(def.input, symbol.section_index()?)?;
+    layout.reserved_shared.contains_key(&id).then(|| {
+        crate::layout::reserved_shared_value(
+            layout,
+            crate::symbols::SymbolSection::Section(id),
+            base.saturating_add(symbol.value),
+        )
+    })
 }
 
 /// Whether the definition `here` resolves to is in the output.
