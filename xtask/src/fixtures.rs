@@ -710,6 +710,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("clel", "clel.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // U27: `tcgen05` code naming `__nv_reservedSMEM_tcgen05_partition`.
     cu("tcg", "tcg.cu", Archs::Only(SM100A_ONLY), ABI7_NONE),
+    // Rule 11.9: an `EXIT` after a bulk tensor store (`UTMASTG`).
+    cu("tmst", "tmst.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.3: a loop head's wait on the stack-pointer load's barrier
     // from an instruction that does not read `R1`.
     cu("sbimad", "sbimad.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1259,6 +1261,8 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "clel-g", inputs: &[Abi8("clel")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     // U27: the reserved shared variable's value in code, its merc relocations kept.
     GroupSpec { name: "tcg", inputs: &[Abi8("tcg")], flags: &[], archs: Archs::Only(SM100A_ONLY) },
+    // Rule 11.9: the `EXIT` keeps its wait on the `UTMASTG`'s read barrier.
+    GroupSpec { name: "tmst-g", inputs: &[Abi8("tmst")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "sbimad", inputs: &[Abi8("sbimad")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "cubr", inputs: &[Abi8("cubr_a"), Abi8("cubr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "nbex-G", inputs: &[Abi8("nbex-G")], flags: &[], archs: Archs::Only(NBEX_ARCHS) },
