@@ -183,8 +183,14 @@ fn compare(f: &Fixture, json: &Value, reference: &Dump) -> Vec<String> {
         for (o, r) in records.iter().zip(rows) {
             // Where cuobjdump says "unknown Attribute", NVIDIA's table has no name;
             // ours may carry a public alias, so compare only named ones by name.
+            // cuobjdump 13.5 spells code 0x4f `EIATTR_AT_ENTRY_FRAGMENTS` where
+            // nvlink's name array has `EIATTR_AT_ENTRY_FRAGEMENTS` (fixture
+            // `tcg`, sm_100a `tcgen05` code: the first record of the code seen).
+            fn cuobjdump_spelling(n: &str) -> &str {
+                if n == "EIATTR_AT_ENTRY_FRAGEMENTS" { "EIATTR_AT_ENTRY_FRAGMENTS" } else { n }
+            }
             let name_ok = match &r.name {
-                Some(name) => o["attr_name"].as_str() == Some(name.as_str()),
+                Some(name) => o["attr_name"].as_str().map(cuobjdump_spelling) == Some(name.as_str()),
                 None => {
                     let code = o["attr"].as_u64().unwrap_or(0) as u8;
                     let table = if ours["kind"] == "compat" {
