@@ -11,7 +11,7 @@ use develf_eiattr::display::{SymbolInfo, SymbolLookup, SymbolTableView};
 use develf_eiattr::{
     Attribute, CallGraph, Compat, CompatAttribute, Metadata, NvInfo, Prototypes, SectionKind, section_kind,
 };
-use develf_format::nvinfo::{ATTRIBUTES, Format};
+use develf_format::nvinfo::{self, ATTRIBUTES, Format};
 use develf_parse::Cubin;
 use develf_tests::cuobjdump_nvinfo::{DumpBlock, DumpRecord, normalize};
 use develf_tests::{Fixture, cubin_fixtures};
@@ -140,6 +140,11 @@ fn cuobjdump_value(attr: &Attribute, symbols: &dyn SymbolLookup) -> Option<Strin
                 )
             })
             .collect(),
+        // Code 0x4f, an SVAL word: 6 is printed as below (fixture `tcg`,
+        // sm_100a `tcgen05.alloc`); no other value seen.
+        A::Raw(r) if r.code == nvinfo::EIATTR_AT_ENTRY_FRAGEMENTS && r.payload == [6, 0, 0, 0] => {
+            "At Entry Fragments :\t AT_ENTRY_FRAGMENT_TMEM_CTA1_V2".to_string()
+        }
         A::MbarrierInstrOffsets(m) => {
             m.0.iter()
                 .map(|e| {
@@ -216,7 +221,10 @@ struct Agreement {
 impl Agreement {
     fn check(&mut self, label: &str, dump: &DumpRecord, name: &str, format: u8, value: Option<String>) {
         let format_name = Format::from_u8(format).map(Format::name).unwrap_or("?");
-        if dump.attribute != name || dump.format != format_name {
+        // cuobjdump 13.5 spells code 0x4f `EIATTR_AT_ENTRY_FRAGMENTS` where
+        // nvlink's name array has `EIATTR_AT_ENTRY_FRAGEMENTS` (fixture `tcg`).
+        let cuobjdump_name = if name == "EIATTR_AT_ENTRY_FRAGEMENTS" { "EIATTR_AT_ENTRY_FRAGMENTS" } else { name };
+        if dump.attribute != cuobjdump_name || dump.format != format_name {
             self.mismatches
                 .push(format!("{label}: cuobjdump {} {}, decoded {name} {format_name}", dump.attribute, dump.format));
         }

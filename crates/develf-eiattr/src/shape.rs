@@ -437,7 +437,8 @@ pub struct MbarrierInstruction {
 impl MbarrierInstruction {
     /// cuobjdump 13.5's name of the kind (`info` bits 0..3), as printed
     /// for ptxas 13.5's objects (`mbarrier.init`, `arrive`, `test_wait`,
-    /// `try_wait`, `cp.async.mbarrier.arrive`; fixtures mbar, tma).
+    /// `try_wait`, `try_wait.parity`, `cp.async.mbarrier.arrive`; fixtures
+    /// mbar, tma, clel).
     pub fn kind_name(&self) -> Option<&'static str> {
         Some(match self.info & 0xf {
             0 => "MBARRIER_INIT",
@@ -445,6 +446,9 @@ impl MbarrierInstruction {
             5 => "MBARRIER_TEST_WAIT",
             7 => "MBARRIER_CP_ASYNC_ARRIVE",
             9 => "MBARRIER_TRY_WAIT",
+            // `mbarrier.try_wait.parity` (fixture clel's `clel_wait`, sm_100
+            // and sm_120: cuobjdump 13.5 prints this name for kind 0xa).
+            10 => "MBARRIER_TRY_WAIT_PARITY",
             _ => return None,
         })
     }
