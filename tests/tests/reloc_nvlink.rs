@@ -533,6 +533,20 @@ fn first_definitions(inputs: &[Cubin<'_>]) -> HashMap<String, usize> {
     first
 }
 
+/// Each function's register count (EIATTR_REGCOUNT in `.nv.info`), by
+/// symbol index.
+fn register_counts(c: &Cubin<'_>) -> HashMap<usize, u32> {
+    let mut regs = HashMap::new();
+    for sec in c.sections().iter().filter(|x| x.name == ".nv.info") {
+        for record in develf_eiattr::NvInfo::decode(sec.data.unwrap_or(&[])).records {
+            if let develf_eiattr::Attribute::Regcount(v) = record.attribute {
+                regs.insert(v.function as usize, v.value);
+            }
+        }
+    }
+    regs
+}
+
 /// Which input wins each global function definition: the first strong one,
 /// else among weak ones the one using fewer registers, on equal counts the one
 /// built for the newer SM, else the first (docs/nvlink-layout.md rule 9).
@@ -540,14 +554,7 @@ fn winners(inputs: &[Cubin<'_>]) -> HashMap<String, usize> {
     let mut strong: HashMap<String, usize> = HashMap::new();
     let mut weak: HashMap<String, (usize, u32, u32)> = HashMap::new();
     for (i, c) in inputs.iter().enumerate() {
-        let mut regs: HashMap<usize, u32> = HashMap::new();
-        for sec in c.sections().iter().filter(|x| x.name == ".nv.info") {
-            for record in develf_eiattr::NvInfo::decode(sec.data.unwrap_or(&[])).records {
-                if let develf_eiattr::Attribute::Regcount(v) = record.attribute {
-                    regs.insert(v.function as usize, v.value);
-                }
-            }
-        }
+        let regs = register_counts(c);
         let sm = c.flags().sm;
         for s in c.symbols() {
             if s.bind == STB_LOCAL || s.section_index().is_none() || s.st_type != STT_FUNC {
@@ -603,14 +610,7 @@ impl RelaFirst {
         // The copies taken in turn, as `winners` meets them.
         let mut taken: HashMap<String, Vec<(usize, usize, u32)>> = HashMap::new();
         for (i, c) in inputs.iter().enumerate() {
-            let mut regs: HashMap<usize, u32> = HashMap::new();
-            for sec in c.sections().iter().filter(|x| x.name == ".nv.info") {
-                for record in develf_eiattr::NvInfo::decode(sec.data.unwrap_or(&[])).records {
-                    if let develf_eiattr::Attribute::Regcount(v) = record.attribute {
-                        regs.insert(v.function as usize, v.value);
-                    }
-                }
-            }
+            let regs = register_counts(c);
             let sm = u32::from(c.flags().sm);
             for y in c.symbols() {
                 let Some(text) = y.section_index() else { continue };

@@ -1179,53 +1179,15 @@ fn move_frame_program(program: &mut [u8], align: u64, base: u64, moves: &Moves) 
     let mut at = 0;
     let (mut old_loc, mut new_loc) = (base, moves.address(base));
     while at < program.len() {
-        let op = program[at];
-        let (width, len) = match op >> 6 {
-            1 => (0, 1),
-            2 => (9, 1 + leb(program, at + 1)?),
-            3 => (9, 1),
-            _ => match op {
-                0x02 => (1, 2),
-                0x03 => (2, 3),
-                0x04 => (4, 5),
-                0x00 | 0x0a | 0x0b => (9, 1),
-                0x01 => (8, 9),
-                0x06..=0x08 | 0x0d | 0x0e | 0x13 | 0x2e => (9, 1 + leb(program, at + 1)?),
-                0x05 | 0x09 | 0x0c | 0x11 | 0x12 | 0x14 | 0x15 => {
-                    let a = leb(program, at + 1)?;
-                    (9, 1 + a + leb(program, at + 1 + a)?)
-                }
-                0x0f => {
-                    let a = leb(program, at + 1)?;
-                    (9, 1 + a + uleb(program, at + 1)? as usize)
-                }
-                0x10 | 0x16 => {
-                    let a = leb(program, at + 1)?;
-                    let b = leb(program, at + 1 + a)?;
-                    (9, 1 + a + b + uleb(program, at + 1 + a)? as usize)
-                }
-                _ => return None,
-            },
-        };
-        if at + len > program.len() {
-            return None;
-        }
-        if width != 9 {
-            let delta = match width {
-                0 => u64::from(op & 0x3f),
-                1 => u64::from(program[at + 1]),
-                2 => u64::from(u16::from_le_bytes([program[at + 1], program[at + 2]])),
-                4 => u64::from(word32(program, at + 1)),
-                _ => return None,
-            };
-            if width == 8 {
-                return None;
-            }
+        let (len, advance) = cfa_op(program, at)?;
+        if let Some(delta) = advance {
             old_loc = old_loc.checked_add(delta.checked_mul(align)?)?;
             let target = moves.address(old_loc);
             let new_delta = target.checked_sub(new_loc)? / align;
             new_loc = new_loc.checked_add(new_delta.checked_mul(align)?)?;
-            match width {
+            // The advance keeps its width: the bytes after the opcode, or
+            // none (`DW_CFA_advance_loc`, in the opcode's low six bits).
+            match len - 1 {
                 0 if new_delta < 0x40 => program[at] = 0x40 | new_delta as u8,
                 1 if new_delta < 0x100 => program[at + 1] = new_delta as u8,
                 2 if new_delta < 0x1_0000 => program[at + 1..at + 3].copy_from_slice(&(new_delta as u16).to_le_bytes()),

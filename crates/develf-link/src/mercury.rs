@@ -1302,7 +1302,6 @@ fn replaced_frames(
     contents: &mut Contents,
 ) -> Result<Vec<(u64, u64, Vec<u8>)>, LinkError> {
     const INSTRUCTION: u64 = 16;
-    const FDE_HEADER: usize = 36;
     const DW_CFA_ADVANCE_LOC4: u8 = 0x04;
     let mut edits = Vec::new();
     if resolution.replacers.is_empty() {
@@ -1436,15 +1435,7 @@ fn replaced_frames(
             program.push(0);
         }
         // The first copy's slot: its header (length rewritten), the winner's range.
-        let mut first_fde = f_out.get(..FDE_HEADER).unwrap_or_default().to_vec();
-        first_fde.extend_from_slice(&program);
-        let length = (first_fde.len() - 12) as u64;
-        if let Some(l) = first_fde.get_mut(4..12) {
-            l.copy_from_slice(&length.to_le_bytes());
-        }
-        if let (Some(range), Some(wr)) = (first_fde.get_mut(28..36), w_out.get(28..36)) {
-            range.copy_from_slice(wr);
-        }
+        let first_fde = fde_with(f_out, &program, w_out.get(28..36));
         edits.push((f_start as u64, f_end as u64, first_fde));
         // The winner's slot: its Mercury CIE and an empty FDE with the Mercury range.
         let (Some(wc_start), Some(wc_end)) = (at(w_base, w_cie.0), at(w_base, w_cie.1)) else { continue };
@@ -1452,18 +1443,30 @@ fn replaced_frames(
             continue;
         }
         edits.push((wc_start as u64, wc_end as u64, w_mcie_bytes.clone()));
-        let mut winner_fde = w_out.get(..FDE_HEADER).unwrap_or_default().to_vec();
-        winner_fde.extend_from_slice(&[0; 4]);
-        let length = (winner_fde.len() - 12) as u64;
-        if let Some(l) = winner_fde.get_mut(4..12) {
-            l.copy_from_slice(&length.to_le_bytes());
-        }
-        if let (Some(range), Some(mr)) = (winner_fde.get_mut(28..36), w_mfde_bytes.get(28..36)) {
-            range.copy_from_slice(mr);
-        }
+        let winner_fde = fde_with(w_out, &[0; 4], w_mfde_bytes.get(28..36));
         edits.push((w_start as u64, w_end as u64, winner_fde));
     }
     Ok(edits)
+}
+
+/// A 64-bit DWARF FDE's header: length escape and length, CIE pointer,
+/// initial location, address range.
+const FDE_HEADER: usize = 36;
+
+/// A 64-bit DWARF FDE made of `fde`'s header (length, CIE pointer, initial
+/// location) with `program` after it, its length field set to match and its
+/// address range replaced by `range` where there is one.
+fn fde_with(fde: &[u8], program: &[u8], range: Option<&[u8]>) -> Vec<u8> {
+    let mut out = fde.get(..FDE_HEADER).unwrap_or_default().to_vec();
+    out.extend_from_slice(program);
+    let length = (out.len() - 12) as u64;
+    if let Some(l) = out.get_mut(4..12) {
+        l.copy_from_slice(&length.to_le_bytes());
+    }
+    if let (Some(to), Some(from)) = (out.get_mut(28..36), range) {
+        to.copy_from_slice(from);
+    }
+    out
 }
 
 /// Whether debug records about function `here` describe code that is not in
