@@ -2203,6 +2203,12 @@ fn capsule_items(bytes: &[u8]) -> Option<CapsuleItems> {
     let word = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
     let count = usize::try_from(word(8)?).ok()?;
     let words = count.div_ceil(32);
+    // The bitmap must lie in the capsule before anything is sized by the
+    // count: a corrupt count (found by fuzzing: 0xffff_ff.. in a mutated
+    // sm_100a `calls_lib`) would otherwise ask for gigabytes.
+    if words.checked_mul(4).and_then(|b| b.checked_add(12)).is_none_or(|end| end > bytes.len()) {
+        return None;
+    }
     let mut copied = Vec::with_capacity(count);
     for i in 0..count {
         let w = word(12 + 4 * (i / 32))?;
@@ -2451,4 +2457,28 @@ pub(crate) fn bindless_records(layout: &Layout, info_name: &str, text: OutId) ->
         return Vec::new();
     }
     vec![Attribute::BindlessTextureBank(ByteValue(0)), Attribute::BindlessSurfaceBank(ByteValue(0))]
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failing unwrap is a failing test
+mod tests {
+    use super::*;
+
+    /// A capsule whose instruction count promises a bitmap longer than the
+    /// capsule is refused before anything is sized by that count (the link
+    /// fuzz: a mutated sm_100a `calls_lib` asked for a 4 GB bitmap and
+    /// aborted under a memory limit).
+    #[test]
+    fn capsule_count_past_its_bytes_is_refused() {
+        let mut capsule = Vec::new();
+        for w in [0u32, 0xc000_0001, 0xffff_ff00] {
+            capsule.extend_from_slice(&w.to_le_bytes());
+        }
+        capsule.extend_from_slice(&[0u8; 20]);
+        assert!(capsule_items(&capsule).is_none());
+        // The same capsule with a count its bitmap holds is read.
+        capsule[8..12].copy_from_slice(&40u32.to_le_bytes());
+        let items = capsule_items(&capsule).unwrap();
+        assert_eq!((items.count, items.copied.len()), (40, 40));
+    }
 }
