@@ -494,6 +494,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("shc_c", "shc_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     // Rule 11.3: a diverged-warp fallback and NANOSLEEP in a kernel.
     cu("cgsb", "cgsb.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.3: a store's read barrier on the barrier it waits on.
+    cu("gcc", "gcc.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.2.1: weak copies replacing wfd_a's on Mercury.
     cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     ObjectSpec {
@@ -1009,6 +1011,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: the scoreboards of a kernel with WARPSYNC.COLLECTIVE
     // regions and NANOSLEEP, allocated again without the stack load's.
     GroupSpec { name: "cgsb", inputs: &[Abi8("cgsb")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: gcc_copy's STG takes, as its read barrier, the barrier of
+    // the LDC.64 it waits on (sm_120; sm_100 keeps ptxas's numbering).
+    GroupSpec { name: "gcc", inputs: &[Abi8("gcc")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd", inputs: &[Abi8("wfd_a"), Abi8("wfd_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd-leaf", inputs: &[Abi8("wfd_a"), Abi8("wfd_c")], flags: &[], archs: Archs::Only(MDBG_ARCHS) },
     // Rule 6.1 with U9: the executable has no `.nv.constant2.<fn>` for

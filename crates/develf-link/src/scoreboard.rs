@@ -453,8 +453,13 @@ fn allocate(
         // has its `LDS` after the `BAR.SYNC` take the barrier 1 it waits on
         // for the `STS` before, though the branch around the `LDS` block
         // carries that `STS`'s read barrier on to an `LDC` that waits for it
-        // again (sm_100/sm_120 exec, two kernels each).
-        let ahead = (from == 0).then(|| reachable(succ, first));
+        // again (sm_100/sm_120 exec, two kernels each). Nor does a store's
+        // read barrier itself: sweep2 p47_gridconst `k_copy` (fixture `gcc`,
+        // sm_120 exec) copies a `__grid_constant__` parameter in a loop,
+        // whose `STG` waits on the `LDC.64`'s barrier 0, pending again at
+        // the loop head through the `LDCU` before the loop, and nvlink gives
+        // the `STG` read barrier 0 all the same (the model gave 1).
+        let ahead = (from == 0 && write).then(|| reachable(succ, first));
         let mut taken: [bool; BARRIERS as usize] = std::array::from_fn(|b| reserved >> b & 1 != 0);
         for (j, (h, &b)) in groups.iter().zip(&out).enumerate() {
             if b == NO_BARRIER {
