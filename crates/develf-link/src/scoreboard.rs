@@ -76,6 +76,11 @@ const BARRIERS: u8 = 6;
 /// `WARPSYNC.ALL`: `BSYNC`. It does not follow calls (crate::errbar's
 /// `is_call`; merc2 `stencil_texy`): code with one is left alone.
 const OP_BSYNC: u64 = 0x941;
+/// `BREAK Bn`: takes the threads that run it out of a `BSSY` region's
+/// convergence barrier; control goes on to the next instruction (CUB's
+/// `DeviceReduceKernel` and radix-sort onesweep loops, sm_100: the `BREAK`
+/// before a loop's exit branch left those kernels out of the model).
+const OP_BREAK: u64 = 0x942;
 /// `WARPSYNC Rn` (0x348), like `WARPSYNC.ALL`/`.COLLECTIVE` (0x948): a
 /// branch offset field like `BRA`'s, 0 but for `.COLLECTIVE`'s region.
 const OP_WARPSYNC_REGISTER: u64 = 0x348;
@@ -277,7 +282,7 @@ fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
             }
             OP_BRA_UNIFORM => std::iter::once(target()?).chain(next).collect(),
             OP_EXIT => next.filter(|_| !always).into_iter().collect(),
-            OP_BSYNC | OP_BSSY | OP_YIELD | OP_NANOSLEEP | OP_ENDCOLLECTIVE => next.into_iter().collect(),
+            OP_BSYNC | OP_BSSY | OP_BREAK | OP_YIELD | OP_NANOSLEEP | OP_ENDCOLLECTIVE => next.into_iter().collect(),
             _ if matches!(opcode >> 8, 5 | 9) && (0x40..=0x5f).contains(&(opcode & 0xff)) => return None,
             _ => next.into_iter().collect(),
         };
