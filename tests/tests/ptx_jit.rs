@@ -18,8 +18,12 @@ fn request(ptxas: PathBuf, relocatable: bool) -> nvlink_cmd::LinkRequest {
 }
 
 fn request_for(ptxas: PathBuf, options: &[&str], inputs: &[&str]) -> nvlink_cmd::LinkRequest {
+    request_on("sm_90", ptxas, options, inputs)
+}
+
+fn request_on(arch: &str, ptxas: PathBuf, options: &[&str], inputs: &[&str]) -> nvlink_cmd::LinkRequest {
     let dir = jit_dir();
-    let mut args = vec!["-arch=sm_90".to_string(), "-o".to_string(), "out.cubin".to_string()];
+    let mut args = vec![format!("-arch={arch}"), "-o".to_string(), "out.cubin".to_string()];
     args.extend(options.iter().map(|o| o.to_string()));
     args.extend(inputs.iter().map(|f| dir.join(f).to_string_lossy().into_owned()));
     let parsed = nvlink_cmd::parse_nvlink_args(&args).expect("nvlink arguments");
@@ -109,4 +113,20 @@ fn a_virtual_target_writes_only_the_register_file() {
     let status = nvlink_cmd::run_nvlink(vec!["--arch=compute_89".into(), arg(&cubin), "-o".into(), arg(&out)]);
     assert_eq!(status, 1, "nvlink: arch does not match target 'compute_89'");
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// Rule 13.7.1: a fatbin with sm_80 SASS and compute_86 PTX linked for sm_86
+/// is its PTX compiled (nvlink takes the newer SM); sm_80 SASS with
+/// compute_80 PTX is the SASS (sweep4 p59 `fatptx-exec`).
+#[test]
+fn newer_ptx_beats_older_sass_of_the_family() {
+    let dir = jit_dir();
+    for (input, theirs) in [("jit_pref.o", "jit_pref.sm_86.cubin"), ("jit_kernel.o", "jit_tie.sm_86.cubin")] {
+        let request = request_on("sm_86", dir.join("fake-ptxas.sh"), &["-r"], &[input]);
+        let ours =
+            nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{theirs}: {}", f.message));
+        let theirs_bytes = std::fs::read(dir.join(theirs)).expect("nvlink's output");
+        let comparison = develf_link::compare(&ours, &theirs_bytes);
+        assert!(comparison.byte_identical, "{theirs}: {comparison:?}");
+    }
 }

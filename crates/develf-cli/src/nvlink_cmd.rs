@@ -1231,6 +1231,18 @@ fn device_objects<'a>(
     }
     if develf_fatbin::sniff(data).is_some() {
         let entries = develf_fatbin::relocatable_elfs_compatible(data, arch.sm).map_err(|d| format!("{name}: {d}"))?;
+        // Rule 13.7.1: SASS of an older SM of the family loses to PTX of a
+        // newer SM (sm_80 SASS + compute_86 PTX linked for sm_86 or sm_89 is
+        // the PTX compiled; with compute_80 PTX the SASS; sweep4 p59
+        // fatptx-exec, /work/sweep4/red/fatpref).
+        let elf_sm = entries.iter().map(|e| e.sm).max();
+        if elf_sm.is_some_and(|sm| sm < arch.sm) {
+            let ptx = develf_fatbin::ptx_entries_compatible(data, arch.sm, arch.accelerator)
+                .map_err(|d| format!("{name}: {d}"))?;
+            if ptx.iter().map(|e| e.sm).max() > elf_sm {
+                return compile_ptx(name, data, request, reporter);
+            }
+        }
         let mut out = Vec::with_capacity(entries.len());
         for entry in entries {
             let label = if entry.label.is_empty() { name.clone() } else { format!("{name}:{}", entry.label) };
