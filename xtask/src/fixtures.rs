@@ -796,6 +796,9 @@ const OBJECTS: &[ObjectSpec] = &[
     // For options/commands.txt only: `-g -r` on sm_100/sm_120 (rule 11.9's
     // extern shared value in the merc symtab).
     cu("xshm_dyn", "xshm_dyn.cu", Archs::Only(&["sm_100", "sm_120"]), ABI7_NONE),
+    cu("xinst_a", "xinst_a.cu", Archs::Only(&["sm_75", "sm_90"]), ABI7_NONE),
+    cu("xinst_b", "xinst_b.cu", Archs::Only(&["sm_75", "sm_90"]), ABI7_NONE),
+    cu("xinst_c", "xinst_c.cu", Archs::Only(&["sm_75", "sm_90"]), ABI7_NONE),
     // Rule 1.4 under -G: ptxas's local helpers (`__iAtomicAdd`, `__popc`)
     // in both inputs.
     // Rules 5.7 and 7.2 under -G: `.nv.ptx.const0.size` with ptxas's value
@@ -1308,6 +1311,15 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.8: the `-r` output's externs defined in an extern-only
     // `.nv_debug.shared`, named by a device function (`ind_mix`).
     GroupSpec { name: "indir-relink", inputs: &[LinkR("indir")], flags: &[], archs: Archs::Only(INDIR_ARCHS) },
+    // Rule 12.8.1 (sweep4 p61): a `-r` output whose `externsharedinstance`s
+    // (0x90, 0x2000, 0x10, 0x100) are not all powers of two, relinked.
+    GroupSpec {
+        name: "xinst",
+        inputs: &[Abi8("xinst_a"), Abi8("xinst_b"), Abi8("xinst_c")],
+        flags: &[],
+        archs: Archs::Only(&["sm_75", "sm_90"]),
+    },
+    GroupSpec { name: "xinst-relink", inputs: &[LinkR("xinst")], flags: &[], archs: Archs::Only(&["sm_75", "sm_90"]) },
     GroupSpec { name: "msigrev", inputs: &[Abi8("msigrev")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "shroom",

@@ -968,6 +968,7 @@ fn plan_executable(
                 .filter_map(|(i, n)| own(i, n).or_else(|| facts.node_extern_align.get(n)))
                 .copied()
                 .min();
+            let var_end = cur;
             cur = align_up(align_up(cur, EXTERN_ALIGN), reached.unwrap_or(EXTERN_ALIGN));
             plan.extern_offset.insert(k.text, cur);
             // Rule 12.8: the largest extern alignment the kernel reaches
@@ -986,6 +987,19 @@ fn plan_executable(
             // 16-aligned `dynb`, but shares `dev_sh2`'s variables with `ksa`:
             // its 0x197 bytes round to 0x200, the extern offset stays 0x1a0).
             cur = align_up(cur, most.max(global_align.unwrap_or(1)));
+            if !most.is_power_of_two() {
+                // Rule 12.8.1: a relinked `-r` output's `externsharedinstance`s
+                // carry their kernels' extern offsets as alignments (0x90,
+                // 0x2000, 0x10, 0x100: the first, 0x90, for all), which need
+                // not be powers of two. The extern offset rounds up to it
+                // (0x200 → 0x240), but the window is the variables' end
+                // rounded to the larger of their alignment and the extern's,
+                // without the extern offset: `xb_k`'s 0x100-aligned 0x200
+                // room stays 0x200, `xa_k`'s 0x84 bytes give 0x90, `xb_sh`'s
+                // 0x2000 0x2010 (sweep4 p61 `r-relink`, sm_75..sm_90a;
+                // /work/sweep4/red/xinst).
+                cur = align_up(var_end, most.max(align).max(global_align.unwrap_or(1)));
+            }
             align = align.max(most);
         }
         // Rule 12.9 (U24): an extern-only window that comes out empty (no
@@ -1227,7 +1241,19 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     // and one alignment unit of room, not two (fresh4
                     // r-abi7-extern: `ka` 0x10, where the ABI-8 build has
                     // instance 0x10 in 0x20; sm_75..sm_90a).
-                    if zero_extern { offset.max(a) } else { offset.max(a.saturating_mul(2)) }
+                    if zero_extern {
+                        offset.max(a)
+                    } else if !mine.is_power_of_two() {
+                        // Rule 12.8.1: an instance alignment that is not a
+                        // power of two (a relinked `-r` output's 0x90) gives
+                        // the offset (0x2000 → 0x2010, 0x200 → 0x240) but
+                        // not the size: the variables or twice the link's
+                        // alignment (`xb_sh` 0x2000, `xb_k` 0x200; sweep4
+                        // p61 `r-relink-r`, sm_75..sm_90a).
+                        k.own_extent.max(a.saturating_mul(2))
+                    } else {
+                        offset.max(a.saturating_mul(2))
+                    }
                 }
             } else {
                 // Rule 12.3 with ABI-7 externs (alignment 0): a kernel not
