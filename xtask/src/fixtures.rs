@@ -796,6 +796,7 @@ const OBJECTS: &[ObjectSpec] = &[
     // For options/commands.txt only: `-g -r` on sm_100/sm_120 (rule 11.9's
     // extern shared value in the merc symtab).
     cu("xshm_dyn", "xshm_dyn.cu", Archs::Only(&["sm_100", "sm_120"]), ABI7_NONE),
+    cu("jtrel", "jtrel.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("xinst_a", "xinst_a.cu", Archs::Only(&["sm_75", "sm_90"]), ABI7_NONE),
     cu("xinst_b", "xinst_b.cu", Archs::Only(&["sm_75", "sm_90"]), ABI7_NONE),
     cu("xinst_c", "xinst_c.cu", Archs::Only(&["sm_75", "sm_90"]), ABI7_NONE),
@@ -1294,6 +1295,10 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(&["sm_100", "sm_120"]),
     },
+    // U25 (sweep4 p60): the jump tables of a relinked `-r` output, whose
+    // relocations are listed ascending.
+    GroupSpec { name: "jtrel", inputs: &[Abi8("jtrel")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "jtrel-relink", inputs: &[LinkR("jtrel")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.8: relinking `-r` outputs that use extern shared memory (the
     // weak `externsharedinstance`, `dyn` defined in `.nv_debug.shared`).
     GroupSpec {

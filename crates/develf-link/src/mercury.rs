@@ -1013,8 +1013,13 @@ impl Relocator<'_, '_> {
 /// `.16.32`, `.32.48`), the highest object first, each object's entries
 /// ascending (sw: 0x128..0x134, 0x118..0x124, 0x108..0x114 from ptxas's
 /// 0x2c..0x0; jtab: objects of 16 and 12 bytes alike; a PTX `brx.idx`
-/// table in one object: plain ascending). Sorted here into the reverse of
-/// that, as the caller reverses each list.
+/// table in one object: plain ascending). Within an object the entries keep
+/// their input order, which the caller's reversal turns around: ptxas lists
+/// them descending, a `-r` output ascending, so a relinked `-r` output's
+/// tables come out wholly descending (sweep4 p60 `r-relink`, sm_100/sm_120:
+/// `shade`'s 0xe8, 0xe4, 0xe0, 0xdc.. in `sw_k`'s section; fixture
+/// `jtrel-relink`, repro /work/sweep4/red/jtrel). Sorted here by object
+/// only, stably: the reverse of that.
 fn merged_bank_order(entries: &mut [develf_parse::elf::Relocation], symbols: &[Symbol<'_>], bank: usize) {
     let objects: Vec<(u64, u64)> = symbols
         .iter()
@@ -1024,7 +1029,7 @@ fn merged_bank_order(entries: &mut [develf_parse::elf::Relocation], symbols: &[S
     let object_of = |offset: u64| {
         objects.iter().filter(|&&(lo, hi)| lo <= offset && offset < hi).map(|&(lo, _)| lo).next().unwrap_or(offset)
     };
-    entries.sort_by_key(|r| (object_of(r.offset), std::cmp::Reverse(r.offset)));
+    entries.sort_by_key(|r| object_of(r.offset));
 }
 
 /// Rule 8 for `.nv.merc.rela.*`, and rule 7.9's CIE pointers, on the
