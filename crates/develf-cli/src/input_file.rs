@@ -77,14 +77,16 @@ struct Probe {
 
 fn probe(path: &Path, leave_code: bool, map: bool) -> io::Result<Probe> {
     let file = File::open(path)?;
-    let len = file.metadata()?.len();
+    let metadata = file.metadata()?;
+    let len = metadata.len();
     let mut header = [0u8; ELF_HEADER];
     let cubin = leave_code && len >= ELF_HEADER as u64 && {
         file.read_exact_at(&mut header, 0)?;
         let elf64_le = header.starts_with(b"\x7fELF") && header[4] == 2 && header[5] == 1;
         elf64_le && u16_at(&header, 16) == ET_REL && u16_at(&header, 18) == EM_CUDA
     };
-    let mapped = (cubin && map).then(|| map_without_code(&file, len)).flatten();
+    // Only a regular file is mapped (a pipe or device is read).
+    let mapped = (cubin && map && metadata.is_file()).then(|| map_without_code(&file, len)).flatten();
     Ok(Probe { file, len, header: cubin.then_some(header), mapped })
 }
 
@@ -304,11 +306,11 @@ pub mod mapping {
     unsafe impl Sync for Mapping {}
 
     impl Mapping {
-        /// Maps `len` bytes of `file` (its size), or `None` when it cannot be
-        /// mapped (empty, not a regular file, no address space): the caller
+        /// Maps `len` bytes of `file` (a regular file, its size), or `None`
+        /// when it cannot be mapped (empty, no address space): the caller
         /// reads it instead.
         pub fn new(file: &File, len: usize) -> Option<Mapping> {
-            if len == 0 || !file.metadata().is_ok_and(|m| m.is_file()) {
+            if len == 0 {
                 return None;
             }
             // SAFETY: a new private read-only mapping of an open file: it

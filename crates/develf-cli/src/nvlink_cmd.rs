@@ -1471,7 +1471,8 @@ fn defined_and_undefined(bytes: &[u8]) -> DefinedAndNeeded {
 struct Gathered<'a> {
     /// The device objects to link, in link order.
     objects: Vec<NamedObject<'a>>,
-    /// The register file's modules, in link order.
+    /// The register file's modules, in link order (gathered only when one
+    /// is asked for: naming a module reads its path or its host object).
     registered: Vec<Registered>,
     /// Rule 13.5: the kernel patterns of every host object linked.
     host_kernels: Vec<String>,
@@ -1567,7 +1568,9 @@ fn gather_objects<'a>(
                     defined.extend(d);
                     needed_functions.extend(u);
                 }
-                gathered.registered.extend(register_name(unit));
+                if request.register_link_binaries.is_some() {
+                    gathered.registered.extend(register_name(unit));
+                }
                 gathered.device_only_input |= is_device_only(unit);
                 let patterns = host_kernel_patterns(unit.data);
                 gathered.user_named_kernels |= patterns.iter().any(|p| !p.is_empty());
@@ -1596,7 +1599,9 @@ fn gather_objects<'a>(
             joined = true;
             defined.extend(symbols[i].0.iter().cloned());
             needed_functions.extend(symbols[i].1.iter().cloned());
-            gathered.registered.extend(register_name(&units[i]));
+            if request.register_link_binaries.is_some() {
+                gathered.registered.extend(register_name(&units[i]));
+            }
             // Only once it joined does a system cubin turn host information
             // off (f08: `k3.o sys/u.cubin`, nothing pending, keeps only the
             // kernel k3.o's host code names).
