@@ -14,7 +14,8 @@
 //!   barrier) with no wait on it in between, in code order. Its barrier may be
 //!   pending from each producer along the control flow (`BRA`, `BRA.U`,
 //!   predicated `EXIT`) up to the first wait on it on each path.
-//! * Two groups interfere when both may be pending at one instruction, or one
+//! * Two groups interfere when both may be pending at one instruction from
+//!   which a wait on one of them can still be reached (`awaited`), or one
 //!   is set where the other may be pending (and is not waited on there):
 //!   `stencil_smem`'s `STS` read barrier of 0x130 is waited at 0x160 on one
 //!   path only, so the `STS` read barrier of 0x1e0 may not share it. Except
@@ -351,8 +352,17 @@ fn predecessors(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
 }
 
 /// The part of a group's pending set `at` from which a wait on its
-/// `barrier` can still be reached through pending instructions. ptxas's
-/// numbering counts the stack-pointer load's group only there: a path on
+/// `barrier` can still be reached through pending instructions. Two groups
+/// both pending at an instruction interfere only where one of them is still
+/// waited on from there (`interfere`), for every pair of groups, in ptxas's
+/// numbering and in nvlink's: a barrier pending on a path that reaches the
+/// `EXIT` without a wait keeps no other group from it. CUB's
+/// `DeviceRadixSortExclusiveSumKernel<unsigned>` (sm_100): the `STS` read
+/// barrier of 0x120, carried by the `@P0 BRA` of 0x140 to the `EXIT`s
+/// unawaited, and the `SHFL.UP` read barrier of 0x2c0, never waited on in
+/// the fast path, both get barrier 1 from ptxas, and nvlink gives both 0;
+/// so does `DeviceReduceKernel<..., plus<void>, ...>` (sm_100 exec). First
+/// seen for the stack-pointer load's group: a path on
 /// which the load is never waited on (a branch around a loop straight to the
 /// kernel's `EXIT`) does not keep its barrier from a later group. /tmp/g1
 /// `rng` `init_xorwow` (cuRAND's XORWOW `curand_init`, sm_100): the `@!P0
@@ -377,6 +387,11 @@ fn awaited(controls: &[Control], preds: &[Vec<usize>], at: &Bits, barrier: u8) -
     out
 }
 
+/// `awaited` of each group's pending set.
+fn awaited_parts(controls: &[Control], preds: &[Vec<usize>], all: &[Group], live: &[Bits]) -> Vec<Bits> {
+    all.iter().zip(live).map(|(g, at)| awaited(controls, preds, at, g.barrier)).collect()
+}
+
 /// Whether group `h`'s barrier may be pending at instruction `i` after its
 /// waits.
 fn holds(controls: &[Control], h: &Group, live: &Bits, i: usize) -> bool {
@@ -384,9 +399,8 @@ fn holds(controls: &[Control], h: &Group, live: &Bits, i: usize) -> bool {
 }
 
 /// `over` is the part of each group's pending set that counts for the
-/// overlap (`live` itself, but `awaited` for a pair with the stack-pointer
-/// load's group in ptxas's numbering: both pending somewhere interfere only
-/// when one of them is still waited on from there).
+/// overlap (`awaited`: both pending somewhere interfere only when one of
+/// them is still waited on from there).
 fn interfere(
     controls: &[Control],
     (g, g_live, g_over): (&Group, &Bits, &Bits),
@@ -427,13 +441,10 @@ fn allocate(
     (skip, share): (Option<usize>, Option<usize>),
     reserved: u8,
 ) -> Option<Vec<u8>> {
-    // The waited-on parts (`over`) count for a pair with the `share` group
-    // (the stack-pointer load's, in ptxas's numbering); the whole pending
-    // sets for any other pair.
-    let pair = |k: usize, j: usize| {
-        let (a, b) = if share == Some(k) || share == Some(j) { (&over[k], &over[j]) } else { (&live[k], &live[j]) };
-        interfere(controls, (&groups[k], &live[k], a), (&groups[j], &live[j], b))
-    };
+    // The waited-on parts (`over`) of the pending sets count for the
+    // overlap (`awaited`).
+    let pair =
+        |k: usize, j: usize| interfere(controls, (&groups[k], &live[k], &over[k]), (&groups[j], &live[j], &over[j]));
     let mut out: Vec<u8> = Vec::with_capacity(groups.len());
     for (k, g) in groups.iter().enumerate() {
         if Some(k) == skip {
@@ -735,7 +746,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         }
         let live = pending(&original, &succ, &regions, &all);
         let stack = all.iter().position(|g| stack_load && g.start == 0 && g.producers[0] == (0, true));
-        let over: Vec<Bits> = all.iter().zip(&live).map(|(g, at)| awaited(&original, &preds, at, g.barrier)).collect();
+        let over = awaited_parts(&original, &preds, &all, &live);
         let numbering = allocate(code, &original, (&succ, &all, &live), &over, (None, stack), reserved)?;
         if all.iter().zip(&numbering).any(|(g, &b)| g.barrier != b) {
             return None;
@@ -780,7 +791,14 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     };
     let stack = all.iter().position(is_stack);
     let mut live = live;
-    let mut renumbered = allocate(code, &controls, (&succ, &all, &live), &live, (stack, None), reserved)?;
+    let mut renumbered = allocate(
+        code,
+        &controls,
+        (&succ, &all, &live),
+        &awaited_parts(&controls, &preds, &all, &live),
+        (stack, None),
+        reserved,
+    )?;
     // ptxas puts a second producer on a barrier that is still pending when
     // all six are taken (libcudadevrt `memset_3d_device`: `LDC` and `LDCU` on
     // 5); where the new numbering leaves one free, the finaliser splits them
@@ -815,7 +833,15 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             waited_at[at] = Some(r);
         }
         let stack = all.iter().position(is_stack);
-        renumbered = allocate(code, &controls, (&succ, &all, &live), &live, (stack, None), reserved)?;
+        // A producer split off is pending up to its reader, which need not
+        // wait on the group's old barrier: its whole pending set counts.
+        let mut over = awaited_parts(&controls, &preds, &all, &live);
+        for (k, r) in waited_at.iter().enumerate() {
+            if r.is_some() {
+                over[k] = live[k].clone();
+            }
+        }
+        renumbered = allocate(code, &controls, (&succ, &all, &live), &over, (stack, None), reserved)?;
     }
     let mut out = controls.clone();
     for (g, &b) in all.iter().zip(&renumbered) {
