@@ -197,6 +197,16 @@ const fn cu(name: &'static str, source: &'static str, archs: Archs, abi7: &'stat
     ObjectSpec { name, source, recipe: Recipe::Nvcc, nvcc_flags: &[], ptxas_flags: &[], archs, abi7 }
 }
 
+/// [`cu`] with nvcc flags (`-maxrregcount=N`, `-G`, ...), no ABI-7 build.
+const fn nvcc_with(
+    name: &'static str,
+    source: &'static str,
+    nvcc_flags: &'static [&'static str],
+    archs: Archs,
+) -> ObjectSpec {
+    ObjectSpec { name, source, recipe: Recipe::Nvcc, nvcc_flags, ptxas_flags: &[], archs, abi7: ABI7_NONE }
+}
+
 /// An `nvcc -rdc=true -lib` archive, `obj/<arch>/<name>.a` ([`Recipe::NvccLib`]).
 const fn host_library(name: &'static str, source: &'static str, archs: Archs) -> ObjectSpec {
     ObjectSpec { name, source, recipe: Recipe::NvccLib, nvcc_flags: &[], ptxas_flags: &[], archs, abi7: ABI7_NONE }
@@ -327,15 +337,7 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(VSM_ARCHS),
         abi7: ABI7_NONE,
     },
-    ObjectSpec {
-        name: "vsm_cu",
-        source: "vsm_cu.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &[],
-        ptxas_flags: &[],
-        archs: Archs::Only(VSM_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    cu("vsm_cu", "vsm_cu.cu", Archs::Only(VSM_ARCHS), ABI7_NONE),
     ObjectSpec {
         name: "common_a",
         source: "common_a.ptx",
@@ -389,15 +391,7 @@ const OBJECTS: &[ObjectSpec] = &[
         archs: Archs::Only(TLIB_ARCHS),
         abi7: ABI7_SM75_UP,
     },
-    ObjectSpec {
-        name: "tl_a-r24",
-        source: "tl_a.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["--extended-lambda", "-maxrregcount=24"],
-        ptxas_flags: &[],
-        archs: Archs::Only(TLIB_R24_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("tl_a-r24", "tl_a.cu", &["--extended-lambda", "-maxrregcount=24"], Archs::Only(TLIB_R24_ARCHS)),
     line_info("tl_c-lineinfo", "tl_c.cu", Archs::Only(INDIR_ARCHS)),
     // Rule 9.13 for line tables (fresh2 tl-mix2): tl_b with line info and
     // tl_c with -G, whose `tl_poly<float>` replaces tl_b's; for
@@ -469,24 +463,8 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 7.2.1: a weak copy replacing an earlier one (U9) brings its
     // EXTERNS where its own input is met.
     cu("xu_rel", "xu_rel.cu", Archs::Only(XU_ARCHS), ABI7_NONE),
-    ObjectSpec {
-        name: "xu_mk",
-        source: "xu_mk.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-maxrregcount=24"],
-        ptxas_flags: &[],
-        archs: Archs::Only(XU_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "xu_k",
-        source: "xu_k.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-maxrregcount=24"],
-        ptxas_flags: &[],
-        archs: Archs::Only(XU_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("xu_mk", "xu_mk.cu", &["-maxrregcount=24"], Archs::Only(XU_ARCHS)),
+    nvcc_with("xu_k", "xu_k.cu", &["-maxrregcount=24"], Archs::Only(XU_ARCHS)),
     // Rule 12.1: device functions' arrays several kernels reach, largest
     // first; rule 7.2: the only kernel's EXTERNS after NUM_BARRIERS.
     cu("shc_a", "shc_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -498,162 +476,42 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("gcc", "gcc.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.2.1: weak copies replacing wfd_a's on Mercury.
     cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
-    ObjectSpec {
-        name: "wfd_b",
-        source: "wfd_b.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-maxrregcount=24"],
-        ptxas_flags: &[],
-        archs: Archs::Only(MERCURY_PAIR),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "wfd_c",
-        source: "wfd_c.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-maxrregcount=40"],
-        ptxas_flags: &[],
-        archs: Archs::Only(MDBG_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("wfd_b", "wfd_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
+    nvcc_with("wfd_c", "wfd_c.cu", &["-maxrregcount=40"], Archs::Only(MDBG_ARCHS)),
     // Rule 6.1 with U9: cbr_y's cbr_smooth<double> (-Xptxas -O1, fewer
     // registers) replaces cbr_x's; both have a `.nv.constant2.<fn>` bank.
     cu("cbr_x", "cbr_x.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
-    ObjectSpec {
-        name: "cbr_y",
-        source: "cbr_y.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-Xptxas", "-O1"],
-        ptxas_flags: &[],
-        archs: Archs::Only(WCB_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("cbr_y", "cbr_y.cu", &["-Xptxas", "-O1"], Archs::Only(WCB_ARCHS)),
     // Rule 9.13, replaced copies' debug relocations decided per name: frp_x's
     // frp_wt<float> (84 registers) replaced by frp_y's (-maxrregcount=32),
     // then by frp_z's (24); frp_y0's copy loses when met.
     cu("frp_x", "frp_x.cu", Archs::Only(FRP_ARCHS), ABI7_NONE),
-    ObjectSpec {
-        name: "frp_y",
-        source: "frp_y.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-DFRP_REL", "-maxrregcount=32"],
-        ptxas_flags: &[],
-        archs: Archs::Only(FRP_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "frp_y0",
-        source: "frp_y.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-DFRP_REL"],
-        ptxas_flags: &[],
-        archs: Archs::Only(FRP_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "frp_z",
-        source: "frp_z.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-maxrregcount=24"],
-        ptxas_flags: &[],
-        archs: Archs::Only(FRP_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("frp_y", "frp_y.cu", &["-DFRP_REL", "-maxrregcount=32"], Archs::Only(FRP_ARCHS)),
+    nvcc_with("frp_y0", "frp_y.cu", &["-DFRP_REL"], Archs::Only(FRP_ARCHS)),
+    nvcc_with("frp_z", "frp_z.cu", &["-maxrregcount=24"], Archs::Only(FRP_ARCHS)),
     cu("frp_g", "frp_g.cu", Archs::Only(FRP_ARCHS), ABI7_NONE),
-    ObjectSpec {
-        name: "frp_xil",
-        source: "frp_x.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-lineinfo", "-DFRP_INL"],
-        ptxas_flags: &[],
-        archs: Archs::Only(FRP_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "frp_yc",
-        source: "frp_y.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-lineinfo", "-DFRP_CALL", "-maxrregcount=32"],
-        ptxas_flags: &[],
-        archs: Archs::Only(FRP_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "frp_zl",
-        source: "frp_z.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-lineinfo", "-maxrregcount=24"],
-        ptxas_flags: &[],
-        archs: Archs::Only(FRP_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("frp_xil", "frp_x.cu", &["-lineinfo", "-DFRP_INL"], Archs::Only(FRP_ARCHS)),
+    nvcc_with("frp_yc", "frp_y.cu", &["-lineinfo", "-DFRP_CALL", "-maxrregcount=32"], Archs::Only(FRP_ARCHS)),
+    nvcc_with("frp_zl", "frp_z.cu", &["-lineinfo", "-maxrregcount=24"], Archs::Only(FRP_ARCHS)),
     // REGCOUNT through rule 9.13's pairs: rc_d's rc_smooth<double>
     // (-Xptxas -O1) replaced by the -G rc_a's.
-    ObjectSpec {
-        name: "rc_d",
-        source: "rc_d.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-Xptxas", "-O1"],
-        ptxas_flags: &[],
-        archs: Archs::Only(RC_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "rc_a-G",
-        source: "rc_a.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-G"],
-        ptxas_flags: &[],
-        archs: Archs::Only(RC_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("rc_d", "rc_d.cu", &["-Xptxas", "-O1"], Archs::Only(RC_ARCHS)),
+    nvcc_with("rc_a-G", "rc_a.cu", &["-G"], Archs::Only(RC_ARCHS)),
     // Rule 7.2: appended NUM_BARRIERS and NUM_MBARRIERS (mbo_k's kernel
     // reaching mbo_i's mbarrier); mbo_i1 leaves mbo_k's the only kernel;
     // mbo_z's NUM_MBARRIERS of 0.
     cu("mbo_k", "mbo_k.cu", Archs::Only(MBO_ARCHS), ABI7_NONE),
     cu("mbo_i", "mbo_i.cu", Archs::Only(MBO_ARCHS), ABI7_NONE),
-    ObjectSpec {
-        name: "mbo_i1",
-        source: "mbo_i.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-DMBO_ALONE"],
-        ptxas_flags: &[],
-        archs: Archs::Only(MBO_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("mbo_i1", "mbo_i.cu", &["-DMBO_ALONE"], Archs::Only(MBO_ARCHS)),
     cu("mbo_z", "mbo_z.cu", Archs::Only(MBO_ARCHS), ABI7_NONE),
     // Rule 6.1 in relinks: cbr_y64's copy (-maxrregcount=64) wins and the
     // `-r` output appends cbr_x's losing bank to its own.
-    ObjectSpec {
-        name: "cbr_y64",
-        source: "cbr_y.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-maxrregcount=64"],
-        ptxas_flags: &[],
-        archs: Archs::Only(WCB_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("cbr_y64", "cbr_y.cu", &["-maxrregcount=64"], Archs::Only(WCB_ARCHS)),
     // U25 with U9, for options/commands.txt only (nvlink's `-r` of the two
     // dies, "reference to deleted section"): cbg_d's rc_smooth<double> and
     // its bank replaced by the -G cbg_a's, which has none.
-    ObjectSpec {
-        name: "cbg_d",
-        source: "cbg_d.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-Xptxas", "-O1"],
-        ptxas_flags: &[],
-        archs: Archs::Only(WCB_ARCHS),
-        abi7: ABI7_NONE,
-    },
-    ObjectSpec {
-        name: "cbg_a-G",
-        source: "cbg_a.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-G"],
-        ptxas_flags: &[],
-        archs: Archs::Only(WCB_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("cbg_d", "cbg_d.cu", &["-Xptxas", "-O1"], Archs::Only(WCB_ARCHS)),
+    nvcc_with("cbg_a-G", "cbg_a.cu", &["-G"], Archs::Only(WCB_ARCHS)),
     // Rule 3.2: a kernel-less `-G` object's aliased merc reg_type section.
     device_debug("rta_a-G", "rta_a.cu", Archs::Only(MERCURY_PAIR)),
     cu("rta_b", "rta_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -664,41 +522,17 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 12.1: wsv_b's wsv_sum<32> (-maxrregcount=24) replaces wsv_a's;
     // its `tile` is laid out, wsv_a's is the definition.
     cu("wsv_a", "wsv_a.cu", Archs::Only(WSV_ARCHS), ABI7_NONE),
-    ObjectSpec {
-        name: "wsv_b",
-        source: "wsv_b.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-maxrregcount=24"],
-        ptxas_flags: &[],
-        archs: Archs::Only(WSV_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("wsv_b", "wsv_b.cu", &["-maxrregcount=24"], Archs::Only(WSV_ARCHS)),
     // Rule 9.13: gln_a's (-G) gln_rep<float> and gln_k's (-lineinfo, with
     // an inlined call) kernel gln_tk<float>, replaced by gln_c's (U9): their
     // line-table relocations.
     device_debug("gln_a-G", "gln_a.cu", Archs::Only(GLN_ARCHS)),
     line_info("gln_k-lineinfo", "gln_k.cu", Archs::Only(GLN_ARCHS)),
-    ObjectSpec {
-        name: "gln_c",
-        source: "gln_c.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-maxrregcount=24"],
-        ptxas_flags: &[],
-        archs: Archs::Only(GLN_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("gln_c", "gln_c.cu", &["-maxrregcount=24"], Archs::Only(GLN_ARCHS)),
     // Rule 9.13: wic_a's wic_call<3>, replaced by wic_b's (U9), keeps its
     // indirect call site and (sm_86) its FDE relocation.
     cu("wic_a", "wic_a.cu", Archs::Only(WIC_ARCHS), ABI7_NONE),
-    ObjectSpec {
-        name: "wic_b",
-        source: "wic_b.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-maxrregcount=24"],
-        ptxas_flags: &[],
-        archs: Archs::Only(WIC_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("wic_b", "wic_b.cu", &["-maxrregcount=24"], Archs::Only(WIC_ARCHS)),
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbloop", "sbloop.cu", Archs::Only(SBLOOP_ARCHS), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -830,15 +664,7 @@ const OBJECTS: &[ObjectSpec] = &[
     // registers, wins). Non-merc only.
     cu("indir_a", "indir_a.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
     cu("indir_b", "indir_b.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
-    ObjectSpec {
-        name: "indir_c",
-        source: "indir_c.cu",
-        recipe: Recipe::Nvcc,
-        nvcc_flags: &["-maxrregcount=32"],
-        ptxas_flags: &[],
-        archs: Archs::Only(INDIR_ARCHS),
-        abi7: ABI7_NONE,
-    },
+    nvcc_with("indir_c", "indir_c.cu", &["-maxrregcount=32"], Archs::Only(INDIR_ARCHS)),
     // U25: device functions' bank 2 merged into their kernels' banks.
     cu("cbank_a", "cbank_a.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
     cu("cbank_b", "cbank_b.cu", Archs::Only(&["sm_75"]), ABI7_NONE),
