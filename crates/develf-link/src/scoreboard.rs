@@ -128,7 +128,9 @@ const UNIFORM_ONLY: [u64; 8] = [0x290, 0x291, 0x882, 0xc82, 0x899, 0x9c3, 0x7ac,
 fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
     let opcode = lo & 0xfff;
     if UNIFORM_ONLY.contains(&opcode)
-        || [OP_BSSY, OP_BSYNC, OP_YIELD, OP_NANOSLEEP, OP_ENDCOLLECTIVE, OP_WARPSYNC_ALL].contains(&opcode)
+        || [OP_BSSY, OP_BSYNC, OP_YIELD, OP_NANOSLEEP, OP_ENDCOLLECTIVE, OP_WARPSYNC_ALL, OP_NOP, OP_BRA]
+            .contains(&opcode)
+        || [OP_MOV_IMMEDIATE, OP_MOV64_IMMEDIATE].contains(&opcode)
         || (opcode == 0xb82 && (lo >> 24) & 0xff == 0xff)
     {
         return false;
@@ -143,8 +145,23 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
     if opcode == OP_WARPSYNC_REGISTER {
         return (lo >> 24) & 0xff == 1;
     }
+    // `MOV Rd, Rb` moves 32 bits: only `R1` is the stack pointer.
     if opcode == OP_MOV {
-        return (lo >> 32) & 0xff <= 1;
+        return (lo >> 32) & 0xff == 1;
+    }
+    // sm_120's two-operand `IADD Rd, Ra, Rb/imm/URb` (also `.64`, whose
+    // `Ra` may be the pair `R0:R1`) has no `Rc`: the high word's low byte
+    // is not a register (CUB's `DeviceReduceKernel`, sm_120: `IADD R7, R5,
+    // -0xc00` waits on the load's barrier).
+    if opcode & 0x1ff == OP_IADD {
+        let rb = (opcode >> 9 == 1).then_some((lo >> 32) & 0xff);
+        return [Some((lo >> 24) & 0xff), rb].into_iter().flatten().any(|r| r <= 1);
+    }
+    // `IMAD.WIDE Rd, Ra, Rb/imm, Rc`: 32-bit `Ra` and `Rb`, the pair `Rc`
+    // (CUB's `DeviceReduceKernel`, sm_120: `IMAD.WIDE R4, R0, 0x4, R4`).
+    if opcode & 0x1ff == OP_IMAD_WIDE {
+        let rb = (opcode >> 9 == 1).then_some((lo >> 32) & 0xff);
+        return [Some((lo >> 24) & 0xff), rb].contains(&Some(1)) || hi & 0xff <= 1;
     }
     if ALU_32.contains(&(opcode & 0x1ff)) {
         // 32-bit operands: only `R1` itself is the stack pointer (`R0` is
@@ -167,6 +184,15 @@ const ALU_32: [u64; 9] = [0x020, 0x021, 0x023, 0x024, 0x007, 0x00c, 0x010, 0x012
 /// sum loop: `MOV R5, R3` waits on the stack-pointer load's barrier before
 /// the remainder loop; nvlink drops both).
 const OP_MOV: u64 = 0x202;
+/// `MOV Rd, imm32` and `MOV.64 Rd, imm`: no register read.
+const OP_MOV_IMMEDIATE: u64 = 0x802;
+const OP_MOV64_IMMEDIATE: u64 = 0x402;
+/// `NOP`.
+const OP_NOP: u64 = 0x918;
+/// Low 9 bits of sm_120's two-operand `IADD` (any operand form).
+const OP_IADD: u64 = 0x035;
+/// Low 9 bits of `IMAD.WIDE` (and `.U32`; any operand form).
+const OP_IMAD_WIDE: u64 = 0x025;
 
 /// Low 12 bits of instructions whose bits 32..64 of the low word are an
 /// immediate, not a register: `HFMA2` with two half immediates (`HFMA2 R0,
@@ -1022,6 +1048,33 @@ mod tests {
         assert_eq!(succ[0x1c], vec![0x3a, 0x1d]);
         assert_eq!(succ[0x3d], vec![0x3e, 0x40]);
         assert_eq!(succ[0x25], vec![0x26]);
+    }
+
+    /// Which instructions read `R1`, for the words nvdisasm 13.5
+    /// (`--binary SM120`) prints as shown: CUB's `DeviceReduceKernel` and
+    /// `DeviceReduceSingleTileKernel` (sm_100, sm_120) wait on the
+    /// stack-pointer load's barrier at all but the last two without using
+    /// the stack.
+    #[test]
+    fn stack_pointer_readers() {
+        let reads = |lo: u64, hi: u64| reads_stack_pointer((lo, hi));
+        // `MOV.64 R4, 0x1000`, `MOV R20, 0x1000`, `NOP`, `BRA 0x...`.
+        assert!(!reads(0x0000_0010_0004_7402, 0x001f_d000_0000_0000));
+        assert!(!reads(0x0000_1000_0014_7802, 0x001f_ce00_0000_0f00));
+        assert!(!reads(0x0000_0000_0000_7918, 0x001f_e200_0000_0000));
+        assert!(!reads(0x0000_0000_00d4_0947, 0x001f_ea00_0380_0000));
+        // `MOV R2, R0`: 32 bits, `R0` alone.
+        assert!(!reads(0x0000_0000_0002_7202, 0x009f_ce00_0000_0f00));
+        // `IMAD.WIDE R4, R0, 0x4, R4`: `Ra` is `R0` alone, `Rc` the pair `R4:R5`.
+        assert!(!reads(0x0000_0004_0004_7825, 0x003f_ce00_078e_0204));
+        // `IADD R7, R5, -0xc00` and `IADD.64 R12, R12, 0x2000`: no `Rc`.
+        assert!(!reads(0xffff_f400_0507_7835, 0x003f_d800_078e_0000));
+        assert!(!reads(0x0000_2000_0c0c_7835, 0x001f_d000_078e_0200));
+        // `IADD.64 R12, R0, 0x2000` reads the pair `R0:R1`; `MOV R2, R1`
+        // and `IMAD.WIDE R4, R1, 0x4, R4` read `R1`.
+        assert!(reads(0x0000_2000_000c_7835, 0x001f_d000_078e_0200));
+        assert!(reads(0x0000_0001_0002_7202, 0x009f_ce00_0000_0f00));
+        assert!(reads(0x0000_0004_0104_7825, 0x003f_ce00_078e_0204));
     }
 
     fn text(bytes: &[u8], name: &str) -> Vec<u8> {
