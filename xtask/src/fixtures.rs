@@ -474,6 +474,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("cgsb", "cgsb.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.3: a store's read barrier on the barrier it waits on.
     cu("gcc", "gcc.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.3: a grid sync's fence workaround and `BPT.TRAP`.
+    cu("gsf", "gsf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.2.1: weak copies replacing wfd_a's on Mercury.
     cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("wfd_b", "wfd_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
@@ -844,6 +846,10 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: gcc_copy's STG takes, as its read barrier, the barrier of
     // the LDC.64 it waits on (sm_120; sm_100 keeps ptxas's numbering).
     GroupSpec { name: "gcc", inputs: &[Abi8("gcc")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: gsf_kernel loses the fence workaround before its grid
+    // sync; the scoreboard model follows the `BPT.TRAP` that ends a thread,
+    // and the capsule is numbered as a grid sync's.
+    GroupSpec { name: "gsf", inputs: &[Abi8("gsf")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd", inputs: &[Abi8("wfd_a"), Abi8("wfd_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd-leaf", inputs: &[Abi8("wfd_a"), Abi8("wfd_c")], flags: &[], archs: Archs::Only(MDBG_ARCHS) },
     // Rule 6.1 with U9: the executable has no `.nv.constant2.<fn>` for

@@ -582,8 +582,12 @@ fn plan_fence(code: &[u8]) -> Option<Moves> {
 fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let count = usize::try_from(word32(bytes, 8)).ok()?;
     let words = instruction_words(code);
+    // A cooperative-groups grid sync's kernel numbers as its `-g` capsules
+    // do (p64_cgclus `grid2_k`, sm_100/sm_120 exec: its `YIELD` is not
+    // counted).
     let number = capsule_numbering(code, count, &CAPSULE_NUMBERINGS[1..])
-        .or_else(|| capsule_numbering(code, count, &[FENCE_CAPSULE_NUMBERING]))?;
+        .or_else(|| capsule_numbering(code, count, &[FENCE_CAPSULE_NUMBERING]))
+        .or_else(|| Some(grid_sync_numbering(code)).filter(|(_, n)| *n == count).map(|(v, _)| v))?;
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
     let (items, _) = capsule_item_starts(bytes, count.div_ceil(32))?;
     let mut out = bytes.to_vec();

@@ -13,7 +13,7 @@
 //! * A *group* is the set of instructions that set one barrier (write or read
 //!   barrier) with no wait on it in between, in code order. Its barrier may be
 //!   pending from each producer along the control flow (`BRA`, `BRA.U`,
-//!   predicated `EXIT`) up to the first wait on it on each path.
+//!   predicated `EXIT` and `BPT.TRAP`) up to the first wait on it on each path.
 //! * Two groups interfere when both may be pending at one instruction from
 //!   which a wait on one of them can still be reached (`awaited`), or one
 //!   is set where the other may be pending (and is not waited on there):
@@ -100,6 +100,11 @@ const OP_LDCU: u64 = 0x7ac;
 const OP_S2UR: u64 = 0x9c3;
 /// The predicate field (bits 12..15 of the low word) and its value for `PT`.
 const PREDICATE_SHIFT: u32 = 12;
+/// `BPT`, and its mode (bits 20..23 of the high word; nvdisasm 13.5 prints
+/// 3 as `BPT.TRAP`, 4 as `BPT.INT`).
+const OP_BPT: u64 = 0x95c;
+const BPT_MODE_SHIFT: u32 = 20;
+const BPT_TRAP: u64 = 3;
 const PT: u64 = 7;
 /// Low 12 bits of uniform-datapath instructions, which read uniform
 /// registers only, never the stack pointer `R1`: `UIADD3`, `ULEA`, `UMOV`
@@ -291,7 +296,7 @@ fn groups(controls: &[Control]) -> Vec<Group> {
 fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
     let n = code.len();
     let mut out = Vec::with_capacity(n);
-    for (i, &(lo, _)) in code.iter().enumerate() {
+    for (i, &(lo, hi)) in code.iter().enumerate() {
         let always = (lo >> PREDICATE_SHIFT) & 0xf == PT;
         let next = (i + 1 < n).then_some(i + 1);
         let target = || branch_target(i, lo).filter(|&t| t < n);
@@ -309,6 +314,11 @@ fn successors(code: &[(u64, u64)]) -> Option<Vec<Vec<usize>>> {
             }
             OP_BRA_UNIFORM => std::iter::once(target()?).chain(next).collect(),
             OP_EXIT => next.filter(|_| !always).into_iter().collect(),
+            // `BPT.TRAP` ends the thread as `EXIT` does; `BPT.INT` (a
+            // breakpoint) goes on. p64_cgclus `grid2_k` (a cooperative grid
+            // sync, sm_100/sm_120): `BRA.U UP0` around `BPT.TRAP 0x1`.
+            OP_BPT if (hi >> BPT_MODE_SHIFT) & 7 == BPT_TRAP => next.filter(|_| !always).into_iter().collect(),
+            OP_BPT => next.into_iter().collect(),
             OP_BSYNC | OP_BSSY | OP_BREAK | OP_YIELD | OP_NANOSLEEP | OP_ENDCOLLECTIVE => next.into_iter().collect(),
             _ if matches!(opcode >> 8, 5 | 9) && (0x40..=0x5f).contains(&(opcode & 0xff)) => return None,
             _ => next.into_iter().collect(),
