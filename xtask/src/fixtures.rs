@@ -1131,6 +1131,14 @@ const GROUPS: &[GroupSpec] = &[
     // relocations are listed ascending.
     GroupSpec { name: "jtrel", inputs: &[Abi8("jtrel")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "jtrel-relink", inputs: &[LinkR("jtrel")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.7 with U25: `-preserve-relocs` writes the capsule fields of
+    // `jump_i`'s table loads, whose bank went into `sw_k`'s (sweep4 p60).
+    GroupSpec {
+        name: "jtrel-pr",
+        inputs: &[Abi8("jtrel")],
+        flags: &["-preserve-relocs"],
+        archs: Archs::Only(MERCURY_PAIR),
+    },
     // Rule 12.8: relinking `-r` outputs that use extern shared memory (the
     // weak `externsharedinstance`, `dyn` defined in `.nv_debug.shared`).
     GroupSpec {

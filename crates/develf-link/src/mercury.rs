@@ -936,8 +936,23 @@ impl Relocator<'_, '_> {
                             resolved_list.push(OutRelocation { offset, r_type: r.r_type, symbol, addend });
                         }
                     }
+                    Disposition::ApplyDead if capsule => {
+                        // Rule 11.7 with U25: where a device function's
+                        // bank went into its kernels' (no output home of
+                        // its own), a `-g` or `-preserve-relocs` link still
+                        // writes the capsule's field, with the constant's
+                        // offset in the function's own bank (sweep4 p60_surf
+                        // `jump_i`, a 12-case switch: `.const_opt.0.16` ..
+                        // `.48.64` less 0x8000 give `00 80` .. `30 80`,
+                        // sm_100/sm_120; an executable without either does
+                        // not resolve the capsule's relocations at all).
+                        if let Some(value) = self.merged_bank_offset(piece.input, r.symbol as usize) {
+                            let at = fields.get(&r.offset).map(|&f| base.saturating_add(f as u64));
+                            self.write_capsule_field(rela, piece.input, r, value, at, data)?;
+                        }
+                    }
                     Disposition::ApplyDead => {
-                        if let (false, Some(site)) = (capsule, data.get_mut(at..)) {
+                        if let Some(site) = data.get_mut(at..) {
                             develf_reloc::apply_dead(r.r_type, site).map_err(|e| fail(e.to_string()))?;
                         }
                     }
@@ -969,10 +984,6 @@ impl Relocator<'_, '_> {
         at: Option<u64>,
         data: &mut [u8],
     ) -> Result<(), LinkError> {
-        let Some(at) = at else { return Ok(()) };
-        if !matches!(r.r_type, R_MERCURY_ABS16 | R_MERCURY_ABS32) {
-            return Ok(());
-        }
         let value = match resolved.home {
             SymbolHome::TextureSlot => match self.header_index_offset(rela, input, r.symbol as usize) {
                 Some(v) => v,
@@ -981,6 +992,32 @@ impl Relocator<'_, '_> {
             SymbolHome::SharedMemory => return Ok(()),
             _ => resolved.value,
         };
+        self.write_capsule_field(rela, input, r, value, at, data)
+    }
+
+    /// The offset of merc symbol `symbol` of `input` in its device
+    /// function's constant bank, when that bank went into its kernels'
+    /// (U25, `Layout::merged_banks`).
+    fn merged_bank_offset(&self, input: usize, symbol: usize) -> Option<u64> {
+        let y = self.merc.get(input)?.get(symbol)?;
+        self.layout.merged_banks.contains(&(input, y.section_index()?)).then_some(y.value)
+    }
+
+    /// Writes `value` with relocation `r`'s addend into the capsule field
+    /// at output offset `at` (nothing where `r` falls on no field).
+    fn write_capsule_field(
+        &self,
+        rela: &OutSection,
+        input: usize,
+        r: &develf_parse::elf::Relocation,
+        value: u64,
+        at: Option<u64>,
+        data: &mut [u8],
+    ) -> Result<(), LinkError> {
+        let Some(at) = at else { return Ok(()) };
+        if !matches!(r.r_type, R_MERCURY_ABS16 | R_MERCURY_ABS32) {
+            return Ok(());
+        }
         let Some(site) = usize::try_from(at).ok().and_then(|a| data.get_mut(a..)) else { return Ok(()) };
         match r.addend {
             Some(a) => develf_reloc::apply(r.r_type, site, value, a, at),

@@ -1104,12 +1104,15 @@ impl Context<'_, '_> {
         let base = |n: &str| n.rsplit(['/', '\\']).next().unwrap_or(n).to_string();
         let arch = self.options.arch.to_string();
         let relocatable = if self.layout.executable { "" } else { "-r  " };
+        // In nvlink's order of the options it records (`-arch sm_100
+        // -preserve-relocs  -r  `: fixture jtrel-pr).
+        let preserve = if self.options.preserve_relocs { "-preserve-relocs  " } else { "" };
         let (object, derived) = if self.options.debug {
             let names: Vec<String> = self.inputs.iter().map(|i| base(i.name)).collect();
             let out = base(&self.options.output_name);
-            (out.clone(), format!("{} -o {out} -g  -arch {arch} {relocatable}", names.join(",")))
+            (out.clone(), format!("{} -o {out} -g  -arch {arch} {preserve}{relocatable}", names.join(",")))
         } else {
-            (String::new(), format!("-arch {arch} {relocatable}"))
+            (String::new(), format!("-arch {arch} {preserve}{relocatable}"))
         };
         // The caller's rendering of the whole command line (rule 7.5: nvlink
         // records every option it was given, not only these three).
