@@ -476,6 +476,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("gcc", "gcc.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.3: a grid sync's fence workaround and `BPT.TRAP`.
     cu("gsf", "gsf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.3: the fence workaround before `MEMBAR.SC.CTA`; a generic `ATOM`.
+    cu("fshape", "fshape.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.2.1: weak copies replacing wfd_a's on Mercury.
     cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("wfd_b", "wfd_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
@@ -850,6 +852,9 @@ const GROUPS: &[GroupSpec] = &[
     // sync; the scoreboard model follows the `BPT.TRAP` that ends a thread,
     // and the capsule is numbered as a grid sync's.
     GroupSpec { name: "gsf", inputs: &[Abi8("gsf")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: fshape_tile loses the four `LDS` before its `MEMBAR.SC.CTA`
+    // and a capsule mark; fshape_wait's `ATOM.E.EXCH.64` keeps barrier 2.
+    GroupSpec { name: "fshape", inputs: &[Abi8("fshape")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd", inputs: &[Abi8("wfd_a"), Abi8("wfd_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd-leaf", inputs: &[Abi8("wfd_a"), Abi8("wfd_c")], flags: &[], archs: Archs::Only(MDBG_ARCHS) },
     // Rule 6.1 with U9: the executable has no `.nv.constant2.<fn>` for

@@ -82,6 +82,11 @@ const CGAERRBAR: Pattern = (0xfff, OP_CGAERRBAR, 0, 0);
 /// 234 and 386; sm_100/sm_120 exec, with and without -lineinfo).
 const FENCE_LDS: Pattern = (0xffff_ffff, 0xffff_f984, 0, 0);
 const MEMBAR_ALL_CTA: Pattern = (0xfff, 0x992, 0xf000, 0x8000);
+/// `MEMBAR.SC.CTA` (scope bits 0): the third shape's fence, which the four
+/// `LDS` precede directly (sweep p35_coopatom `ktile`, a
+/// `tiled_partition<8>` reduction's `atomicMax` after `__threadfence_block`,
+/// sm_100/sm_120 exec): nvlink drops the `LDS` and keeps the `MEMBAR`.
+const MEMBAR_SC_CTA: Pattern = (0xfff, 0x992, 0xf000, 0);
 const CCTL_IVALL: Pattern = (0xffff_0fff, 0xff00_098f, 0, 0);
 /// The fences the workaround precedes: `MEMBAR` (0x992) with scope bits
 /// 0x2000 (fixture sync_spin, cub `red_int`, atom `kb`), 0x3000 (cub
@@ -539,10 +544,14 @@ fn plan_fence(code: &[u8]) -> Option<Moves> {
     let words = instruction_words(code);
     let mut removed = vec![false; words.len()];
     for i in 0..words.len().saturating_sub(FENCE_RUN) {
-        if !(words[i..i + 4].iter().all(|w| matches(w, FENCE_LDS))
-            && matches(&words[i + 4], MEMBAR_ALL_CTA)
-            && !(i > 0 && matches(&words[i - 1], FENCE_LDS)))
-        {
+        if !(words[i..i + 4].iter().all(|w| matches(w, FENCE_LDS)) && !(i > 0 && matches(&words[i - 1], FENCE_LDS))) {
+            continue;
+        }
+        if matches(&words[i + 4], MEMBAR_SC_CTA) {
+            removed[i..i + 4].iter_mut().for_each(|r| *r = true);
+            continue;
+        }
+        if !matches(&words[i + 4], MEMBAR_ALL_CTA) {
             continue;
         }
         if is_fence(&words[i + FENCE_RUN]) {
@@ -591,6 +600,7 @@ fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
     let (items, _) = capsule_item_starts(bytes, count.div_ceil(32))?;
     let mut out = bytes.to_vec();
+    let mut unmarked: Vec<usize> = Vec::new();
     let removed = |i: usize| moves.own[i] == moves.own[i + 1];
     for (i, w) in words.iter().enumerate().skip(1) {
         if removed(i) || !removed(i - 1) {
@@ -599,7 +609,7 @@ fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
         // The record the mark precedes: the fence's; in the second shape
         // the kept `MEMBAR.ALL.CTA` is not counted and the mark comes before
         // the `FENCE.VIEW.ASYNC.S` (p54_hopper `k_red`: `51 03` → `51 01`).
-        let fence = if is_fence(w) {
+        let fence = if is_fence(w) || matches(w, MEMBAR_SC_CTA) {
             i
         } else if matches(w, MEMBAR_ALL_CTA) && words.get(i + 1).is_some_and(|w| matches(w, FENCE_VIEW_ASYNC_S)) {
             i + 1
@@ -617,6 +627,13 @@ fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
             return None;
         }
         let value = (u32::from(second) << 1 | u32::from(first >> 7)).checked_sub(run)?;
+        // A distance of one needs no mark: nvlink drops it (p35_coopatom
+        // `ktile`: `d1 02` before the `MEMBAR.SC.CTA` record, 5 less the
+        // four `LDS`, goes).
+        if value == 1 {
+            unmarked.push(place);
+            continue;
+        }
         out[place] = (first & 0x7f) | (((value & 1) as u8) << 7);
         out[place + 1] = u8::try_from(value >> 1).ok()?;
     }
@@ -627,6 +644,9 @@ fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let first = out[close_at];
     out[close_at] = (first & 0x7f) | (((tail & 1) as u8) << 7);
     out[close_at + 1] = u8::try_from(tail >> 1).ok()?;
+    for &place in unmarked.iter().rev() {
+        out.drain(place..place + 2);
+    }
     Some(out)
 }
 

@@ -219,10 +219,13 @@ const MAX_WORK: usize = 1 << 28;
 /// that skips the unrolled loops, and ptxas takes 2, not 1).
 fn search_order(opcode: u64, write: bool, reads: bool) -> [u8; BARRIERS as usize] {
     match opcode {
-        0x980 | 0x981 | 0x983 | 0x98a if write && reads => [5, 2, 3, 4, 0, 1],
+        0x980 | 0x981 | 0x983 if write && reads => [5, 2, 3, 4, 0, 1],
         // `ATOMG.E.CAS` (0x3a9) and `ATOM.E.CAS` (0x38b) return the old
         // value as a load does (p12 atomics `kb`, p17 half `kha`: CAS
-        // loops, sm_100).
+        // loops, sm_100). So does the generic `ATOM.E` (0x98a), also with
+        // a read barrier: sweep p35_coopatom `kwait`'s `ATOM.E.EXCH.64`
+        // (r0, w2 from ptxas; sm_100/sm_120), and the 11 such atomics of
+        // the sweeps' sm_100+ objects, none of them on 5.
         0x980 | 0x981 | 0x983 | 0x98a | 0x3a9 | 0x38b if write => [2, 3, 4, 5, 0, 1],
         0x9a8 | 0xf60 | 0xf99 if write => [5, 0, 1, 2, 3, 4],
         _ => [0, 1, 2, 3, 4, 5],
