@@ -855,6 +855,14 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: fshape_tile loses the four `LDS` before its `MEMBAR.SC.CTA`
     // and a capsule mark; fshape_wait's `ATOM.E.EXCH.64` keeps barrier 2.
     GroupSpec { name: "fshape", inputs: &[Abi8("fshape")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rules 11.3 and 11.8: with a `-G` input, fshape's kernels get error
+    // barriers before their exits and lose the fence workaround as well.
+    GroupSpec {
+        name: "gxfence",
+        inputs: &[Abi8("gxmix_a-G"), Abi8("fshape")],
+        flags: &[],
+        archs: Archs::Only(MDBG_ARCHS),
+    },
     GroupSpec { name: "wfd", inputs: &[Abi8("wfd_a"), Abi8("wfd_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd-leaf", inputs: &[Abi8("wfd_a"), Abi8("wfd_c")], flags: &[], archs: Archs::Only(MDBG_ARCHS) },
     // Rule 6.1 with U9: the executable has no `.nv.constant2.<fn>` for

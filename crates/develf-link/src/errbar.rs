@@ -542,6 +542,23 @@ struct ExitChange {
 /// `red_int2`, atom `kb`, gcall `kcl` (sm_100, sm_120).
 fn plan_fence(code: &[u8]) -> Option<Moves> {
     let words = instruction_words(code);
+    let removed = fence_removals(&words)?;
+    let his = crate::scoreboard::without(&words, &removed)?;
+    // The workaround goes and the scoreboards change: edits, laid out by
+    // [`apply`] as the exit rewrites are.
+    let edits: Vec<Edit> = words
+        .iter()
+        .zip(&his)
+        .enumerate()
+        .filter(|&(i, (&(_, hi), &new_hi))| removed[i] || hi != new_hi)
+        .map(|(i, (&(lo, _), &new_hi))| Edit { at: i, insert: Vec::new(), word: (!removed[i]).then_some((lo, new_hi)) })
+        .collect();
+    apply(code, &words, &edits, Vec::new())
+}
+
+/// The instructions of the fence workaround's runs in `words` (its three
+/// shapes, [`plan_fence`]), or `None` where there is none.
+fn fence_removals(words: &[(u64, u64)]) -> Option<Vec<bool>> {
     let mut removed = vec![false; words.len()];
     for i in 0..words.len().saturating_sub(FENCE_RUN) {
         if !(words[i..i + 4].iter().all(|w| matches(w, FENCE_LDS)) && !(i > 0 && matches(&words[i - 1], FENCE_LDS))) {
@@ -564,21 +581,7 @@ fn plan_fence(code: &[u8]) -> Option<Moves> {
             removed[i..i + 4].iter_mut().for_each(|r| *r = true);
         }
     }
-    let count = removed.iter().filter(|&&r| r).count();
-    if count == 0 {
-        return None;
-    }
-    let his = crate::scoreboard::without(&words, &removed)?;
-    // The workaround goes and the scoreboards change: edits, laid out by
-    // [`apply`] as the exit rewrites are.
-    let edits: Vec<Edit> = words
-        .iter()
-        .zip(&his)
-        .enumerate()
-        .filter(|&(i, (&(_, hi), &new_hi))| removed[i] || hi != new_hi)
-        .map(|(i, (&(lo, _), &new_hi))| Edit { at: i, insert: Vec::new(), word: (!removed[i]).then_some((lo, new_hi)) })
-        .collect();
-    apply(code, &words, &edits, Vec::new())
+    removed.iter().any(|&r| r).then_some(removed)
 }
 
 /// Rule 11.3's capsule after a fence-workaround removal: the instruction
@@ -665,6 +668,8 @@ struct Moves {
     delta: i64,
     exits: Vec<ExitChange>,
     code: Vec<u8>,
+    /// Whether the fence workaround went too (with exit rewrites: [`plan`]).
+    fence_removed: bool,
 }
 
 impl Moves {
@@ -903,13 +908,43 @@ fn apply(code: &[u8], words: &[(u64, u64)], edits: &[Edit], exits: Vec<ExitChang
         bytes.extend_from_slice(&nop.1.to_le_bytes());
     }
     bytes.truncate(new_size as usize);
-    Some(Moves { old_size, new_size, own, start, delta, exits, code: bytes })
+    Some(Moves { old_size, new_size, own, start, delta, exits, code: bytes, fence_removed: false })
 }
 
-fn plan(code: &[u8], rule: ExitRule) -> Option<Moves> {
+fn plan(code: &[u8], rule: ExitRule, fences: bool) -> Option<Moves> {
     let words = instruction_words(code);
-    let (edits, exits) = plan_exits(&words, rule)?;
+    let (mut edits, exits) = plan_exits(&words, rule)?;
+    // An executable's kernel also loses the fence workaround (rule 11.3)
+    // where its exits change (sweep2 p48_asmpred `kc`, p54_hopper `k_red`,
+    // sweep4 p64_cgclus `grid2_k`: links with a `-G` input, sm_100/sm_120),
+    // and the finaliser allocates its scoreboards again.
+    // Where the scoreboard model does not take the workaround out on its
+    // own (`plan_fence`), the workaround stays, as nvlink keeps it in
+    // kernels such as sweep2 p54_hopper `k_clu` (sm_100a) and sweep4
+    // p64_cgclus `grid_k`/`clus_k`.
+    let fenced = fences
+        .then(|| fence_removals(&words))
+        .flatten()
+        .filter(|removed| crate::scoreboard::without(&words, removed).is_some());
+    if let Some(removed) = &fenced {
+        for (i, _) in removed.iter().enumerate().filter(|&(_, &r)| r) {
+            if edits.iter().any(|e| e.at == i) {
+                return None;
+            }
+            edits.push(Edit { at: i, insert: Vec::new(), word: None });
+        }
+        edits.sort_by_key(|e| e.at);
+    }
     let mut moves = apply(code, &words, &edits, exits)?;
+    if fenced.is_some() {
+        let new = instruction_words(&moves.code);
+        let his = crate::scoreboard::rescheduled(&new)?;
+        for (chunk, hi) in moves.code.chunks_exact_mut(16).zip(his) {
+            chunk[8..].copy_from_slice(&hi.to_le_bytes());
+        }
+        moves.fence_removed = true;
+        return Some(moves);
+    }
     // Rule 11.8: a kernel without calls that gains error barriers in an
     // executable with a `-G` input gets the finaliser's scoreboards
     // (`scoreboard::rescheduled`; t1 `nk_nocall`: the `LDG` 1 -> 2); left
@@ -1519,8 +1554,9 @@ fn rewrite_input(input: &Input<'_>, rewrite: Rewrite) -> Option<Vec<u8>> {
     let is_kernel_text = |k: usize| cubin.symbols().iter().any(|y| y.section_index() == Some(k) && is_kernel(y));
     for s in sections.iter().filter(|s| is_code_section(s.sh_type, s.flags) && s.name.starts_with(".text.")) {
         let data = s.data?;
-        let mut planned = rewrite.exits.and_then(|rule| plan(data, rule));
-        if planned.is_none() && rewrite.fences && is_kernel_text(s.index) {
+        let fences = rewrite.fences && is_kernel_text(s.index);
+        let mut planned = rewrite.exits.and_then(|rule| plan(data, rule, fences));
+        if planned.is_none() && fences {
             planned = plan_fence(data);
         }
         if let Some(m) = planned {
@@ -1590,6 +1626,8 @@ fn rewrite_input(input: &Input<'_>, rewrite: Rewrite) -> Option<Vec<u8>> {
                 // A fence removal changes no exit sequence.
                 let moved = if m.exits.is_empty() {
                     capsule_fence(s.data?, text.data?, m)
+                } else if m.fence_removed {
+                    capsule(s.data?, text.data?, m).and_then(|c| capsule_fence(&c, text.data?, m))
                 } else {
                     capsule(s.data?, text.data?, m)
                 };
@@ -1700,7 +1738,7 @@ mod tests {
             ],
             16,
         );
-        let m = plan(&code, ExitRule::Barriers).expect("two EXITs to rewrite");
+        let m = plan(&code, ExitRule::Barriers, false).expect("two EXITs to rewrite");
         assert_eq!((m.old_size, m.new_size), (0x100, 0x180));
         assert_eq!(word(&m.code, 0x10), 0x0992);
         assert_eq!(word(&m.code, 0x40), 0x094d);
@@ -1714,7 +1752,7 @@ mod tests {
         // `ERRBAR; CGAERRBAR` (no `MEMBAR.SC.VC`) and the finaliser's
         // scoreboards, the stack load's gone (t1 `nk_nocall`); one with
         // calls gets the barriers as under `-g`.
-        let m = plan(&code, ExitRule::ByCalls).expect("a kernel without calls, rescheduled");
+        let m = plan(&code, ExitRule::ByCalls, false).expect("a kernel without calls, rescheduled");
         assert_eq!(m.new_size, 0x100);
         assert_eq!([word(&m.code, 0x10), word(&m.code, 0x20), word(&m.code, 0x30)], [0x09ab, 0x05ab, 0x094d]);
         assert_eq!([word(&m.code, 0x40), word(&m.code, 0x50), word(&m.code, 0x60)], [0x79ab, 0x75ab, 0x794d]);
@@ -1722,7 +1760,7 @@ mod tests {
         let mut with_call = code.clone();
         with_call[..16]
             .copy_from_slice(&[&0x7943u64.to_le_bytes()[..], &0x000f_ea00_0380_0000u64.to_le_bytes()].concat());
-        assert_eq!(plan(&with_call, ExitRule::ByCalls).map(|m| m.new_size), Some(0x180));
+        assert_eq!(plan(&with_call, ExitRule::ByCalls, false).map(|m| m.new_size), Some(0x180));
     }
 
     /// `-G` code: `[MEMBAR.SC.VC; ERRBAR; CGAERRBAR;] EXIT`, twice.
@@ -1741,8 +1779,8 @@ mod tests {
     #[test]
     fn debug_kernels_without_calls_lose_their_membar() {
         let code = debug_code(false);
-        assert!(plan(&code, ExitRule::Barriers).is_none(), "-g and -r keep -G code");
-        let m = plan(&code, ExitRule::ByCalls).expect("two MEMBAR.SC.VC to remove");
+        assert!(plan(&code, ExitRule::Barriers, false).is_none(), "-g and -r keep -G code");
+        let m = plan(&code, ExitRule::ByCalls, false).expect("two MEMBAR.SC.VC to remove");
         // 11 instructions end at 0xb0, 9 at 0x90: the section keeps its size.
         assert_eq!((m.old_size, m.new_size, m.delta), (0x180, 0x180, -0x20));
         let ops: Vec<u64> = m.code.chunks_exact(16).take(10).map(|c| word(c, 0) & 0xfff).collect();
@@ -1753,7 +1791,7 @@ mod tests {
         assert_eq!((m.instruction(0x20), m.instruction(0x60)), (0x20, 0x50));
         assert_eq!(m.address(0xa0), 0x80);
         assert_eq!(m.exits.iter().map(|e| (e.index, e.before, e.after)).collect::<Vec<_>>(), [(5, 4, 3), (9, 4, 3)]);
-        assert!(plan(&debug_code(true), ExitRule::ByCalls).is_none(), "kernels with calls keep it");
+        assert!(plan(&debug_code(true), ExitRule::ByCalls, false).is_none(), "kernels with calls keep it");
     }
 
     #[test]
@@ -1776,7 +1814,7 @@ mod tests {
             ],
             16,
         );
-        let m = plan(&code, ExitRule::Barriers).expect("two EXITs to rewrite");
+        let m = plan(&code, ExitRule::Barriers, false).expect("two EXITs to rewrite");
         // EIATTR_MBARRIER_INSTR_OFFSETS as ptxas writes it (mbar_b.cu,
         // sm_100): offset, register 0xff, 0, kind and stride; then an
         // EXIT_INSTR_OFFSETS list. nvlink `-g` moves the offsets and keeps
