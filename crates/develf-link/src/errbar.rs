@@ -938,7 +938,9 @@ fn plan(code: &[u8], rule: ExitRule, fences: bool) -> Option<Moves> {
     let mut moves = apply(code, &words, &edits, exits)?;
     if fenced.is_some() {
         let new = instruction_words(&moves.code);
-        let his = crate::scoreboard::rescheduled(&new)?;
+        // Where the model cannot allocate the new code, the exits are
+        // still rewritten and the workaround stays.
+        let Some(his) = crate::scoreboard::rescheduled(&new) else { return plan(code, rule, false) };
         for (chunk, hi) in moves.code.chunks_exact_mut(16).zip(his) {
             chunk[8..].copy_from_slice(&hi.to_le_bytes());
         }
