@@ -23,11 +23,12 @@
 //!   later pending only where the earlier is (`consumed_together`).
 //! * Groups are numbered in order of their first producer; each takes the
 //!   first barrier no interfering numbered group holds, searching from a
-//!   start that depends on the producer: 2 for global loads (`LDG` low 12
-//!   bits 0x980, 0x981, 0x983, 0x98a: 171 of the 174 such groups of the
-//!   sm_100+ merc2, sweep and fixture-candidate objects take the first
-//!   barrier from 2 the model leaves free; so do compare-and-swaps, which
-//!   return a value), 5 for an `LDG` that also sets a read barrier (7 of 8:
+//!   start that depends on the producer: 2 for global loads (low 12 bits
+//!   0x980, 0x981, 0x983, and the generic `ATOM.E` 0x98a: 171 of the 174
+//!   such groups of the sm_100+ merc2, sweep and fixture-candidate objects
+//!   take the first barrier from 2 the model leaves free; so do
+//!   compare-and-swaps, which return a value), 5 for a load (not `ATOM.E`)
+//!   that also sets a read barrier (7 of 8:
 //!   fixture `sbreuse`'s `sbre_stencil`), going on to 2 when 5 is held
 //!   (fixture `sumloop`), 5 for
 //!   texture/surface loads and global atomics (0xf60, 0xf99, 0x9a8: all
