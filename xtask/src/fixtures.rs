@@ -478,6 +478,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("gsf", "gsf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.3: the fence workaround before `MEMBAR.SC.CTA`; a generic `ATOM`.
     cu("fshape", "fshape.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.9: a grid-sync kernel's capsule numbering under `-g`.
+    cu("gsync2", "gsync2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.2.1: weak copies replacing wfd_a's on Mercury.
     cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("wfd_b", "wfd_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
@@ -855,6 +857,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: fshape_tile loses the four `LDS` before its `MEMBAR.SC.CTA`
     // and a capsule mark; fshape_wait's `ATOM.E.EXCH.64` keeps barrier 2.
     GroupSpec { name: "fshape", inputs: &[Abi8("fshape")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.9: gsync2_kernel's exits carried under `-g`, numbered as a
+    // grid sync's capsule counts (its release fetch_add not counted).
+    GroupSpec { name: "gsync2-g", inputs: &[Abi8("gsync2")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     // Rules 11.3 and 11.8: with a `-G` input, fshape's kernels get error
     // barriers before their exits and lose the fence workaround as well.
     GroupSpec {

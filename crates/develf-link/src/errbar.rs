@@ -35,7 +35,6 @@
 
 use crate::options::{Input, LinkOptions, is_code_section};
 use crate::resolve::is_kernel;
-use crate::scoreboard::OP_YIELD;
 use develf_format::section::{SHT_CUDA_CAPMERC, SHT_CUDA_INFO, SHT_RELA, SHT_SYMTAB};
 use develf_parse::Cubin;
 use develf_parse::elf::Section;
@@ -168,6 +167,8 @@ const OP_RPCMOV_RESTORE: u64 = 0x353;
 const WARPSYNC_COLLECTIVE: u64 = 0x40_0000;
 /// `BAR.SYNC` (`0xb1d` with an immediate barrier, `0x31d` with registers).
 const BAR_SYNC: Pattern = (0x7ff, 0x31d, 0, 0);
+/// `ATOM.E`, a generic-address atomic (a grid sync's arrival).
+const OP_ATOM_GENERIC: u64 = 0x98a;
 
 /// The capsule numbering of code the finaliser expanded for a
 /// cooperative-groups grid sync, when no [`CAPSULE_NUMBERINGS`] pairs up:
@@ -181,6 +182,15 @@ const BAR_SYNC: Pattern = (0x7ff, 0x31d, 0, 0);
 /// and 1 to 4 exits before and after the syncs, each built for sm_100,
 /// sm_100a, sm_103, sm_110, sm_120 and sm_121: 55 capsules, every exit
 /// where nvlink carries it and every count paired up.
+///
+/// Session 23: it is the `ATOM.E` right after a `CGAERRBAR` (a sync's
+/// arrival) that the capsule does not count, and the sync's spin-loop
+/// `YIELD` that it does. The two come together in a sync (the counts above
+/// are the same either way), but sweep p35_coopatom `kgrid` (sm_100/sm_120
+/// `-g`) also has a release `fetch_add` (`MEMBAR.ALL.GPU; ERRBAR;
+/// CGAERRBAR; ATOM.E`) with no loop after it: its capsule's items (the
+/// `BSYNC` and `UISETP` records after it) pair up only so, and its two
+/// exits come out as nvlink's (304, 306). Fixture `gsync2-g`.
 pub(crate) fn grid_sync_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
     let words = instruction_words(code);
     let mut collective = false;
@@ -188,8 +198,10 @@ pub(crate) fn grid_sync_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
         let op = lo & 0xfff;
         let starts_collective = opens_collective(w);
         let after_cga_size = (1..=2).any(|back| i.checked_sub(back).is_some_and(|j| matches(&words[j], CS2R_CGA_SIZE)));
+        let arrival = op == OP_ATOM_GENERIC && i.checked_sub(1).is_some_and(|j| matches(&words[j], CGAERRBAR));
         let out = CAPSULE_NUMBERINGS[3].iter().any(|&p| matches(w, p))
-            || matches!(op, OP_YIELD | OP_RPCMOV_SAVE | OP_RPCMOV_RESTORE)
+            || matches!(op, OP_RPCMOV_SAVE | OP_RPCMOV_RESTORE)
+            || arrival
             || matches(w, CS2R_CGA_SIZE)
             || after_cga_size
             || starts_collective
