@@ -51,7 +51,7 @@ pub(crate) const OP_BRA_UNIFORM: u64 = 0x547;
 /// `BRA.DIV`: the `BRA` taken when the warp has diverged (fresh3
 /// `ps_warp_stats`' `BRA.DIV UR4, 0x410` = `0x0000_0002_0490_7947`).
 pub(crate) const BRA_DIVERGENT: u64 = 1 << 33;
-const OP_NOP: u64 = 0x918;
+pub(crate) const OP_NOP: u64 = 0x918;
 /// `WARPSYNC.ALL` (`numbered_from_end`).
 pub(crate) const OP_WARPSYNC_ALL: u64 = 0x948;
 const OP_CGAERRBAR: u64 = 0x5ab;
@@ -172,7 +172,8 @@ const OP_ATOM_GENERIC: u64 = 0x98a;
 
 /// The capsule numbering of code the finaliser expanded for a
 /// cooperative-groups grid sync, when no [`CAPSULE_NUMBERINGS`] pairs up:
-/// [`CAPSULE_NUMBERINGS`]' fullest, and also `YIELD`, each [`CS2R_CGA_SIZE`]
+/// [`CAPSULE_NUMBERINGS`]' fullest, and also the `ATOM.E` right after a
+/// `CGAERRBAR` (below), each [`CS2R_CGA_SIZE`]
 /// with the two instructions after it, every `RPCMOV`, and from a
 /// `WARPSYNC.COLLECTIVE.ALL` to its `ENDCOLLECTIVE` (a diverged warp's
 /// `BAR.SYNC` fallback) all but the `BAR.SYNC`. A plain `WARPSYNC.ALL` is
@@ -607,8 +608,8 @@ fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let count = usize::try_from(word32(bytes, 8)).ok()?;
     let words = instruction_words(code);
     // A cooperative-groups grid sync's kernel numbers as its `-g` capsules
-    // do (p64_cgclus `grid2_k`, sm_100/sm_120 exec: its `YIELD` is not
-    // counted).
+    // do (p64_cgclus `grid2_k`, sm_100/sm_120 exec: its arrival `ATOM.E`
+    // is not counted).
     let number = capsule_numbering(code, count, &CAPSULE_NUMBERINGS[1..])
         .or_else(|| capsule_numbering(code, count, &[FENCE_CAPSULE_NUMBERING]))
         .or_else(|| Some(grid_sync_numbering(code)).filter(|(_, n)| *n == count).map(|(v, _)| v))?;

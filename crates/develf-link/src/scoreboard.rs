@@ -61,7 +61,9 @@
 //! (uses the stack) or other control flow.
 
 use crate::bits::Bits;
-use crate::errbar::{BRA_DIVERGENT, OP_BRA, OP_BRA_UNIFORM, OP_BSSY, OP_EXIT, OP_WARPSYNC_ALL, branch_target, is_call};
+use crate::errbar::{
+    BRA_DIVERGENT, OP_BRA, OP_BRA_UNIFORM, OP_BSSY, OP_EXIT, OP_NOP, OP_WARPSYNC_ALL, branch_target, is_call,
+};
 
 /// `LDC R1, c[0x0][0x37c]`: the kernel prologue's stack-pointer load (the
 /// low 64 bits, the same on sm_100, sm_100a and sm_120).
@@ -134,9 +136,19 @@ const UNIFORM_ONLY: [u64; 8] = [0x290, 0x291, 0x882, 0xc82, 0x899, 0x9c3, 0x7ac,
 fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
     let opcode = lo & 0xfff;
     if UNIFORM_ONLY.contains(&opcode)
-        || [OP_BSSY, OP_BSYNC, OP_YIELD, OP_NANOSLEEP, OP_ENDCOLLECTIVE, OP_WARPSYNC_ALL, OP_NOP, OP_BRA]
-            .contains(&opcode)
-        || [OP_MOV_IMMEDIATE, OP_MOV64_IMMEDIATE].contains(&opcode)
+        || [
+            OP_BSSY,
+            OP_BSYNC,
+            OP_YIELD,
+            OP_NANOSLEEP,
+            OP_ENDCOLLECTIVE,
+            OP_WARPSYNC_ALL,
+            OP_NOP,
+            OP_BRA,
+            OP_MOV_IMMEDIATE,
+            OP_MOV64_IMMEDIATE,
+        ]
+        .contains(&opcode)
         || (opcode == 0xb82 && (lo >> 24) & 0xff == 0xff)
     {
         return false;
@@ -193,8 +205,6 @@ const OP_MOV: u64 = 0x202;
 /// `MOV Rd, imm32` and `MOV.64 Rd, imm`: no register read.
 const OP_MOV_IMMEDIATE: u64 = 0x802;
 const OP_MOV64_IMMEDIATE: u64 = 0x402;
-/// `NOP`.
-const OP_NOP: u64 = 0x918;
 /// Low 9 bits of sm_120's two-operand `IADD` (any operand form).
 const OP_IADD: u64 = 0x035;
 /// Low 9 bits of `IMAD.WIDE` (and `.U32`; any operand form).
