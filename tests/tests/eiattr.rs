@@ -148,8 +148,9 @@ fn cuobjdump_value(attr: &Attribute, symbols: &dyn SymbolLookup) -> Option<Strin
         A::MbarrierInstrOffsets(m) => {
             m.0.iter()
                 .map(|e| {
+                    let immediate = if e.immediate == 0 { String::new() } else { format!(" + {}", e.immediate) };
                     format!(
-                        "{:#x} : Instruction Kind : {} (R{} + UR{}) Stride : {} ",
+                        "{:#x} : Instruction Kind : {} (R{} + UR{}{immediate}) Stride : {} ",
                         e.offset,
                         e.kind_name().unwrap_or("?"),
                         e.register,

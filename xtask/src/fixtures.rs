@@ -480,6 +480,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("fshape", "fshape.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.9: a grid-sync kernel's capsule numbering under `-g`.
     cu("gsync2", "gsync2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.9: capsules numbered by aligning them with their bitmaps.
+    nvcc_with("capal", "capal.cu", &["-diag-suppress", "20054"], Archs::Only(MERCURY_PAIR)),
     // Rule 11.2.1: weak copies replacing wfd_a's on Mercury.
     cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("wfd_b", "wfd_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
@@ -860,6 +862,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.9: gsync2_kernel's exits carried under `-g`, numbered as a
     // grid sync's capsule counts (its release fetch_add not counted).
     GroupSpec { name: "gsync2-g", inputs: &[Abi8("gsync2")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.9: capal's exits carried under `-g` where the alignment of its
+    // code with the capsules' bitmaps numbers them (crate::capsule_align).
+    GroupSpec { name: "capal-g", inputs: &[Abi8("capal")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     // Rules 11.3 and 11.8: with a `-G` input, fshape's kernels get error
     // barriers before their exits and lose the fence workaround as well.
     GroupSpec {

@@ -422,13 +422,17 @@ impl Shape for IndirectBranches {
 }
 
 /// One entry of `EIATTR_MBARRIER_INSTR_OFFSETS`: an mbarrier instruction
-/// and the address operand it names, `(R<register> + UR<uniform>)`.
+/// and the address operand it names, `(R<register> + UR<uniform> [+
+/// immediate])`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct MbarrierInstruction {
     pub offset: u32,
     pub register: u32,
-    /// The third word: 0 in every object seen.
-    pub reserved: u32,
+    /// The third word: the address's immediate offset, which cuobjdump
+    /// 13.5 prints as `+ 8` after the registers when it is not 0 (the
+    /// second and later barriers of a `cuda::pipeline`'s shared state:
+    /// fixture `capal`, 8, 0x10, 0x18).
+    pub immediate: u32,
     /// Bits 0..3: the kind; 4..7: the stride; 8..15: 1 in every object
     /// seen; 16..23: the uniform register; 24..31: 0.
     pub info: u32,
@@ -449,6 +453,10 @@ impl MbarrierInstruction {
             // `mbarrier.try_wait.parity` (fixture clel's `clel_wait`, sm_100
             // and sm_120: cuobjdump 13.5 prints this name for kind 0xa).
             10 => "MBARRIER_TRY_WAIT_PARITY",
+            // `mbarrier.inval` (fixture capal's `cuda::pipeline` shared
+            // state, destroyed at the kernel's end: cuobjdump 13.5 prints
+            // this name for kind 8).
+            8 => "MBARRIER_INVAL",
             _ => return None,
         })
     }
@@ -483,13 +491,13 @@ impl Shape for MbarrierInstructions {
         }
         let list = all
             .chunks_exact(4)
-            .map(|w| MbarrierInstruction { offset: w[0], register: w[1], reserved: w[2], info: w[3] })
+            .map(|w| MbarrierInstruction { offset: w[0], register: w[1], immediate: w[2], info: w[3] })
             .collect();
         Some(MbarrierInstructions(list))
     }
     fn encode(&self, payload: &mut Vec<u8>) -> u16 {
         for m in &self.0 {
-            for w in [m.offset, m.register, m.reserved, m.info] {
+            for w in [m.offset, m.register, m.immediate, m.info] {
                 payload.extend_from_slice(&w.to_le_bytes());
             }
         }
@@ -503,7 +511,8 @@ impl Shape for MbarrierInstructions {
                 let kind = m.kind_name().map_or_else(|| format!("kind {:#x}", m.info & 0xf), str::to_string);
                 let stride =
                     m.stride_name().map_or_else(|| format!("stride {:#x}", (m.info >> 4) & 0xf), str::to_string);
-                format!("{:#x}:{kind}(R{}+UR{}),{stride}", m.offset, m.register, m.uniform_register())
+                let immediate = if m.immediate == 0 { String::new() } else { format!("+{:#x}", m.immediate) };
+                format!("{:#x}:{kind}(R{}+UR{}{immediate}),{stride}", m.offset, m.register, m.uniform_register())
             })
             .collect();
         out.push(Field::new(label, FieldValue::TextList(list)));

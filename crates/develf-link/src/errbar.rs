@@ -33,6 +33,7 @@
 //! of the finaliser's scheduler, below), 117/117 capsules whose instruction
 //! count pairs up (`capsule`).
 
+use crate::capsule_align::aligned_numbering;
 use crate::options::{Input, LinkOptions, is_code_section};
 use crate::resolve::is_kernel;
 use develf_format::section::{SHT_CUDA_CAPMERC, SHT_CUDA_INFO, SHT_RELA, SHT_SYMTAB};
@@ -57,7 +58,7 @@ pub(crate) const OP_WARPSYNC_ALL: u64 = 0x948;
 const OP_CGAERRBAR: u64 = 0x5ab;
 /// An instruction pattern: (mask, value) of the low 64 bits, (mask, value)
 /// of the high 64 bits.
-type Pattern = (u64, u64, u64, u64);
+pub(crate) type Pattern = (u64, u64, u64, u64);
 const NOP: Pattern = (0xfff, OP_NOP, 0, 0);
 const ENDCOLLECTIVE: Pattern = (0xfff, 0x91b, 0, 0);
 const WARPSYNC: Pattern = (0xfff, 0x348, 0, 0);
@@ -125,7 +126,7 @@ const FENCE_VIEW_ASYNC_S: Pattern = (0xfff, 0x3c6, 0, 0);
 /// The workaround's length: four `@!PT LDS RZ, [RZ]` and `MEMBAR.ALL.CTA`.
 const FENCE_RUN: usize = 5;
 
-fn matches(&(lo, hi): &(u64, u64), (ml, vl, mh, vh): Pattern) -> bool {
+pub(crate) fn matches(&(lo, hi): &(u64, u64), (ml, vl, mh, vh): Pattern) -> bool {
     lo & ml == vl && hi & mh == vh
 }
 
@@ -217,7 +218,7 @@ pub(crate) fn grid_sync_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
 }
 
 /// `MEMBAR.ALL.GPU`, which the finaliser puts in a cluster sync's expansion.
-const MEMBAR_ALL_GPU: Pattern = (0xfff, 0x992, 0xf000, 0xa000);
+pub(crate) const MEMBAR_ALL_GPU: Pattern = (0xfff, 0x992, 0xf000, 0xa000);
 /// `UCGABAR_ARV`: a cluster barrier's arrive.
 const OP_UCGABAR_ARV: u64 = 0x9c7;
 
@@ -1036,11 +1037,11 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
         // A cluster sync's expansion has its own numbering; the grid
         // sync's can pair up with it too, wrongly (fixture `cluster`).
         let sync = if has_cluster_arrive(code) { cluster_sync_numbering } else { grid_sync_numbering };
-        Some(sync(code))
-            .filter(|(_, n)| *n == count)
-            .map(|(v, _)| v)
-            .or_else(|| has_cluster_arrive(code).then(|| collective_numbering_from_end(code, count)).flatten())
+        Some(sync(code)).filter(|(_, n)| *n == count).map(|(v, _)| v)
     });
+    // Where none pairs up: guesses, tried in turn for each exit (below).
+    let collective = std::cell::OnceCell::new();
+    let aligned = std::cell::OnceCell::new();
     let words = count.div_ceil(32);
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
     let (items, exit_records) = capsule_item_starts(bytes, words)?;
@@ -1052,10 +1053,28 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     let carried: Vec<usize> = (1..ops.len()).filter(|&i| ops[i] == OP_EXIT && ops[i - 1] == OP_CGAERRBAR).collect();
     for change in &moves.exits {
         if change.before == 1 {
+            let at = |numbers: &Option<Vec<Option<usize>>>| numbers.as_ref()?.get(change.index).copied().flatten();
             let k = match &number {
                 Some(number) => number.get(change.index).copied().flatten()?,
-                None => numbered_from_end(code, count, change.index)
-                    .or_else(|| numbered_before_divergence(code, change.index))?,
+                // The first guess that finds the `EXIT` bare (a set bit):
+                // the alignment with the bitmap (`crate::capsule_align`),
+                // then the older rules it agrees with where they were
+                // found: a cluster sync's count from the end, the count
+                // back from the final `BRA`, the numbering before a
+                // warp-divergent fallback.
+                None => {
+                    let guesses: [&dyn Fn() -> Option<usize>; 4] = [
+                        &|| at(aligned.get_or_init(|| aligned_numbering(code, bytes))),
+                        &|| {
+                            at(collective.get_or_init(|| {
+                                has_cluster_arrive(code).then(|| collective_numbering_from_end(code, count)).flatten()
+                            }))
+                        },
+                        &|| numbered_from_end(code, count, change.index),
+                        &|| numbered_before_divergence(code, change.index),
+                    ];
+                    guesses.iter().find_map(|guess| guess().filter(|&k| k < count && bit(k)))?
+                }
             };
             let carried_before = (0..k).filter(|&j| !bit(j)).count();
             // A bare `EXIT` becomes carried.

@@ -18,6 +18,7 @@
 
 mod bits;
 mod body;
+mod capsule_align;
 mod checks;
 pub mod compare;
 mod errbar;
