@@ -482,6 +482,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("gsync2", "gsync2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.9: capsules numbered by aligning them with their bitmaps.
     nvcc_with("capal", "capal.cu", &["-diag-suppress", "20054"], Archs::Only(MERCURY_PAIR)),
+    cu("capwarp", "capwarp.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.2.1: weak copies replacing wfd_a's on Mercury.
     cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("wfd_b", "wfd_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
@@ -865,6 +866,7 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.9: capal's exits carried under `-g` where the alignment of its
     // code with the capsules' bitmaps numbers them (crate::capsule_align).
     GroupSpec { name: "capal-g", inputs: &[Abi8("capal")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "capwarp-g", inputs: &[Abi8("capwarp")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     // Rules 11.3 and 11.8: with a `-G` input, fshape's kernels get error
     // barriers before their exits and lose the fence workaround as well.
     GroupSpec {
