@@ -265,6 +265,33 @@ fn recorded_command_lines_match_nvlinks_notes() {
             "-arch sm_90 -nvvmpath /x -split-compile-extended 3 -dump-callgraph-no-demangle  ",
         ),
         (&["--arch=sm_90", "-time", "t.csv", "a.o"], "-arch sm_90 "),
+        // -suppress-debug-info and -device-stack-protector's places (nvlink
+        // 13.5's note of this command line, session 24).
+        (
+            &[
+                "-device-stack-protector=true",
+                "-suppress-debug-info",
+                "-arch=sm_90",
+                "-g",
+                "-report-arch",
+                "-extrawarn",
+                "-Xptxas",
+                "-O3",
+                "-maxrregcount=64",
+                "-dump-callgraph",
+                "-use-host-info",
+                "-split-compile=2",
+                "-nvvmpath=/tmp",
+                "-cpu-arch=X86_64",
+                "-r",
+                "frp_x.cubin",
+                "-o",
+                "t9.cubin",
+            ],
+            "frp_x.cubin -o t9.cubin -g  -arch sm_90 -cpu-arch X86_64 -report-arch  -extrawarn  -nvvmpath /tmp \
+             -split-compile 2 -suppress-debug-info  -Xptxas -O3 -maxrregcount 64 -dump-callgraph  -use-host-info  -r  \
+             -device-stack-protector true ",
+        ),
         // With -g: the input files' basenames (not -l libraries), then -o's basename.
         (
             &[
@@ -309,6 +336,8 @@ fn bad_command_lines_get_nvlinks_messages() {
             "Conflicting options '-dump-callgraph' and '-dump-callgraph-no-demangle'",
         ),
         (&["--threads", "many"], "Value 'many' is not defined for option 'threads' (a number)"),
+        (&["-Ofc=max", "a.o"], "Conflicting options '--Ofast-compile' and 'no -dlto'"),
+        (&["-suppress-debug-info", "a.o"], "Conflicting options '-suppress-debug-info' and 'no -g'"),
     ];
     for (line, message) in cases {
         assert_eq!(parse_nvlink_args(&strings(line)), Err(message.to_string()), "{line:?}");

@@ -73,6 +73,19 @@ fn ptxas_options_reach_the_ptx_compiler() {
     assert!(comparison.byte_identical, "jit_O0.sm_90.cubin: {comparison:?}");
 }
 
+/// `-maxrregcount` goes to the ptxas that compiles the PTX, as nvlink hands
+/// it to its built-in one (the objects' MAXREG_COUNT 0x20, not 0xff, and
+/// ptxas's command line in their notes; sweep6).
+#[test]
+fn maxrregcount_reaches_the_ptx_compiler() {
+    let dir = jit_dir();
+    let request = request_for(dir.join("fake-ptxas.sh"), &["-maxrregcount=32"], &["jit_kernel.o", "jit_lib.o"]);
+    let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
+    let theirs = std::fs::read(dir.join("jit_maxreg.sm_90.cubin")).expect("nvlink's output");
+    let comparison = develf_link::compare(&ours, &theirs);
+    assert!(comparison.byte_identical, "jit_maxreg.sm_90.cubin: {comparison:?}");
+}
+
 #[test]
 fn a_ptx_file_is_compiled_as_nvlink_compiles_it() {
     let dir = jit_dir();

@@ -60,6 +60,14 @@ pub enum OptionId {
     PtxasOptions,
     SuppressArchWarning,
     SuppressStackSizeWarning,
+    /// `-suppress-debug-info`: with `-g`, a link as without it that keeps
+    /// unused code (`LinkOptions::debug_suppressed`); without `-g`, an error.
+    SuppressDebugInfo,
+    /// `-Ofast-compile`: an error without `-dlto`, as in nvlink.
+    FastCompile,
+    /// `-maxrregcount`, `-split-compile`: handed to the ptxas that compiles
+    /// PTX inputs, as nvlink hands them to its built-in one.
+    PtxasPassThrough,
     /// develf's own: worker threads (also `DEVELF_THREADS`).
     Threads,
     /// Accepted and without effect on develf's output (messages, timing, LTO-only tuning).
@@ -200,9 +208,9 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "Ofast-compile",
         Some("Ofc"),
         Value,
-        O::NoEffect,
+        O::FastCompile,
         "<0|min|mid|max>",
-        "Fast-compile level (LTO only; no effect).",
+        "Fast-compile level (LTO only: an error without -dlto, as in nvlink).",
     ),
     opt("Xnvvm", Some("Xnvvm"), List, O::NotSupported, "<options>,...", "Nvvm options (LTO; not supported by develf)."),
     opt(
@@ -234,14 +242,16 @@ pub const OPTIONS: &[NvlinkOption] = &[
         help: "The host CPU architecture (no effect on the device code).",
     },
     opt("debug", Some("g"), Nothing, O::Debug, "", "This was a debug compile: keep and link debug sections."),
-    opt(
-        "device-stack-protector",
-        Some("device-stack-protector"),
-        Nothing,
-        O::NotSupported,
-        "",
-        "Stack protectors (not supported by develf).",
-    ),
+    NvlinkOption {
+        long: "device-stack-protector",
+        short: Some("device-stack-protector"),
+        takes: Value,
+        allowed: &["true", "false"],
+        id: O::NoEffect,
+        glued: false,
+        value_name: "<true|false>",
+        help: "Stack protectors for code compiled at link time (LTO only; no effect on linked code).",
+    },
     opt("disable-infos", Some("disable-infos"), Nothing, O::NoEffect, "", "Disable all info messages."),
     opt("disable-warnings", Some("w"), Nothing, O::DisableWarnings, "", "Inhibit all warning messages."),
     opt("dlto", Some("dlto"), Nothing, O::NotSupported, "", "Link-time optimization (not supported by develf)."),
@@ -332,7 +342,14 @@ pub const OPTIONS: &[NvlinkOption] = &[
         value_name: "<bits>",
         help: "64 bit architecture (the only one).",
     },
-    opt("maxrregcount", Some("maxrregcount"), Value, O::NoEffect, "<amount>", "Max regcount (LTO only; no effect)."),
+    opt(
+        "maxrregcount",
+        Some("maxrregcount"),
+        Value,
+        O::PtxasPassThrough,
+        "<amount>",
+        "Max regcount, for PTX compiled at link time (handed to ptxas).",
+    ),
     opt("nvvm-latest", Some("nvvm-latest"), Nothing, O::NoEffect, "", "Newest nvvm (LTO only; no effect)."),
     opt("nvvmpath", Some("nvvmpath"), Value, O::NoEffect, "<path>", "Path to libnvvm (LTO only; no effect)."),
     opt(
@@ -369,7 +386,14 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "",
         "Report the SM target in error messages (no effect).",
     ),
-    opt("split-compile", Some("split-compile"), Value, O::NoEffect, "<amount>", "nvvm threads (LTO only; no effect)."),
+    opt(
+        "split-compile",
+        Some("split-compile"),
+        Value,
+        O::PtxasPassThrough,
+        "<amount>",
+        "Compile threads, for PTX compiled at link time (handed to ptxas).",
+    ),
     opt(
         "split-compile-extended",
         Some("split-compile-extended"),
@@ -390,9 +414,9 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "suppress-debug-info",
         Some("suppress-debug-info"),
         Nothing,
-        O::NotSupported,
+        O::SuppressDebugInfo,
         "",
-        "Drop debug symbols (not supported by develf).",
+        "With -g: no debug information (a plain link that keeps unused code).",
     ),
     opt(
         "suppress-stack-size-warning",
@@ -480,6 +504,9 @@ pub struct NvlinkArgs {
     pub ptxas_options: Vec<String>,
     pub suppress_arch_warning: bool,
     pub suppress_stack_size_warning: bool,
+    pub suppress_debug_info: bool,
+    /// `-maxrregcount`, `-split-compile` (long name, last value), for ptxas.
+    pub ptxas_pass_through: Vec<(&'static str, String)>,
     /// Options given that develf refuses, as spelled.
     pub not_supported: Vec<String>,
     /// Warnings about the command line (redefinitions).
@@ -573,6 +600,7 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
     let mut files_read = 0usize;
     let mut machine: Option<String> = None;
     let mut threads: Option<String> = None;
+    let mut fast_compile = false;
     while let Some(arg) = pending.pop_front() {
         if let Some(path) = arg.strip_prefix('@').filter(|p| !p.is_empty()) {
             let words = read_options_file(path, &mut files_read)?;
@@ -655,12 +683,28 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             O::PtxasOptions => parsed.ptxas_options.extend(values),
             O::SuppressArchWarning => parsed.suppress_arch_warning = true,
             O::SuppressStackSizeWarning => parsed.suppress_stack_size_warning = true,
+            O::SuppressDebugInfo => parsed.suppress_debug_info = true,
+            O::FastCompile => fast_compile = true,
+            // ptxas takes them as nvlink's `-maxrregcount=N` (its tkinfo
+            // note records them in its own order: `-maxrregcount 32 -arch
+            // sm_90 -m 64 -c`, `... -c  -split-compile 2`; sweep6).
+            O::PtxasPassThrough => {
+                parsed.ptxas_pass_through.retain(|(name, _)| *name != option.long);
+                parsed.ptxas_pass_through.push((option.long, single.to_string()));
+            }
             O::NoEffect => {}
             O::NotSupported => parsed.not_supported.push(spelling.to_string()),
         }
     }
     if parsed.ignore_host_info && parsed.use_host_info {
         return Err("Conflicting options '-use-host-info' and '-ignore-host-info'".to_string());
+    }
+    // nvlink's words for both (`-dlto` itself is refused as not supported).
+    if fast_compile {
+        return Err("Conflicting options '--Ofast-compile' and 'no -dlto'".to_string());
+    }
+    if parsed.suppress_debug_info && !parsed.debug {
+        return Err("Conflicting options '-suppress-debug-info' and 'no -g'".to_string());
     }
     if let Some(t) = threads {
         parsed.threads =
@@ -701,6 +745,7 @@ const RECORDED_OPTIONS: &[&str] = &[
     "nvvmpath",
     "split-compile",
     "split-compile-extended",
+    "suppress-debug-info",
     "Xptxas",
     "maxrregcount",
     "dump-callgraph",
@@ -708,6 +753,7 @@ const RECORDED_OPTIONS: &[&str] = &[
     "ignore-host-info",
     "use-host-info",
     "relocatable-link",
+    "device-stack-protector",
 ];
 
 /// The command line as nvlink records it in `.note.nv.tkinfo` (rule 7.5):
@@ -831,6 +877,8 @@ pub struct LinkRequest {
     pub output: PathBuf,
     pub relocatable: bool,
     pub debug: bool,
+    /// `-g` with `-suppress-debug-info` (`LinkOptions::debug_suppressed`).
+    pub debug_suppressed: bool,
     pub preserve_relocs: bool,
     pub kernels_used: Option<Vec<String>>,
     pub variables_used: Option<Vec<String>>,
@@ -966,7 +1014,8 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         arch,
         output: PathBuf::from(output),
         relocatable: parsed.relocatable,
-        debug: parsed.debug,
+        debug: parsed.debug && !parsed.suppress_debug_info,
+        debug_suppressed: parsed.debug && parsed.suppress_debug_info,
         preserve_relocs: parsed.preserve_relocs,
         kernels_used: parsed.kernels_used.clone(),
         variables_used: parsed.variables_used.clone(),
@@ -979,7 +1028,12 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         threads: parsed.threads.or_else(threads_from_env).unwrap_or(0),
         command_line: Some(recorded_command_line(parsed)),
         ptxas: None,
-        ptxas_options: parsed.ptxas_options.clone(),
+        ptxas_options: parsed
+            .ptxas_pass_through
+            .iter()
+            .map(|(name, value)| format!("-{name}={value}"))
+            .chain(parsed.ptxas_options.iter().cloned())
+            .collect(),
         suppress_arch_warning: parsed.suppress_arch_warning,
         suppress_stack_size_warning: parsed.suppress_stack_size_warning,
         virtual_target,
@@ -1642,6 +1696,7 @@ fn link_options(request: &LinkRequest, gathered: &Gathered<'_>) -> LinkOptions {
     }
     options.output = if request.relocatable { OutputKind::Relocatable } else { OutputKind::Executable };
     options.debug = request.debug;
+    options.debug_suppressed = request.debug_suppressed;
     options.preserve_relocs = request.preserve_relocs;
     options.kernels_used.clone_from(&request.kernels_used);
     options.variables_used.clone_from(&request.variables_used);
@@ -2261,6 +2316,7 @@ pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
         output: args.output.clone(),
         relocatable: args.relocatable,
         debug: args.debug,
+        debug_suppressed: false,
         preserve_relocs: args.preserve_relocs,
         kernels_used: args.kernels_used.clone(),
         variables_used: args.variables_used.clone(),

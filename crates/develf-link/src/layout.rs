@@ -899,7 +899,9 @@ pub(crate) fn build(
     }
     // Before `.nv.rel.action` (f6 dynp exec `-kernels-used`: after
     // `.nv.prototype`, before `.nv.rel.action` in `.shstrtab`).
-    if !options.debug && (options.kernels_used.is_some() || options.variables_used.is_some()) {
+    if !(options.debug || options.debug_suppressed)
+        && (options.kernels_used.is_some() || options.variables_used.is_some())
+    {
         unselected_extern_windows(&mut b, &shared_facts, options);
     }
     if executable && !mercury {
@@ -1094,6 +1096,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 .and_then(|g| b.resolution.globals.get(g))
                 .is_some_and(|g| g.first.input < input.index);
             let selected = options.debug
+                || options.debug_suppressed
                 || (options.kernels_used.is_none() && options.variables_used.is_none())
                 || crate::host_info::is_root_kernel(options, s.name)
                 || met_earlier;

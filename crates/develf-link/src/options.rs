@@ -20,6 +20,13 @@ pub struct LinkOptions {
     pub output: OutputKind,
     /// `-g`: keep and link debug sections.
     pub debug: bool,
+    /// `-g` with `-suppress-debug-info` (`debug` is then false): the link is
+    /// as without `-g` but for two things `-g` still does, which keep
+    /// nvlink's outputs apart from plain ones (session 24): dead code is
+    /// kept (rule 9.7: sm_100 mdbg keeps its unused `-G` functions, while
+    /// the kernels' shared variables and the exit barriers of `-g` are
+    /// gone), and the note names the output as under `-g`.
+    pub debug_suppressed: bool,
     /// `-preserve-relocs`: keep resolved relocations in `.nv.resolvedrela.*`.
     pub preserve_relocs: bool,
     /// `-kernels-used=K,...`: only these kernels (and what they reach) are kept.
@@ -51,6 +58,7 @@ impl LinkOptions {
             arch,
             output: OutputKind::Executable,
             debug: false,
+            debug_suppressed: false,
             preserve_relocs: false,
             kernels_used: None,
             variables_used: None,
