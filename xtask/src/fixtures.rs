@@ -483,6 +483,10 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 11.9: capsules numbered by aligning them with their bitmaps.
     nvcc_with("capal", "capal.cu", &["-diag-suppress", "20054"], Archs::Only(MERCURY_PAIR)),
     cu("capwarp", "capwarp.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // A bank-3 constant and a function with a jump table (bank 2), for a
+    // relinked `-r` output's merc bank order.
+    cu("mcord_a", "mcord_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("mcord_b", "mcord_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rule 11.2.1: weak copies replacing wfd_a's on Mercury.
     cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("wfd_b", "wfd_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
@@ -867,6 +871,15 @@ const GROUPS: &[GroupSpec] = &[
     // code with the capsules' bitmaps numbers them (crate::capsule_align).
     GroupSpec { name: "capal-g", inputs: &[Abi8("capal")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "capwarp-g", inputs: &[Abi8("capwarp")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    // Sweep6 cluster B: relinking mcord's `-r` output puts `.nv.constant2.<f>`
+    // before `.nv.constant3`, and their merc copies the same way.
+    GroupSpec {
+        name: "mcord",
+        inputs: &[Abi8("mcord_a"), Abi8("mcord_b")],
+        flags: &[],
+        archs: Archs::Only(MERCURY_PAIR),
+    },
+    GroupSpec { name: "mcord-relink", inputs: &[LinkR("mcord")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rules 11.3 and 11.8: with a `-G` input, fshape's kernels get error
     // barriers before their exits and lose the fence workaround as well.
     GroupSpec {

@@ -74,6 +74,9 @@ static SUBRANKS: &[(&str, u8)] = &[
     (".nv.merc.nv.shared.reserved.", 10),
 ];
 
+/// A function's merc bank 2, `.nv.merc.nv.constant.optimizer.<fn>`.
+const MERC_OPTIMIZER_PREFIX: &str = ".nv.merc.nv.constant.optimizer.";
+
 /// Rule 3.2: Mercury sections that take no file space of their own but share
 /// the bytes of a normal section: (merc name or prefix, normal name or prefix).
 static ALIASES: &[(&str, &str)] = &[
@@ -172,6 +175,23 @@ pub(crate) fn order_key(inputs: &[InputObject<'_>], layout: &Layout, s: &OutSect
                 .strip_prefix(".nv.capmerc.text.")
                 .filter(|_| s.class == SectionClass::Mercury)
                 .and_then(|f| own_text(inputs, layout, s, f).or_else(|| layout.find(&format!(".text.{f}"))))
+        })
+        .or_else(|| {
+            // The merc constant banks follow the banks they copy: a relinked
+            // `-r` output's `.nv.constant2.<f>` comes before its
+            // `.nv.constant3`, and so does `.nv.merc.nv.constant.optimizer.<f>`
+            // before `.nv.merc.nv.constant.user` (sweep6 cluster B, sm_100 and
+            // sm_120 `r-relink-r`), where the input had them the other way.
+            // Only in `-r` outputs: an executable's function banks are merged
+            // into its kernels' (fixture ptx keeps creation order there).
+            if s.class != SectionClass::Mercury || layout.executable {
+                return None;
+            }
+            match s.name.strip_prefix(MERC_OPTIMIZER_PREFIX) {
+                Some(f) => layout.find(&format!(".nv.constant2.{f}")),
+                None if s.name == ".nv.merc.nv.constant.user" => layout.find(".nv.constant3"),
+                None => None,
+            }
         });
     (rank, normal.unwrap_or(0))
 }
