@@ -25,7 +25,7 @@
 //! `EXIT`), a bit with no instruction ([`EXTRA_BIT`]).
 //!
 //! Checked against nvlink's `-g` outputs of the sweeps (every program's
-//! sm_100 and sm_120 `-g` link, `/work/s24/validate2.py` in session 24):
+//! sm_100 and sm_120 `-g` link, session 24; docs/nvlink-layout.md rule 11.9):
 //! of the 1,078 distinct kernels with a bare `EXIT`, the alignment numbers
 //! every exit where nvlink carries it, in all 1,078, grid and cluster syncs,
 //! `cuda::pipeline` and CUB's radix-sort and scan kernels included (where no
