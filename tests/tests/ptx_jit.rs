@@ -32,6 +32,17 @@ fn request_on(arch: &str, ptxas: PathBuf, options: &[&str], inputs: &[&str]) -> 
     request
 }
 
+/// Links `inputs` of tests/fixtures/jit with `options` for sm_90 through
+/// `fake-ptxas.sh` and compares the output with nvlink's `expected` there.
+fn links_like_nvlink(options: &[&str], inputs: &[&str], expected: &str) {
+    let dir = jit_dir();
+    let request = request_for(dir.join("fake-ptxas.sh"), options, inputs);
+    let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
+    let theirs = std::fs::read(dir.join(expected)).expect("nvlink's output");
+    let comparison = develf_link::compare(&ours, &theirs);
+    assert!(comparison.byte_identical, "{expected}: {comparison:?}");
+}
+
 fn reporter() -> Reporter {
     Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false }
 }
@@ -53,24 +64,14 @@ fn ptx_only_inputs_link_as_nvlink_compiles_them() {
 /// file name, object `elf.o`).
 #[test]
 fn a_debug_link_compiles_ptx_as_nvlink_does() {
-    let dir = jit_dir();
-    let request = request_for(dir.join("fake-ptxas.sh"), &["-g"], &["jit_kernel.o", "jit_lib.o"]);
-    let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
-    let theirs = std::fs::read(dir.join("jit_g.sm_90.cubin")).expect("nvlink's output");
-    let comparison = develf_link::compare(&ours, &theirs);
-    assert!(comparison.byte_identical, "jit_g.sm_90.cubin: {comparison:?}");
+    links_like_nvlink(&["-g"], &["jit_kernel.o", "jit_lib.o"], "jit_g.sm_90.cubin");
 }
 
 /// `-Xptxas` options go to the ptxas that compiles the PTX, after each
 /// entry's own (nvlink `-Xptxas -O0`: other code than without).
 #[test]
 fn ptxas_options_reach_the_ptx_compiler() {
-    let dir = jit_dir();
-    let request = request_for(dir.join("fake-ptxas.sh"), &["-Xptxas", "-O0"], &["jit_kernel.o", "jit_lib.o"]);
-    let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
-    let theirs = std::fs::read(dir.join("jit_O0.sm_90.cubin")).expect("nvlink's output");
-    let comparison = develf_link::compare(&ours, &theirs);
-    assert!(comparison.byte_identical, "jit_O0.sm_90.cubin: {comparison:?}");
+    links_like_nvlink(&["-Xptxas", "-O0"], &["jit_kernel.o", "jit_lib.o"], "jit_O0.sm_90.cubin");
 }
 
 /// `-maxrregcount` goes to the ptxas that compiles the PTX, as nvlink hands
@@ -78,22 +79,12 @@ fn ptxas_options_reach_the_ptx_compiler() {
 /// ptxas's command line in their notes; sweep6).
 #[test]
 fn maxrregcount_reaches_the_ptx_compiler() {
-    let dir = jit_dir();
-    let request = request_for(dir.join("fake-ptxas.sh"), &["-maxrregcount=32"], &["jit_kernel.o", "jit_lib.o"]);
-    let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
-    let theirs = std::fs::read(dir.join("jit_maxreg.sm_90.cubin")).expect("nvlink's output");
-    let comparison = develf_link::compare(&ours, &theirs);
-    assert!(comparison.byte_identical, "jit_maxreg.sm_90.cubin: {comparison:?}");
+    links_like_nvlink(&["-maxrregcount=32"], &["jit_kernel.o", "jit_lib.o"], "jit_maxreg.sm_90.cubin");
 }
 
 #[test]
 fn a_ptx_file_is_compiled_as_nvlink_compiles_it() {
-    let dir = jit_dir();
-    let request = request_for(dir.join("fake-ptxas.sh"), &[], &["jit_kernel.ptx", "jit_lib.o"]);
-    let ours = nvlink_cmd::link_bytes(&request, &mut reporter()).unwrap_or_else(|f| panic!("{}", f.message));
-    let theirs = std::fs::read(dir.join("jit_ptx.sm_90.cubin")).expect("nvlink's output");
-    let comparison = develf_link::compare(&ours, &theirs);
-    assert!(comparison.byte_identical, "jit_ptx.sm_90.cubin: {comparison:?}");
+    links_like_nvlink(&[], &["jit_kernel.ptx", "jit_lib.o"], "jit_ptx.sm_90.cubin");
 }
 
 #[test]
