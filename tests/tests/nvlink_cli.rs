@@ -146,7 +146,10 @@ fn options_parse_as_nvlink_spells_them() {
         (&["-V"], NvlinkArgs { version: true, ..NvlinkArgs::default() }),
         (&["-arch=sm_90", "-o", "out.cubin", "--threads", "3"], NvlinkArgs { threads: Some(3), ..base() }),
         // Accepted, no effect on the output.
-        (&["-arch=sm_90", "-o", "out.cubin", "-disable-infos", "-time", "-"], base()),
+        (
+            &["-arch=sm_90", "-o", "out.cubin", "-disable-infos", "-time", "-"],
+            NvlinkArgs { time_file: Some("-".to_string()), ..base() },
+        ),
         // Messages only.
         (
             &["-arch=sm_90", "-o", "out.cubin", "-suppress-arch-warning"],
@@ -677,4 +680,41 @@ fn ar_archive(name: &str, data: &[u8]) -> Vec<u8> {
         out.push(b'\n');
     }
     out
+}
+
+/// Session 24 (sweep7): what nvlink 13.5 writes besides a link. `-ghls
+/// lcs-aug` writes the fatbin sections' host linker script and links
+/// nothing (inputs are an error); `-time FILE` starts a new file with its
+/// CSV header and leaves an existing one as it is; an `ar` archive with no
+/// members is taken and adds nothing; `-l` libraries alone are no inputs.
+#[test]
+fn files_nvlink_writes_besides_a_link() {
+    let fixtures = fixtures_dir();
+    let checks = fixtures.join("checks");
+    let dir = scratch("besides");
+    let lds = dir.join("s.lds");
+    assert_eq!(nvlink_cmd::run_nvlink(os(&["-ghls=lcs-aug", "-o", &lds.to_string_lossy()])), 0);
+    assert_eq!(
+        std::fs::read(&lds).expect("script"),
+        std::fs::read(checks.join("ghls_lcs_aug.nvlink.lds")).expect("nvlink's")
+    );
+    let main = fixtures.join("obj/sm_90/calls_main.cubin").to_string_lossy().into_owned();
+    let lib = fixtures.join("obj/sm_90/calls_lib.cubin").to_string_lossy().into_owned();
+    assert_eq!(nvlink_cmd::run_nvlink(os(&["-ghls=lcs-aug", "-o", &lds.to_string_lossy(), &main])), FATAL_STATUS);
+    let csv = dir.join("t.csv").to_string_lossy().into_owned();
+    let out = dir.join("out.cubin").to_string_lossy().into_owned();
+    for _ in 0..2 {
+        assert_eq!(nvlink_cmd::run_nvlink(os(&["-w", "-time", &csv, "-arch=sm_90", &main, &lib, "-o", &out])), 0);
+        assert_eq!(std::fs::read(&csv).expect("csv"), std::fs::read(checks.join("time.nvlink.csv")).expect("nvlink's"));
+    }
+    let empty = checks.join("empty.a").to_string_lossy().into_owned();
+    assert_eq!(nvlink_cmd::run_nvlink(os(&["-arch=sm_90", &main, &empty, &lib, "-o", &out])), 0);
+    let theirs = std::fs::read(checks.join("empty_archive_links.nvlink.cubin")).expect("nvlink's");
+    assert!(std::fs::read(&out).expect("output") == theirs, "the link with an empty archive differs from nvlink's");
+    let parsed = parse_nvlink_args(&strings(&["-arch=sm_90", "-L.", "-lcudadevrt", "-o", "x.cubin"])).expect("parses");
+    assert_eq!(
+        nvlink_cmd::request_from_args(&parsed).err().as_deref(),
+        Some("No input files specified; use option --help for more information")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -65,6 +65,10 @@ pub enum OptionId {
     SuppressDebugInfo,
     /// `-Ofast-compile`: an error without `-dlto`, as in nvlink.
     FastCompile,
+    /// `-time FILE`: nvlink's timing table ([`start_time_file`]).
+    TimeFile,
+    /// `-ghls`: a host linker script instead of a link ([`host_linker_script`]).
+    HostLinkerScript,
     /// `-maxrregcount`, `-split-compile`: handed to the ptxas that compiles
     /// PTX inputs, as nvlink hands them to its built-in one.
     PtxasPassThrough,
@@ -271,10 +275,10 @@ pub const OPTIONS: &[NvlinkOption] = &[
         short: Some("ghls"),
         takes: Value,
         allowed: &["lcs-abs", "lcs-aug"],
-        id: O::NotSupported,
+        id: O::HostLinkerScript,
         glued: false,
         value_name: "<host linker script type>",
-        help: "Generate a host linker script (not supported by develf).",
+        help: "Write a host linker script instead of linking (lcs-aug: the fatbin sections; lcs-abs: the host ld's whole script with them).",
     },
     opt("help", Some("h"), Nothing, O::Help, "", "Print this help information."),
     opt(
@@ -426,7 +430,7 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "",
         "No stack size warning.",
     ),
-    opt("time", Some("time"), Value, O::NoEffect, "<file name>", "Timing table (no effect in develf)."),
+    opt("time", Some("time"), Value, O::TimeFile, "<file name>", "Timing table: a new file gets its CSV header."),
     opt("uidx-file", Some("uidx"), Value, O::NotSupported, "<file>", "uidx file (not supported by develf)."),
     opt(
         "use-host-info",
@@ -505,6 +509,10 @@ pub struct NvlinkArgs {
     pub suppress_arch_warning: bool,
     pub suppress_stack_size_warning: bool,
     pub suppress_debug_info: bool,
+    /// `-time FILE`.
+    pub time_file: Option<String>,
+    /// `-ghls lcs-aug|lcs-abs`.
+    pub host_linker_script: Option<String>,
     /// `-maxrregcount`, `-split-compile` (long name, last value), for ptxas.
     pub ptxas_pass_through: Vec<(&'static str, String)>,
     /// Options given that develf refuses, as spelled.
@@ -684,6 +692,8 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             O::SuppressArchWarning => parsed.suppress_arch_warning = true,
             O::SuppressStackSizeWarning => parsed.suppress_stack_size_warning = true,
             O::SuppressDebugInfo => parsed.suppress_debug_info = true,
+            O::TimeFile => set_single(&mut parsed.time_file, single, option.long, warnings),
+            O::HostLinkerScript => set_single(&mut parsed.host_linker_script, single, option.long, warnings),
             O::FastCompile => fast_compile = true,
             // ptxas takes them as nvlink's `-maxrregcount=N` (its tkinfo
             // note records them in its own order: `-maxrregcount 32 -arch
@@ -972,6 +982,15 @@ pub fn run_nvlink(args: Vec<OsString>) -> u8 {
     if let Some(option) = parsed.not_supported.first() {
         return reporter.fatal(&format!("Option '{option}' is not supported by develf's nvlink"));
     }
+    if let Some(kind) = &parsed.host_linker_script {
+        if !parsed.inputs.is_empty() {
+            return reporter.fatal("Input files are not allowed with -ghls option; use --help for more information");
+        }
+        return match host_linker_script(kind, parsed.host_ccbin.as_deref().unwrap_or("gcc"), parsed.output.as_deref()) {
+            Ok(()) => 0,
+            Err(message) => reporter.fatal(&message),
+        };
+    }
     let request = match request_from_args(&parsed) {
         Ok(r) => r,
         Err(message) => return reporter.fatal(&message),
@@ -990,7 +1009,67 @@ pub fn run_nvlink(args: Vec<OsString>) -> u8 {
         }
         reporter.line("warning", &text);
     }
+    if let Some(path) = &parsed.time_file {
+        if start_time_file(Path::new(path)).is_err() {
+            return reporter.fatal(&format!("Cannot open file '{path}'"));
+        }
+    }
     run_link(&request, &mut reporter)
+}
+
+/// The sections nvcc's fatbins go in, which `-ghls=lcs-aug` writes and
+/// `lcs-abs` appends to the host linker's own script (nvlink 13.5's bytes).
+const FATBIN_SECTIONS_SCRIPT: &str = "SECTIONS\n{\n\t.nvFatBinSegment : { *(.nvFatBinSegment) }\n\t__nv_relfatbin : { *(__nv_relfatbin) } \n\t.nv_fatbin : { *(.nv_fatbin) }\n}\n";
+
+/// nvlink's `-ghls` (what `nvcc --host-linker-script` runs): no link, but a
+/// host linker script to `output` (standard output without `-o`). For
+/// `lcs-abs`, the host `ld`'s default script for the options the host
+/// compiler passes it, found with the shell command nvlink runs (traced,
+/// session 24: `ld --verbose` with `gcc -###`'s `-pie`, `-z`, `-m` options,
+/// its banner and first two and last lines cut), then the fatbin sections.
+fn host_linker_script(kind: &str, ccbin: &str, output: Option<&str>) -> Result<(), String> {
+    let mut text = String::new();
+    if kind == "lcs-abs" {
+        let command = format!(
+            "ld --verbose $({ccbin} -### /dev/null  -m64  2>&1 | grep collect2  | grep -wo -e -pie -e \"-z [^[:space:]]*\" \
+             -e \"-m [^[:space:]]*\" -e -r -e -shared  | tr \"\\n\" \" \" ) | grep -Fvx -e \"$(ld -V)\" | sed '1,2d;$d'"
+        );
+        let run = std::process::Command::new("sh")
+            .args(["-c", &command])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("Could not run the host linker for its script: {e}"))?;
+        if !run.status.success() || run.stdout.is_empty() {
+            return Err("Could not get the host linker's default script (ld --verbose)".to_string());
+        }
+        text.push_str(&String::from_utf8_lossy(&run.stdout));
+    }
+    text.push_str(FATBIN_SECTIONS_SCRIPT);
+    match output {
+        Some(path) => write_atomically(Path::new(path), text.as_bytes())
+            .map_err(|e| format!("Could not open output file '{path}': {e}")),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// nvlink's `-time FILE`, once the command line is checked and before any
+/// input is read: a file that does not exist yet is created with the CSV
+/// header; an existing one (empty or not) is opened to append to and left as
+/// it is. The rows are nvlink's compile phases (LTO, PTX): a link of device
+/// code adds none (session 24, sweep7: 99 bytes after one link or two).
+fn start_time_file(path: &Path) -> std::io::Result<()> {
+    const HEADER: &str =
+        "source file name , phase name , phase input files , phase output file , arch , tool, metric , unit\n";
+    match std::fs::OpenOptions::new().append(true).create_new(true).open(path) {
+        Ok(mut file) => std::io::Write::write_all(&mut file, HEADER.as_bytes()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::OpenOptions::new().append(true).open(path).map(drop)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Checks the parsed command line as nvlink does (target, then output, then
@@ -1007,7 +1086,9 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         None if virtual_target => "",
         None => return Err("Must specify output file with -o option".to_string()),
     };
-    if parsed.inputs.is_empty() {
+    // Only files named on the command line count: `-l` libraries alone are
+    // no inputs to nvlink (session 24, sweep7: `-L. -lx`, `-lcudadevrt`).
+    if !parsed.inputs.iter().any(|i| matches!(i, InputArg::File(_))) {
         return Err("No input files specified; use option --help for more information".to_string());
     }
     Ok(LinkRequest {
@@ -1167,6 +1248,12 @@ fn named_input_kind(name: &str, data: &[u8], arch: Arch) -> NamedInput {
     const NVLINK_HEADER: usize = 56;
     if data.is_empty() {
         return NamedInput::Skip("the file is empty");
+    }
+    // An `ar` archive with no members is only its 8-byte magic, which nvlink
+    // takes (and links nothing from) where other files that short are fatal
+    // (session 24, sweep7: `ar rcs libempty.a` given directly).
+    if data == b"!<arch>\n" {
+        return NamedInput::Skip("the archive has no members");
     }
     if data.len() < NVLINK_HEADER {
         return NamedInput::Fatal(format!(

@@ -1,5 +1,13 @@
 //! Writing an output file so that it is either untouched or complete: the
 //! bytes go to a temporary file beside it, which then takes its place.
+//!
+//! nvlink opens its output and writes into it; a name that stands for
+//! something else than a file of its own is treated as nvlink treats it
+//! (session 24, sweep7): a symlink is followed (the file it names is
+//! replaced, the link stays), and a device or FIFO (`-o /dev/null`), a file
+//! with other hard links, and a file whose directory takes no new entries
+//! are written in place. An existing file develf may not write is an error,
+//! as for nvlink, not replaced; a replaced file keeps its permissions.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -32,6 +40,21 @@ pub fn write_atomically_to_file(
     path: &Path,
     fill: impl FnOnce(&std::fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    let path = &followed(path);
+    let existing = std::fs::metadata(path).ok();
+    if let Some(m) = &existing {
+        if m.is_dir() {
+            return Err(std::io::Error::new(std::io::ErrorKind::IsADirectory, "the output path is a directory"));
+        }
+        if !m.is_file() {
+            return write_in_place(path, fill);
+        }
+        // What nvlink's open would refuse (a read-only file), refused here too.
+        drop(std::fs::OpenOptions::new().write(true).open(path)?);
+        if shares_its_data(m) {
+            return write_in_place(path, fill);
+        }
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -41,16 +64,60 @@ pub fn write_atomically_to_file(
     };
     let unique = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let temp = dir.join(format!(".{}.develf-{}-{unique}.tmp", file_name.to_string_lossy(), std::process::id()));
-    let result = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|f| fill(&f))
+    let created = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp);
+    let file = match created {
+        Ok(file) => file,
+        // A directory that takes no new entries, with the file already there.
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied && existing.is_some() => {
+            return write_in_place(path, fill);
+        }
+        Err(e) => return Err(e),
+    };
+    let result = fill(&file)
+        .and_then(|()| match &existing {
+            Some(m) => file.set_permissions(m.permissions()),
+            None => Ok(()),
+        })
         .and_then(|()| replace(&temp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
     result
+}
+
+/// `path` with its symlinks followed, as far as they lead (a dangling
+/// link's target is where nvlink would create the file; 40 links at most).
+fn followed(path: &Path) -> std::path::PathBuf {
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        let Ok(target) = std::fs::read_link(&at) else { break };
+        at = match at.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    at
+}
+
+/// Whether a regular file has other names (hard links), which a rename
+/// would leave with the old contents.
+fn shares_its_data(m: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        m.nlink() > 1
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        false
+    }
+}
+
+/// Writes into the existing `path` (truncated first), as nvlink does.
+fn write_in_place(path: &Path, fill: impl FnOnce(&std::fs::File) -> std::io::Result<()>) -> std::io::Result<()> {
+    let file = std::fs::OpenOptions::new().write(true).truncate(true).open(path)?;
+    fill(&file)
 }
 
 /// Puts the complete file `temp` in `path`'s place, in one step.
@@ -62,8 +129,7 @@ pub fn write_atomically_to_file(
 /// 20-40 ms for a 20 MB cubin, a quarter of a big link, spent waiting on
 /// the disk. Like ld.bfd and mold, which also write a new file rather than
 /// rename over the old one, develf leaves syncing to the system. Elsewhere,
-/// for anything but a regular file (a symlink is replaced, not followed; a
-/// directory is an error) and when swapping fails, it is a rename.
+/// and when swapping fails, it is a rename.
 fn replace(temp: &Path, path: &Path) -> std::io::Result<()> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file()) && exchange(temp, path).is_ok() {
@@ -152,16 +218,49 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn a_symlink_is_replaced_not_followed() {
+    fn a_symlink_is_followed_as_nvlink_does() {
         let dir = scratch("link");
         let target = dir.join("target.cubin");
         std::fs::write(&target, b"target").unwrap();
         let out = dir.join("out.cubin");
-        std::os::unix::fs::symlink(&target, &out).unwrap();
+        std::os::unix::fs::symlink("target.cubin", &out).unwrap();
         write_atomically(&out, b"new").unwrap();
-        assert!(std::fs::symlink_metadata(&out).unwrap().file_type().is_file());
-        assert_eq!(std::fs::read(&out).unwrap(), b"new");
-        assert_eq!(std::fs::read(&target).unwrap(), b"target");
+        assert!(std::fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        // A dangling link: its target is created.
+        let dangling = dir.join("dangling.cubin");
+        std::os::unix::fs::symlink("made.cubin", &dangling).unwrap();
+        write_atomically(&dangling, b"made").unwrap();
+        assert_eq!(std::fs::read(dir.join("made.cubin")).unwrap(), b"made");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A device (`-o /dev/null`) stays a device: written into, not replaced.
+    #[cfg(unix)]
+    #[test]
+    fn a_device_is_written_into() {
+        write_atomically(Path::new("/dev/null"), b"discarded").unwrap();
+        assert!(!std::fs::symlink_metadata("/dev/null").unwrap().file_type().is_file());
+    }
+
+    /// Every name of a hard-linked output sees the new contents, as with
+    /// nvlink; a replaced file keeps its permissions.
+    #[cfg(unix)]
+    #[test]
+    fn hard_links_and_permissions_are_kept() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("hard");
+        let out = dir.join("out.cubin");
+        std::fs::write(&out, b"old").unwrap();
+        std::fs::hard_link(&out, dir.join("other.cubin")).unwrap();
+        write_atomically(&out, b"new").unwrap();
+        assert_eq!(std::fs::read(dir.join("other.cubin")).unwrap(), b"new");
+        let single = dir.join("single.cubin");
+        std::fs::write(&single, b"old").unwrap();
+        std::fs::set_permissions(&single, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomically(&single, b"new").unwrap();
+        assert_eq!(std::fs::metadata(&single).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(std::fs::read(&single).unwrap(), b"new");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
