@@ -114,10 +114,27 @@ fn shares_its_data(m: &std::fs::Metadata) -> bool {
     }
 }
 
-/// Writes into the existing `path` (truncated first), as nvlink does.
+/// Writes into the existing `path`, as nvlink does. A device is written
+/// directly. A regular file gets the finished bytes from a temporary file
+/// in the system's temporary directory, copied in once `fill` is done: the
+/// output may be one of the link's inputs, whose mapped pages `fill` still
+/// reads and truncating would pull away (`-o a.cubin a.cubin` with a hard
+/// link to `a.cubin`).
 fn write_in_place(path: &Path, fill: impl FnOnce(&std::fs::File) -> std::io::Result<()>) -> std::io::Result<()> {
-    let file = std::fs::OpenOptions::new().write(true).truncate(true).open(path)?;
-    fill(&file)
+    let open_target = || std::fs::OpenOptions::new().write(true).truncate(true).open(path);
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return fill(&open_target()?);
+    }
+    let unique = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let staging = std::env::temp_dir().join(format!(".develf-{}-{unique}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&staging)?;
+        fill(&file)?;
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(0))?;
+        std::io::copy(&mut file, &mut open_target()?).map(drop)
+    })();
+    let _ = std::fs::remove_file(&staging);
+    result
 }
 
 /// Puts the complete file `temp` in `path`'s place, in one step.
@@ -241,6 +258,24 @@ mod tests {
     fn a_device_is_written_into() {
         write_atomically(Path::new("/dev/null"), b"discarded").unwrap();
         assert!(!std::fs::symlink_metadata("/dev/null").unwrap().file_type().is_file());
+    }
+
+    /// An output written in place that is also an input: what `fill` reads
+    /// of it while writing is still the input (the link's inputs are mapped).
+    #[cfg(unix)]
+    #[test]
+    fn an_input_written_in_place_is_read_whole_first() {
+        let dir = scratch("inplace");
+        let out = dir.join("out.cubin");
+        std::fs::write(&out, b"input bytes").unwrap();
+        std::fs::hard_link(&out, dir.join("other.cubin")).unwrap();
+        write_atomically_to_file(&out, |f| {
+            let input = std::fs::read(&out)?;
+            std::os::unix::fs::FileExt::write_all_at(f, &input.to_ascii_uppercase(), 0)
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(dir.join("other.cubin")).unwrap(), b"INPUT BYTES");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Every name of a hard-linked output sees the new contents, as with
