@@ -211,6 +211,36 @@ mod tests {
         assert_eq!(numbers, Some(vec![Some(0), Some(1), Some(2), None, Some(3), Some(4)]));
     }
 
+    /// Random code against random bitmaps: no panic, and a numbering in
+    /// order below the count that counts each `EXIT` where there are bits
+    /// enough (leaving one out costs [`NEVER`], not infinity).
+    #[test]
+    fn random_alignments_are_well_formed() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        const OPS: [u64; 8] = [0x980, 0x918, 0x223, 0x94d, 0x947, 0x202, 0x7ac, 0x31c];
+        for _ in 0..400 {
+            let n = 1 + next(120) as usize;
+            let ops: Vec<u64> = (0..n).map(|_| OPS[next(OPS.len() as u64) as usize]).collect();
+            let code: Vec<u8> = ops.iter().flat_map(|&op| instruction(op)).collect();
+            let count = next(150) as usize;
+            let bits: Vec<bool> = (0..count).map(|_| next(2) == 1).collect();
+            let Some(numbers) = aligned_numbering(&code, &capsule(&bits)) else { continue };
+            let end = ops.iter().rposition(|&op| op == 0x947).map_or(n, |i| i + 1);
+            assert_eq!(numbers.len(), end);
+            let counted: Vec<usize> = numbers.iter().flatten().copied().collect();
+            assert!(counted.windows(2).all(|w| w[0] < w[1]) && counted.iter().all(|&k| k < count));
+            if count >= end {
+                assert!(ops[..end].iter().zip(&numbers).all(|(&op, k)| op != 0x94d || k.is_some()));
+            }
+        }
+    }
+
     /// A bitmap shorter than its count promises is refused.
     #[test]
     fn short_bitmap_is_refused() {
