@@ -1142,9 +1142,20 @@ struct LoadedFile {
 /// `dir_cudadevrt/../m.cubin`, not `CUDADEVRT/m.cubin`).
 const SYSTEM_LIBRARY: &str = "cudadevrt";
 
-fn find_library(name: &str, paths: &[PathBuf]) -> Option<PathBuf> {
+/// The first `lib<name>.a` on the `-L` paths that is not an archive with no
+/// members; each such one met first is passed over with nvlink's warning
+/// (session 24, sweep7: `Skipping incompatible '…/libempty.a' when searching
+/// for -lempty`, then the link goes on as without it).
+fn find_library(name: &str, paths: &[PathBuf], reporter: &mut Reporter) -> Option<PathBuf> {
     let file = format!("lib{name}.a");
-    paths.iter().map(|dir| dir.join(&file)).find(|p| p.is_file())
+    for candidate in paths.iter().map(|dir| dir.join(&file)).filter(|p| p.is_file()) {
+        if std::fs::read(&candidate).is_ok_and(|bytes| bytes == b"!<arch>\n") {
+            reporter.warning(&format!("Skipping incompatible '{}' when searching for -l{name}", candidate.display()));
+            continue;
+        }
+        return Some(candidate);
+    }
+    None
 }
 
 /// Reads the inputs in nvlink's link order (rule 13.1): the files as given,
@@ -1208,7 +1219,7 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
     }
     for input in &request.inputs {
         if let InputArg::Library(lib) = input {
-            match find_library(lib, &request.library_paths) {
+            match find_library(lib, &request.library_paths, reporter) {
                 Some(path) => {
                     let name = path.display().to_string();
                     let data = std::fs::read(&path).map_err(|e| format!("Could not open library '{name}': {e}"))?;
