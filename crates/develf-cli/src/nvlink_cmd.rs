@@ -1149,13 +1149,21 @@ const SYSTEM_LIBRARY: &str = "cudadevrt";
 fn find_library(name: &str, paths: &[PathBuf], reporter: &mut Reporter) -> Option<PathBuf> {
     let file = format!("lib{name}.a");
     for candidate in paths.iter().map(|dir| dir.join(&file)).filter(|p| p.is_file()) {
-        if std::fs::read(&candidate).is_ok_and(|bytes| bytes == b"!<arch>\n") {
+        if is_empty_archive_file(&candidate) {
             reporter.warning(&format!("Skipping incompatible '{}' when searching for -l{name}", candidate.display()));
             continue;
         }
         return Some(candidate);
     }
     None
+}
+
+/// Whether the file at `path` is an `ar` archive with no members: its magic
+/// alone (read only when the size says so; the library is read whole later).
+fn is_empty_archive_file(path: &Path) -> bool {
+    let magic = develf_parse::ar::MAGIC;
+    std::fs::metadata(path).is_ok_and(|m| m.len() == magic.len() as u64)
+        && std::fs::read(path).is_ok_and(|bytes| bytes == magic)
 }
 
 /// Reads the inputs in nvlink's link order (rule 13.1): the files as given,
@@ -1263,7 +1271,7 @@ fn named_input_kind(name: &str, data: &[u8], arch: Arch) -> NamedInput {
     // An `ar` archive with no members is only its 8-byte magic, which nvlink
     // takes (and links nothing from) where other files that short are fatal
     // (session 24, sweep7: `ar rcs libempty.a` given directly).
-    if data == b"!<arch>\n" {
+    if data == develf_parse::ar::MAGIC {
         return NamedInput::Skip("the archive has no members");
     }
     if data.len() < NVLINK_HEADER {

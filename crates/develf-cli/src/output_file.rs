@@ -47,7 +47,7 @@ pub fn write_atomically_to_file(
             return Err(std::io::Error::new(std::io::ErrorKind::IsADirectory, "the output path is a directory"));
         }
         if !m.is_file() {
-            return write_in_place(path, fill);
+            return fill(&open_truncated(path)?);
         }
         // What nvlink's open would refuse (a read-only file), refused here too.
         drop(std::fs::OpenOptions::new().write(true).open(path)?);
@@ -114,24 +114,25 @@ fn shares_its_data(m: &std::fs::Metadata) -> bool {
     }
 }
 
-/// Writes into the existing `path`, as nvlink does. A device is written
-/// directly. A regular file gets the finished bytes from a temporary file
-/// in the system's temporary directory, copied in once `fill` is done: the
-/// output may be one of the link's inputs, whose mapped pages `fill` still
-/// reads and truncating would pull away (`-o a.cubin a.cubin` with a hard
-/// link to `a.cubin`).
+/// `path` opened for writing from its start, as nvlink opens its output:
+/// how a device (`-o /dev/null`) is written.
+fn open_truncated(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new().write(true).truncate(true).open(path)
+}
+
+/// Writes into the existing regular file `path`, as nvlink does: the
+/// finished bytes come from a temporary file in the system's temporary
+/// directory, copied in once `fill` is done. The output may be one of the
+/// link's inputs, whose mapped pages `fill` still reads and truncating
+/// would pull away (`-o a.cubin a.cubin` with a hard link to `a.cubin`).
 fn write_in_place(path: &Path, fill: impl FnOnce(&std::fs::File) -> std::io::Result<()>) -> std::io::Result<()> {
-    let open_target = || std::fs::OpenOptions::new().write(true).truncate(true).open(path);
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return fill(&open_target()?);
-    }
     let unique = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let staging = std::env::temp_dir().join(format!(".develf-{}-{unique}.tmp", std::process::id()));
     let result = (|| {
         let mut file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&staging)?;
         fill(&file)?;
         std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(0))?;
-        std::io::copy(&mut file, &mut open_target()?).map(drop)
+        std::io::copy(&mut file, &mut open_truncated(path)?).map(drop)
     })();
     let _ = std::fs::remove_file(&staging);
     result

@@ -65,7 +65,7 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
     // each, `-kernels-used` or not: launch `-g -kernels-used=k3`, sm_75..
     // sm_100); under `-preserve-relocs` only the walk's (f05), so the walk
     // runs and removes nothing.
-    if options.output == OutputKind::Relocatable || options.debug || options.debug_suppressed {
+    if options.output == OutputKind::Relocatable || options.debug_given() {
         return Liveness { dead, host_pruned: Vec::new(), indirect, unwalked_kernels: Default::default() };
     }
     let keep_all = options.preserve_relocs;

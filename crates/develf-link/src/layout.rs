@@ -805,7 +805,7 @@ pub(crate) fn reserved_shared_value(layout: &Layout, section: crate::symbols::Sy
 }
 
 /// U25 (sm_100+): the merc copy of a function's or kernel's bank 2.
-const MERC_OPTIMIZER_PREFIX: &str = ".nv.merc.nv.constant.optimizer.";
+pub(crate) const MERC_OPTIMIZER_PREFIX: &str = ".nv.merc.nv.constant.optimizer.";
 
 /// The name a function's companion section has: `.nv.info.<fn>` for `.text.<fn>`.
 fn companion(prefix: &str, text_name: &str) -> String {
@@ -899,9 +899,7 @@ pub(crate) fn build(
     }
     // Before `.nv.rel.action` (f6 dynp exec `-kernels-used`: after
     // `.nv.prototype`, before `.nv.rel.action` in `.shstrtab`).
-    if !(options.debug || options.debug_suppressed)
-        && (options.kernels_used.is_some() || options.variables_used.is_some())
-    {
+    if !options.debug_given() && (options.kernels_used.is_some() || options.variables_used.is_some()) {
         unselected_extern_windows(&mut b, &shared_facts, options);
     }
     if executable && !mercury {
@@ -1095,8 +1093,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 .global(me)
                 .and_then(|g| b.resolution.globals.get(g))
                 .is_some_and(|g| g.first.input < input.index);
-            let selected = options.debug
-                || options.debug_suppressed
+            let selected = options.debug_given()
                 || (options.kernels_used.is_none() && options.variables_used.is_none())
                 || crate::host_info::is_root_kernel(options, s.name)
                 || met_earlier;

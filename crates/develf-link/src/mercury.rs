@@ -74,9 +74,6 @@ static SUBRANKS: &[(&str, u8)] = &[
     (".nv.merc.nv.shared.reserved.", 10),
 ];
 
-/// A function's merc bank 2, `.nv.merc.nv.constant.optimizer.<fn>`.
-const MERC_OPTIMIZER_PREFIX: &str = ".nv.merc.nv.constant.optimizer.";
-
 /// Rule 3.2: Mercury sections that take no file space of their own but share
 /// the bytes of a normal section: (merc name or prefix, normal name or prefix).
 static ALIASES: &[(&str, &str)] = &[
@@ -187,7 +184,7 @@ pub(crate) fn order_key(inputs: &[InputObject<'_>], layout: &Layout, s: &OutSect
             if s.class != SectionClass::Mercury || layout.executable {
                 return None;
             }
-            match s.name.strip_prefix(MERC_OPTIMIZER_PREFIX) {
+            match s.name.strip_prefix(crate::layout::MERC_OPTIMIZER_PREFIX) {
                 Some(f) => layout.find(&format!(".nv.constant2.{f}")),
                 None if s.name == ".nv.merc.nv.constant.user" => layout.find(".nv.constant3"),
                 None => None,

@@ -1107,7 +1107,7 @@ impl Context<'_, '_> {
         // In nvlink's order of the options it records (`-arch sm_100
         // -preserve-relocs  -r  `: fixture jtrel-pr).
         let preserve = if self.options.preserve_relocs { "-preserve-relocs  " } else { "" };
-        let (object, derived) = if self.options.debug || self.options.debug_suppressed {
+        let (object, derived) = if self.options.debug_given() {
             let names: Vec<String> = self.inputs.iter().map(|i| base(i.name)).collect();
             let out = base(&self.options.output_name);
             (out.clone(), format!("{} -o {out} -g  -arch {arch} {preserve}{relocatable}", names.join(",")))

@@ -53,6 +53,12 @@ pub struct LinkOptions {
 }
 
 impl LinkOptions {
+    /// `-g` on the command line, with or without `-suppress-debug-info`:
+    /// what keeps unused code (rule 9.7) and names the output in the note.
+    pub fn debug_given(&self) -> bool {
+        self.debug || self.debug_suppressed
+    }
+
     pub fn new(arch: Arch) -> LinkOptions {
         LinkOptions {
             arch,
