@@ -548,6 +548,7 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("wic_b", "wic_b.cu", &["-maxrregcount=24"], Archs::Only(WIC_ARCHS)),
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbloop", "sbloop.cu", Archs::Only(SBLOOP_ARCHS), ABI7_NONE),
+    cu("sbstraight", "sbstraight.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule whose count pairs up with no numbering): a TMA kernel.
@@ -1128,6 +1129,7 @@ const GROUPS: &[GroupSpec] = &[
     // stack-pointer load's barrier, never waited on there, and ptxas gives a
     // store in the loop that barrier (cuRAND's XORWOW `curand_init`).
     GroupSpec { name: "sbloop", inputs: &[Abi8("sbloop")], flags: &[], archs: Archs::Only(SBLOOP_ARCHS) },
+    GroupSpec { name: "sbstraight", inputs: &[Abi8("sbstraight")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.3's fence workaround: libcu++'s `atomic_ref::fetch_add` ends in
     // a predicated `@P0 CCTL.IVALL`, which the capsule's count leaves out.
     GroupSpec { name: "atomref", inputs: &[Abi8("atomref")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

@@ -30,7 +30,8 @@
 //!   compare-and-swaps, which return a value), 5 for a load (not `ATOM.E`)
 //!   that also sets a read barrier (7 of 8:
 //!   fixture `sbreuse`'s `sbre_stencil`), going on to 2 when 5 is held
-//!   (fixture `sumloop`), 5 for
+//!   (fixture `sumloop`), but from 2 when straight-line code waits on its
+//!   read barrier before its write barrier (`read_waited_first`), 5 for
 //!   texture/surface loads and global atomics (0xf60, 0xf99, 0x9a8: all
 //!   8 9a8 groups; barrier 5 is where the 13 fixture kernels first seen keep
 //!   their texture results), 0 for everything else (690/690 `LDC`, 261/261
@@ -228,9 +229,9 @@ const MAX_WORK: usize = 1 << 28;
 /// global loads' first (a one-line sum loop's remainder `LDG R5` with
 /// `r0`, sm_120: 5 is held by the first load, still pending on the path
 /// that skips the unrolled loops, and ptxas takes 2, not 1).
-fn search_order(opcode: u64, write: bool, reads: bool) -> [u8; BARRIERS as usize] {
+fn search_order(opcode: u64, write: bool, reads: bool, read_waited_first: bool) -> [u8; BARRIERS as usize] {
     match opcode {
-        0x980 | 0x981 | 0x983 if write && reads => [5, 2, 3, 4, 0, 1],
+        0x980 | 0x981 | 0x983 if write && reads && !read_waited_first => [5, 2, 3, 4, 0, 1],
         // `ATOMG.E.CAS` (0x3a9) and `ATOM.E.CAS` (0x38b) return the old
         // value as a load does (p12 atomics `kb`, p17 half `kha`: CAS
         // loops, sm_100). So does the generic `ATOM.E` (0x98a), also with
@@ -241,6 +242,40 @@ fn search_order(opcode: u64, write: bool, reads: bool) -> [u8; BARRIERS as usize
         0x9a8 | 0xf60 | 0xf99 if write => [5, 0, 1, 2, 3, 4],
         _ => [0, 1, 2, 3, 4, 5],
     }
+}
+
+/// Whether the load at `first`, which sets a write and a read barrier, has
+/// its read barrier waited on strictly before its write barrier, in
+/// straight-line code: no branch, `BSSY` or `BSYNC` between the load and
+/// the write's wait, and no backward branch past the load (the next waits
+/// in code order). Such a load searches for its write barrier from 2, as a
+/// load without a read barrier does, and not from 5.
+///
+/// Evidence: ptxas's own numbering of the sm_100+ kernels of the sweep and
+/// fixture objects (the model is checked against it before it is used).
+/// Of the 650 global loads with both barriers where neither 2 nor 5 is
+/// pending, all 361 whose write is waited on no later than the read take
+/// 5; of those whose read is waited on first, the 199 in straight-line code
+/// take 2, and those in or across control flow take 5 (cuRAND's XORWOW
+/// skip-ahead loop, CUB's tile loads). sweep6 p83 `c_kernel` (`LDG.E.S8`
+/// waiting on the `LDCU` of its descriptor; fixture `sbstraight`), fixture
+/// `gsync`'s `g4` and `g1`: ptxas's numbering reproduced only so, and
+/// nvlink's (sm_100, sm_120 exec) with it. Not known: why loops differ (of
+/// two loads in loops with both waits in the loop, `reduceSinglePass`'s
+/// takes 2 and cuRAND's 5).
+fn read_waited_first(code: &[(u64, u64)], controls: &[Control], first: usize) -> bool {
+    let next_wait = |b: u8| (first + 1..code.len()).find(|&i| controls[i].waits(b));
+    let (Some(write_wait), Some(read_wait)) = (next_wait(controls[first].write), next_wait(controls[first].read))
+    else {
+        return false;
+    };
+    let branches_between = code[first + 1..write_wait]
+        .iter()
+        .any(|&(lo, _)| matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM | OP_BSYNC | OP_BSSY));
+    let loops_back = code.iter().enumerate().skip(first + 1).any(|(j, &(lo, _))| {
+        matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM) && branch_target(j, lo).is_some_and(|t| t <= first)
+    });
+    read_wait < write_wait && !branches_between && !loops_back
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -506,7 +541,13 @@ fn allocate(
             continue;
         }
         let (first, write) = g.producers[0];
-        let order = search_order(code[first].0 & 0xfff, write, controls[first].read != NO_BARRIER);
+        let reads = controls[first].read != NO_BARRIER;
+        let order = search_order(
+            code[first].0 & 0xfff,
+            write,
+            reads,
+            write && reads && read_waited_first(code, controls, first),
+        );
         let from = order[0];
         // A group searched from 0 does not take a barrier its first producer
         // waits on while that barrier's group may still be pending further
