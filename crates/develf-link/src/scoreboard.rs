@@ -253,11 +253,12 @@ fn search_order(opcode: u64, write: bool, reads: bool, read_waited_first: bool) 
 ///
 /// Evidence: ptxas's own numbering of the sm_100+ kernels of the sweep and
 /// fixture objects (the model is checked against it before it is used).
-/// Of the 650 global loads with both barriers where neither 2 nor 5 is
+/// Of the 652 global loads with both barriers where neither 2 nor 5 is
 /// pending, all 361 whose write is waited on no later than the read take
-/// 5; of those whose read is waited on first, the 199 in straight-line code
-/// take 2, and those in or across control flow take 5 (cuRAND's XORWOW
-/// skip-ahead loop, CUB's tile loads). sweep6 p83 `c_kernel` (`LDG.E.S8`
+/// 5; of the 285 whose read is waited on first, the 199 that take 2 all
+/// have no branch before the write's wait, and of the 86 that take 5, 70
+/// have one and most others sit in a loop (cuRAND's XORWOW skip-ahead
+/// loop, fixture `sbloop`; CUB's tile loads). sweep6 p83 `c_kernel` (`LDG.E.S8`
 /// waiting on the `LDCU` of its descriptor; fixture `sbstraight`), fixture
 /// `gsync`'s `g4` and `g1`: ptxas's numbering reproduced only so, and
 /// nvlink's (sm_100, sm_120 exec) with it. Not known: why loops differ (of
