@@ -559,13 +559,19 @@ fn allocate(
             continue;
         }
         let (first, write) = g.producers[0];
-        let reads = controls[first].read != NO_BARRIER;
-        let order = search_order(
-            code[first].0 & 0xfff,
-            write,
-            reads,
-            write && reads && read_waited_first(code, controls, first),
-        );
+        let order_of = |p: usize| {
+            let reads = controls[p].read != NO_BARRIER;
+            search_order(code[p].0 & 0xfff, write, reads, write && reads && read_waited_first(code, controls, p))
+        };
+        // A group of loads searches from 5 when one of its later loads
+        // would (fixture `gsync`'s `h1`, sm_100: a plain `LDG` and one with a
+        // read barrier, waited on together, share 5 though 2 is free).
+        let order = match order_of(first) {
+            o if write && o[0] == 2 => {
+                g.producers[1..].iter().map(|&(p, _)| order_of(p)).find(|o| o[0] == 5).unwrap_or(o)
+            }
+            o => o,
+        };
         let from = order[0];
         // A group searched from 0 does not take a barrier its first producer
         // waits on while that barrier's group may still be pending further
@@ -1161,12 +1167,12 @@ mod tests {
     /// before it trusts the model) over every kernel of the sm_100+
     /// fixture objects whose stack-pointer load sets a scoreboard: ptxas is
     /// the oracle, the fixture objects are its output. The counts are the
-    /// floor (session 25: 104 of the 109 kernels the model follows; sweep
-    /// and fixture objects together: 131 of 171 distinct kernels); kernels named here must
+    /// floor (session 25: 105 of the 109 kernels the model follows; sweep
+    /// and fixture objects together: 133 of 171 distinct kernels); kernels named here must
     /// stay reproduced.
     #[test]
     fn model_gives_back_ptxas_numbering() {
-        const FLOOR_REPRODUCED: usize = 104;
+        const FLOOR_REPRODUCED: usize = 105;
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/obj");
         let mut reproduced: Vec<String> = Vec::new();
         let mut differing: Vec<String> = Vec::new();
