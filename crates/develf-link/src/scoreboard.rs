@@ -223,26 +223,28 @@ const IMMEDIATE_HIGH: [u64; 1] = [0x431];
 /// wrote it (the largest sm_100+ kernels seen are far below).
 const MAX_WORK: usize = 1 << 28;
 
+/// Low 12 bits of `LD` and `LDG` (0x980, 0x981, 0x983): the loads whose
+/// groups search from 2 (module comment).
+const GLOBAL_LOADS: [u64; 3] = [0x980, 0x981, 0x983];
+
 /// The order in which a group's allocation tries the barriers, by its
 /// first producer (module comment): from 0, 2 or 5 round to the start, but
 /// a global load that also sets a read barrier goes on from 5 to 2, the
 /// global loads' first (a one-line sum loop's remainder `LDG R5` with
 /// `r0`, sm_120: 5 is held by the first load, still pending on the path
 /// that skips the unrolled loops, and ptxas takes 2, not 1).
-/// Low 12 bits of `LD` and `LDG` (0x980, 0x981, 0x983): the loads whose
-/// groups search from 2 (module comment).
-const GLOBAL_LOADS: [u64; 3] = [0x980, 0x981, 0x983];
-
 fn search_order(opcode: u64, write: bool, reads: bool, read_waited_first: bool) -> [u8; BARRIERS as usize] {
+    let load = GLOBAL_LOADS.contains(&opcode);
     match opcode {
-        0x980 | 0x981 | 0x983 if write && reads && !read_waited_first => [5, 2, 3, 4, 0, 1],
+        _ if load && write && reads && !read_waited_first => [5, 2, 3, 4, 0, 1],
+        _ if load && write => [2, 3, 4, 5, 0, 1],
         // `ATOMG.E.CAS` (0x3a9) and `ATOM.E.CAS` (0x38b) return the old
         // value as a load does (p12 atomics `kb`, p17 half `kha`: CAS
         // loops, sm_100). So does the generic `ATOM.E` (0x98a), also with
         // a read barrier: sweep p35_coopatom `kwait`'s `ATOM.E.EXCH.64`
         // (r0, w2 from ptxas; sm_100/sm_120), and the 11 such atomics of
         // the sweeps' sm_100+ objects, none of them on 5.
-        0x980 | 0x981 | 0x983 | 0x98a | 0x3a9 | 0x38b if write => [2, 3, 4, 5, 0, 1],
+        0x98a | 0x3a9 | 0x38b if write => [2, 3, 4, 5, 0, 1],
         // `TLD.LZ` (0xf66): fixtures `tex_fetch_kernel`, `ptx_tex_kernel`.
         0x9a8 | 0xf60 | 0xf66 | 0xf99 if write => [5, 0, 1, 2, 3, 4],
         _ => [0, 1, 2, 3, 4, 5],
