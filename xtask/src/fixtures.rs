@@ -549,6 +549,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbshfl", "sbshfl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbloop", "sbloop.cu", Archs::Only(SBLOOP_ARCHS), ABI7_NONE),
     cu("sbstraight", "sbstraight.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    nvcc_with("gxshr-G", "gxshr.cu", &["-G"], Archs::Only(SHROOM_ARCHS)),
+    cu("gunused", "gunused.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule whose count pairs up with no numbering): a TMA kernel.
@@ -1130,6 +1132,13 @@ const GROUPS: &[GroupSpec] = &[
     // store in the loop that barrier (cuRAND's XORWOW `curand_init`).
     GroupSpec { name: "sbloop", inputs: &[Abi8("sbloop")], flags: &[], archs: Archs::Only(SBLOOP_ARCHS) },
     GroupSpec { name: "sbstraight", inputs: &[Abi8("sbstraight")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 12.10 relinked: a `-G` object's extern shared array, `-r`, then
+    // `-g` (sweep8).
+    GroupSpec { name: "gxshr", inputs: &[Abi8("gxshr-G")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
+    GroupSpec { name: "gxshr-relink-g", inputs: &[LinkR("gxshr")], flags: &["-g"], archs: Archs::Only(SHROOM_ARCHS) },
+    // Rule 11.8: `EIATTR_UNUSED_LOAD_BYTE_OFFSET` after the error barriers
+    // `-g` adds (sweep8).
+    GroupSpec { name: "gunused-g", inputs: &[Abi8("gunused")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.3's fence workaround: libcu++'s `atomic_ref::fetch_add` ends in
     // a predicated `@P0 CCTL.IVALL`, which the capsule's count leaves out.
     GroupSpec { name: "atomref", inputs: &[Abi8("atomref")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

@@ -335,7 +335,7 @@ const EXIT_STALL_LIMIT: u64 = 5;
 /// 0, kind and stride: `0x180, 0xff, 0, 0x60100`, as `cuobjdump -elf`
 /// decodes them); moving their last word turned `MBARRIER_STRIDE_X4` into
 /// `X1` (a `cuda::barrier` kernel linked with `-g`, sm_100).
-const OFFSET_LISTS: [(u8, usize); 10] = [
+const OFFSET_LISTS: [(u8, usize); 11] = [
     (develf_format::nvinfo::EIATTR_EXIT_INSTR_OFFSETS, 4),
     (develf_format::nvinfo::EIATTR_S2RCTAID_INSTR_OFFSETS, 4),
     (develf_format::nvinfo::EIATTR_LD_CACHEMOD_INSTR_OFFSETS, 4),
@@ -349,6 +349,11 @@ const OFFSET_LISTS: [(u8, usize); 10] = [
     // return;` before `atomicAdd(__half *)` under `-g` moves them by the
     // inserted `MEMBAR.SC.VC; ERRBAR; CGAERRBAR` (sm_100, sm_120).
     (develf_format::nvinfo::EIATTR_ATOM16_EMUL_INSTR_REG_MAP, 8),
+    // (offset, mask of the bytes used) of a load whose result is partly
+    // unused: `float4` loads of which a kernel reads three words, after an
+    // `if (..) return;` (sweep8 p93 `energy`: 0xc0 becomes 0xf0 under
+    // `-g`, sm_100 and sm_120).
+    (develf_format::nvinfo::EIATTR_UNUSED_LOAD_BYTE_OFFSET, 8),
 ];
 const EIFMT_SVAL: u8 = 4;
 

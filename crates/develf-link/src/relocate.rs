@@ -369,13 +369,17 @@ impl<'a> Context<'_, 'a> {
         // Rule 12.10: outside code (`.debug_info` of `-G` objects), the extern
         // symbol's own offset under `-g`, which defines it; otherwise it stays
         // undefined, -1 (shmG sm_90: 0x3a0 / 0x3ff with ptxas's addend 0x400).
+        // An extern no kept code names (a relinked `-r` output's kernels name
+        // their `externsharedinstance`s instead) is defined at 0, as in
+        // `.symtab` (sweep8 p90/p91/p96 `G-r` relinked with `-g`, sm_75 to
+        // sm_120: nvlink writes 0).
         let code = self.layout.section(patched).is_some_and(|s| crate::gc::is_code_section(&s.name));
         if is_extern && self.layout.executable && !code {
             let name = self.inputs.get(key.input).and_then(|i| i.symbol(key.symbol)).map_or("", |s| s.name);
-            return match plan.extern_values.get(name) {
-                Some(&v) if self.layout.debug => v,
-                _ => u64::MAX,
-            };
+            if !self.layout.debug {
+                return u64::MAX;
+            }
+            return plan.extern_values.get(name).copied().unwrap_or(0);
         }
         match plan.offsets.get(&key) {
             Some(&v) => v,
