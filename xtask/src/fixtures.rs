@@ -551,6 +551,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbstraight", "sbstraight.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("gxshr-G", "gxshr.cu", &["-G"], Archs::Only(SHROOM_ARCHS)),
     cu("gunused", "gunused.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("gatomret", "gatomret.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule whose count pairs up with no numbering): a TMA kernel.
@@ -1139,6 +1140,8 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.8: `EIATTR_UNUSED_LOAD_BYTE_OFFSET` after the error barriers
     // `-g` adds (sweep8).
     GroupSpec { name: "gunused-g", inputs: &[Abi8("gunused")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: an `ATOMG` returning a value searches from 2 (sweep8).
+    GroupSpec { name: "gatomret", inputs: &[Abi8("gatomret")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.3's fence workaround: libcu++'s `atomic_ref::fetch_add` ends in
     // a predicated `@P0 CCTL.IVALL`, which the capsule's count leaves out.
     GroupSpec { name: "atomref", inputs: &[Abi8("atomref")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
