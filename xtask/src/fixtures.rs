@@ -552,6 +552,7 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("gxshr-G", "gxshr.cu", &["-G"], Archs::Only(SHROOM_ARCHS)),
     cu("gunused", "gunused.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("gatomret", "gatomret.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("ghalfatom", "ghalfatom.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule whose count pairs up with no numbering): a TMA kernel.
@@ -1142,6 +1143,8 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "gunused-g", inputs: &[Abi8("gunused")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.3: an `ATOMG` returning a value searches from 2 (sweep8).
     GroupSpec { name: "gatomret", inputs: &[Abi8("gatomret")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a load whose write is waited on at a loop head (sweep8).
+    GroupSpec { name: "ghalfatom", inputs: &[Abi8("ghalfatom")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.3's fence workaround: libcu++'s `atomic_ref::fetch_add` ends in
     // a predicated `@P0 CCTL.IVALL`, which the capsule's count leaves out.
     GroupSpec { name: "atomref", inputs: &[Abi8("atomref")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
