@@ -555,18 +555,7 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
                 // alike: `__align__(32) double[4]` 0x20 -> 0x40, twice 0x40;
                 // `int[1]` 4 -> 8, with `int`+`char[2]` (5) 9; + `double[32]`
                 // 0x120; cub-like t3+t4+ta 0x1a0 less the weak copy; sm_75).
-                let vars: u64 = inputs
-                    .iter()
-                    .flat_map(|input| input.symbols().iter().map(move |s| (input, s)))
-                    .filter(|(input, s)| {
-                        in_debug_shared(input, s)
-                            && resolution
-                                .definition_of(SymbolRef { input: input.index, symbol: s.index })
-                                .is_none_or(|d| d == SymbolRef { input: input.index, symbol: s.index })
-                    })
-                    .map(|(_, s)| s.size)
-                    .sum();
-                out.size = grow_by_pool(vars, a);
+                out.size = grow_by_pool(surviving_variables_size(inputs, resolution), a);
             }
         }
         plan_relocatable(layout, &facts, &kernels, pool, &mut plan);
@@ -585,13 +574,35 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
                 // kernel that does not use extern memory does (below): 0 ->
                 // 0x10 (objects), 0x20 -> 0x50 for a relinked xshm (0x30, the
                 // instance value as alignment), 0x297 stays (rr-shm, 0x100).
-                out.size = grow_by_room(out.size.saturating_sub(rooms), facts.extern_align);
+                // Of the variables, their sizes without padding, as without
+                // extern memory (sweep8 p74: a device function's 4-byte
+                // static `counter` in ptxas's 8-byte section, with three
+                // externs: 0x14, not 0x18; sm_75..sm_120 `-r`).
+                let held = match surviving_variables_size(inputs, resolution) {
+                    0 => out.size.saturating_sub(rooms),
+                    vars => vars.min(out.size.saturating_sub(rooms)),
+                };
+                out.size = grow_by_room(held, facts.extern_align);
                 out.align = out.align.max(facts.extern_align);
             }
             plan.debug_shared = debug_shared;
         }
     }
     layout.shared = plan;
+}
+
+/// The sizes of the variables in the inputs' `.nv_debug.shared` that are
+/// their own definitions (not losing weak copies), summed without padding.
+fn surviving_variables_size(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> u64 {
+    inputs
+        .iter()
+        .flat_map(|input| input.symbols().iter().map(move |s| (input, s)))
+        .filter(|(input, s)| {
+            let here = SymbolRef { input: input.index, symbol: s.index };
+            in_debug_shared(input, s) && resolution.definition_of(here).is_none_or(|d| d == here)
+        })
+        .map(|(_, s)| s.size)
+        .sum()
 }
 
 /// Whether a kernel uses extern memory whose symbols all have alignment 0
