@@ -653,7 +653,6 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xinst_a", "xinst_a.cu", Archs::Only(&["sm_75", "sm_90"]), ABI7_NONE),
     cu("xinst_b", "xinst_b.cu", Archs::Only(&["sm_75", "sm_90"]), ABI7_NONE),
     cu("xinst_c", "xinst_c.cu", Archs::Only(&["sm_75", "sm_90"]), ABI7_NONE),
-    nvcc_with("xinst_b-L", "xinst_b.cu", &["-lineinfo"], Archs::Only(&["sm_75", "sm_90"])),
     // Rule 1.4 under -G: ptxas's local helpers (`__iAtomicAdd`, `__popc`)
     // in both inputs.
     // Rules 5.7 and 7.2 under -G: `.nv.ptx.const0.size` with ptxas's value
@@ -1225,21 +1224,6 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::Only(&["sm_75", "sm_90"]),
     },
     GroupSpec { name: "xinst-relink", inputs: &[LinkR("xinst")], flags: &[], archs: Archs::Only(&["sm_75", "sm_90"]) },
-    // Rule 3.5 with rule 12.8.1's 0x90-aligned windows: with a `-lineinfo`
-    // object the relink's shared segment starts elsewhere (sweep4 p61
-    // `L-r-relink`, `p_memsz` 0x2510 on sm_75).
-    GroupSpec {
-        name: "xinst-l",
-        inputs: &[Abi8("xinst_a"), Abi8("xinst_b-L"), Abi8("xinst_c")],
-        flags: &[],
-        archs: Archs::Only(&["sm_75", "sm_90"]),
-    },
-    GroupSpec {
-        name: "xinst-l-relink",
-        inputs: &[LinkR("xinst-l")],
-        flags: &[],
-        archs: Archs::Only(&["sm_75", "sm_90"]),
-    },
     GroupSpec { name: "msigrev", inputs: &[Abi8("msigrev")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "shroom",

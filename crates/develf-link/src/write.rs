@@ -34,21 +34,6 @@ fn align_up(value: u64, align: u64) -> u64 {
     value.div_ceil(align).saturating_mul(align)
 }
 
-/// Where a NOBITS section of `size` bytes aligned to `align` ends when laid
-/// out from `at` (rule 3.5's `p_memsz`). A relinked `-r` output's shared
-/// windows may be aligned to a number that is not a power of two (rule
-/// 12.8.1: 0x90); then the start is rounded to the largest power of two
-/// dividing it and the size up to a multiple of it (sweep4 p61 relinks, four
-/// of the five `p_memsz` seen: sm_75 `L-r-relink` 0x2510 and `r-relink`
-/// 0x2550, sm_89 `GL-r-relink` 0x2520, sm_90 `r-relink` 0x3680; not sm_90
-/// `part-relink-rev`'s 0x32e0).
-fn nobits_end(at: u64, align: u64, size: u64) -> u64 {
-    if align.is_power_of_two() || align == 0 {
-        return align_up(at, align) + size;
-    }
-    align_up(at, align & align.wrapping_neg()) + align_up(size, align)
-}
-
 /// One PT_LOAD being gathered (rule 3.5): flags, start, file end, and its
 /// NOBITS sections as (align, size).
 type LoadRun = (u32, u64, u64, Vec<(u64, u64)>);
@@ -744,7 +729,7 @@ pub(crate) fn write<'a>(
         // 0x908 of laying them out from the segment's start (session 5, a
         // TMA kernel linked after a file with initialised globals).
         let close = |(f, start, fend, nobits): LoadRun| {
-            let mend = nobits.iter().fold(fend, |m, &(align, size)| nobits_end(m, align, size));
+            let mend = nobits.iter().fold(fend, |m, &(align, size)| align_up(m, align) + size);
             (f, start, fend - start, mend - start)
         };
         for (k, &id) in kept.iter().enumerate() {
