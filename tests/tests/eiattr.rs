@@ -167,6 +167,9 @@ fn cuobjdump_value(attr: &Attribute, symbols: &dyn SymbolLookup) -> Option<Strin
         | A::CoopGroupInstrOffsets(w)
         | A::CoopGroupMaskRegids(w)
         | A::IntWarpWideInstrOffsets(w) => hexes(&w.0),
+        A::UnusedLoadByteOffset(m) => {
+            m.0.iter().map(|(offset, mask)| format!("{offset:#x} {mask:#x}")).collect::<Vec<_>>().join(" ")
+        }
         A::Atom16EmulInstrRegMap(m) => {
             m.0.iter().map(|(offset, register)| format!("({offset:#x}, {register})")).collect::<Vec<_>>().join(" ")
         }

@@ -275,6 +275,7 @@ attribute_table! {
         Sw1850030War(Flag) = 0x2a, "";
         WmmaUsed(Flag) = nvinfo::EIATTR_WMMA_USED, "";
         Atom16EmulInstrRegMap(InstructionRegisters) = nvinfo::EIATTR_ATOM16_EMUL_INSTR_REG_MAP, "instructions";
+        UnusedLoadByteOffset(LoadByteMasks) = nvinfo::EIATTR_UNUSED_LOAD_BYTE_OFFSET, "loads";
         Regcount(FunctionValue) = nvinfo::EIATTR_REGCOUNT, "registers";
         /// Code 0x30, unnamed in nvlink 13.5 (CuAssembler: `EIATTR_SW2393858_WAR`).
         Sw2393858War(Flag) = 0x30, "";

@@ -165,6 +165,34 @@ impl Shape for InstructionRegisters {
     }
 }
 
+/// SVAL with `{ u32 offset, u32 mask }` pairs: a load and the bytes of its
+/// result the code uses (`EIATTR_UNUSED_LOAD_BYTE_OFFSET`; a `float4` load
+/// of which three words are read: cuobjdump prints `0xc0 0xfff`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LoadByteMasks(pub Vec<(u32, u32)>);
+
+impl Shape for LoadByteMasks {
+    const FORMAT: Format = Format::Sval;
+    fn decode(_: u16, payload: &[u8]) -> Option<Self> {
+        let all = words(payload)?;
+        if all.len() % 2 != 0 {
+            return None;
+        }
+        Some(LoadByteMasks(all.chunks_exact(2).map(|p| (p[0], p[1])).collect()))
+    }
+    fn encode(&self, payload: &mut Vec<u8>) -> u16 {
+        for (offset, mask) in &self.0 {
+            payload.extend_from_slice(&offset.to_le_bytes());
+            payload.extend_from_slice(&mask.to_le_bytes());
+        }
+        0
+    }
+    fn fields(&self, label: &'static str, out: &mut Vec<Field>) {
+        let list = self.0.iter().map(|(offset, mask)| format!("{offset:#x}:bytes={mask:#x}")).collect();
+        out.push(Field::new(label, FieldValue::TextList(list)));
+    }
+}
+
 /// SVAL `{ u32 function, u32 value }`: a per-function value (registers, frame size, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct FunctionValue {

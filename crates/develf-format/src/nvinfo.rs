@@ -170,7 +170,12 @@ pub static ATTRIBUTES: &[AttrInfo] = &[
     AttrInfo { code: 0x41, name: Some("EIATTR_RESERVED_SMEM_USED"), format: Some(Format::Nval), public_name: None },
     AttrInfo { code: 0x42, name: Some("EIATTR_RESERVED_SMEM_0_SIZE"), format: None, public_name: None },
     AttrInfo { code: 0x43, name: Some("EIATTR_UCODE_SECTION_DATA"), format: None, public_name: None },
-    AttrInfo { code: 0x44, name: Some("EIATTR_UNUSED_LOAD_BYTE_OFFSET"), format: None, public_name: None },
+    AttrInfo {
+        code: 0x44,
+        name: Some("EIATTR_UNUSED_LOAD_BYTE_OFFSET"),
+        format: Some(Format::Sval),
+        public_name: None,
+    },
     AttrInfo { code: 0x45, name: Some("EIATTR_KPARAM_INFO_V2"), format: None, public_name: None },
     AttrInfo { code: 0x46, name: Some("EIATTR_SYSCALL_OFFSETS"), format: None, public_name: None },
     AttrInfo { code: 0x47, name: None, format: None, public_name: None },
