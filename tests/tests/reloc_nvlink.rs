@@ -416,6 +416,18 @@ fn resolve(
     };
     let home = SymbolHome::of_section(osec.name);
     let bank = bank_base(osec.name);
+    // Rule 12.10: an `extern __shared__` symbol that `-g` defines in
+    // `.nv_debug.shared` has the reserved area added in `.symtab` where a
+    // common area is there, and not in `.debug_info` (fixture gxshr-relink-g,
+    // sm_100/sm_120: `.symtab` 0x400, `.debug_info` 0 plus ptxas's addend).
+    let space = sym.other & symbol::STO_CUDA_SPACE_MASK;
+    if space == symbol::STO_CUDA_SHARED
+        && sym.size == 0
+        && osec.name == ".nv_debug.shared"
+        && SymbolHome::of_section(patched) == SymbolHome::Debug
+    {
+        return Resolved::Synthetic(SymbolHome::SharedMemory, "extern shared symbol's debug address (rule 12.10)");
+    }
     // A debug record of a losing copy describes code that is not in the
     // output, unless the copy was met first and replaced by a later winner
     // (fewer registers, U9): then its records stay and point at the winner.
