@@ -554,6 +554,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("gatomret", "gatomret.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("ghalfatom", "ghalfatom.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("dshvar", "dshvar.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
+    cu("gpress", "gpress.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule whose count pairs up with no numbering): a TMA kernel.
@@ -1149,6 +1150,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.3: `.nv_debug.shared`'s variables beside extern memory in `-r`
     // (sweep8).
     GroupSpec { name: "dshvar", inputs: &[Abi8("dshvar")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
+    // Rule 11.3: pressed producers kept together where their wait reads them
+    // all (sweep8).
+    GroupSpec { name: "gpress", inputs: &[Abi8("gpress")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.3's fence workaround: libcu++'s `atomic_ref::fetch_add` ends in
     // a predicated `@P0 CCTL.IVALL`, which the capsule's count leaves out.
     GroupSpec { name: "atomref", inputs: &[Abi8("atomref")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

@@ -103,6 +103,12 @@ const OP_ENDCOLLECTIVE: u64 = 0x91b;
 /// into one), the producers a split group's wait is placed for.
 const OP_LDCU: u64 = 0x7ac;
 const OP_S2UR: u64 = 0x9c3;
+/// `S2R` (a special register into a vector register) and `LDC` (a constant
+/// into vector registers).
+const OP_S2R: u64 = 0x919;
+const OP_LDC: u64 = 0xb82;
+/// `LDS` (shared memory into vector registers).
+const OP_LDS: u64 = 0x984;
 /// The predicate field (bits 12..15 of the low word) and its value for `PT`.
 const PREDICATE_SHIFT: u32 = 12;
 /// `BPT`, and its mode (bits 20..23 of the high word; nvdisasm 13.5 prints
@@ -674,15 +680,15 @@ fn consumed_together(controls: &[Control], (g, g_live): (&Group, &Bits), (h, h_l
 
 /// A group's later producer that ptxas put on the group's barrier only
 /// because all six were pending there, where the new numbering leaves one
-/// free: (group, producer), past the producers in `merged`; an error for a
-/// group other than two write producers (not modelled).
+/// free: (group, producer), past the producers in `merged`; the group as an
+/// error for one other than two write producers.
 fn pressed(
     controls: &[Control],
     all: &[Group],
     live: &[Bits],
     renumbered: &[u8],
     merged: &[usize],
-) -> Option<Result<(usize, usize), ()>> {
+) -> Option<Result<(usize, usize), usize>> {
     let old: Vec<u8> = all.iter().map(|g| g.barrier).collect();
     for (k, g) in all.iter().enumerate() {
         for &(p, _) in g.producers[1..].iter().filter(|(p, _)| !merged.contains(p)) {
@@ -697,7 +703,7 @@ fn pressed(
                 taken.iter().filter(|&&t| t).count()
             };
             if busy(&old) == usize::from(BARRIERS) - 1 && busy(renumbered) < usize::from(BARRIERS) - 1 {
-                return Some(if g.producers.len() == 2 && g.producers[1] == (p, true) { Ok((k, p)) } else { Err(()) });
+                return Some(if g.producers.len() == 2 && g.producers[1] == (p, true) { Ok((k, p)) } else { Err(k) });
             }
         }
     }
@@ -741,6 +747,78 @@ fn split_pressed(
         },
         _ => None,
     }
+}
+
+/// Whether every producer of `group` (write producers that follow each
+/// other in straight-line code) writes registers the group's wait reads: the
+/// first instruction after them waiting on its barrier. The finaliser then
+/// keeps them on one barrier, as ptxas did (sweep8 p68 `conv2d`: `S2R R10`
+/// and `S2R R5` on one barrier, read by `IMAD R5, R5, 0x10, R10`; p67
+/// `spmv_vector`: `S2R R5`, `S2UR UR4`, `LDC R0` read by `IMAD R0, R0, UR4,
+/// R5`; sm_100 and sm_120). Keeping a group whole keeps ptxas's waits, so a
+/// register field misread here can only make the numbering differ from
+/// nvlink's, never wait for a register too late.
+fn read_together_at_wait(code: &[(u64, u64)], controls: &[Control], succ: &[Vec<usize>], group: &Group) -> bool {
+    let Some(&(last, _)) = group.producers.last() else { return false };
+    if group.producers.iter().any(|&(_, write)| !write) {
+        return false;
+    }
+    let mut wait = last;
+    loop {
+        let Some(next) = next_in_line(succ, wait) else { return false };
+        wait = next;
+        if controls[wait].waits(group.barrier) {
+            break;
+        }
+    }
+    let (Some(vector), Some(uniform)) = (vector_fields(code[wait]), uniform_fields(code[wait])) else { return false };
+    let overlaps = |fields: &[(u64, u64)], (first, count): (u64, u64)| {
+        fields.iter().any(|&(f, n)| f != 0xff && f < first + count && first < f + n)
+    };
+    group.producers.iter().all(|&(p, _)| match (vector_destination(code[p]), uniform_destination(code[p])) {
+        (Some(d), _) => overlaps(&vector, d),
+        (_, Some(d)) => overlaps(&uniform, d),
+        _ => false,
+    })
+}
+
+/// The vector registers `[first, first + count)` an `S2R`, `LDC` or `LDS`
+/// (their size in bits 9..12 of the high word, as `LDCU`'s: 4 and less one
+/// register, 5 two, 6 four) writes.
+fn vector_destination((lo, hi): (u64, u64)) -> Option<(u64, u64)> {
+    let first = (lo >> 16) & 0xff;
+    let count = match lo & 0xfff {
+        OP_S2R => 1,
+        OP_LDC | OP_LDS => match (hi >> 9) & 7 {
+            0..=4 => 1,
+            5 => 2,
+            6 => 4,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    (first + count <= 0xff).then_some((first, count))
+}
+
+/// The vector registers a plain ALU instruction (the opcodes
+/// `uniform_fields` knows) may read: `Ra`, `Rb` in form 0x2 (two
+/// registers), `Rc` (bits 0..8 of the high word) in every form; pairs for
+/// `IMAD.WIDE`'s addend and a 64-bit compare. A field that is not a source
+/// only adds a match, which keeps a group whole (`read_together_at_wait`).
+fn vector_fields((lo, hi): (u64, u64)) -> Option<Vec<(u64, u64)>> {
+    const VECTOR_ALU: [u64; 15] =
+        [0x02, 0x07, 0x09, 0x0b, 0x0c, 0x10, 0x11, 0x12, 0x16, 0x19, 0x20, 0x21, 0x23, 0x24, 0x25];
+    let opcode = lo & 0xfff;
+    let (form, low) = (opcode >> 8, opcode & 0xff);
+    if !VECTOR_ALU.contains(&low) || ![0x2, 0x4, 0x8, 0xa, 0xc, 0xe].contains(&form) {
+        return None;
+    }
+    let (ra, rb, rc) = ((lo >> 24) & 0xff, (lo >> 32) & 0xff, hi & 0xff);
+    let mut fields = vec![(ra, 2), (rc, 2)];
+    if form == 0x2 {
+        fields.push((rb, 2));
+    }
+    Some(fields)
 }
 
 /// The uniform registers `[first, first + count)` an `LDCU` (its size in
@@ -1007,8 +1085,18 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     let mut readers: Vec<(usize, usize)> = Vec::new();
     let mut merged: Vec<usize> = Vec::new();
     while let Some(found) = pressed(&controls, &all, &live, &renumbered, &merged) {
-        // A group of more producers, or a read barrier's: not modelled.
-        let (k, p) = found.ok()?;
+        let (k, p) = match found {
+            Ok(pair) => (pair.0, Some(pair.1)),
+            Err(k) => (k, None),
+        };
+        // Producers whose registers the group's wait reads, all of them:
+        // one group in nvlink's numbering too.
+        if read_together_at_wait(code, &controls, &succ, &all[k]) {
+            merged.extend(all[k].producers[1..].iter().map(|&(i, _)| i));
+            continue;
+        }
+        // Otherwise a group of more producers, or a read barrier's: not modelled.
+        let p = p?;
         let Some((off, reader)) = split_pressed(code, &controls, &succ, &all[k], p)? else {
             merged.push(p);
             continue;
