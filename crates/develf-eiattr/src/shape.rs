@@ -137,6 +137,19 @@ impl Shape for Words {
     }
 }
 
+/// A payload of u32 pairs (`None` for an odd number of words).
+fn word_pairs(payload: &[u8]) -> Option<Vec<(u32, u32)>> {
+    let all = words(payload)?;
+    (all.len() % 2 == 0).then(|| all.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+}
+
+fn put_word_pairs(pairs: &[(u32, u32)], payload: &mut Vec<u8>) {
+    for (a, b) in pairs {
+        payload.extend_from_slice(&a.to_le_bytes());
+        payload.extend_from_slice(&b.to_le_bytes());
+    }
+}
+
 /// SVAL with `{ u32 offset, u32 register }` pairs: an instruction and the
 /// register it names (`EIATTR_ATOM16_EMUL_INSTR_REG_MAP`, the 16-bit atomics
 /// ptxas emulates: cuobjdump prints `(0x70, 8) (0xd0, 8)`).
@@ -146,17 +159,10 @@ pub struct InstructionRegisters(pub Vec<(u32, u32)>);
 impl Shape for InstructionRegisters {
     const FORMAT: Format = Format::Sval;
     fn decode(_: u16, payload: &[u8]) -> Option<Self> {
-        let all = words(payload)?;
-        if all.len() % 2 != 0 {
-            return None;
-        }
-        Some(InstructionRegisters(all.chunks_exact(2).map(|p| (p[0], p[1])).collect()))
+        word_pairs(payload).map(InstructionRegisters)
     }
     fn encode(&self, payload: &mut Vec<u8>) -> u16 {
-        for (offset, register) in &self.0 {
-            payload.extend_from_slice(&offset.to_le_bytes());
-            payload.extend_from_slice(&register.to_le_bytes());
-        }
+        put_word_pairs(&self.0, payload);
         0
     }
     fn fields(&self, label: &'static str, out: &mut Vec<Field>) {
@@ -174,17 +180,10 @@ pub struct LoadByteMasks(pub Vec<(u32, u32)>);
 impl Shape for LoadByteMasks {
     const FORMAT: Format = Format::Sval;
     fn decode(_: u16, payload: &[u8]) -> Option<Self> {
-        let all = words(payload)?;
-        if all.len() % 2 != 0 {
-            return None;
-        }
-        Some(LoadByteMasks(all.chunks_exact(2).map(|p| (p[0], p[1])).collect()))
+        word_pairs(payload).map(LoadByteMasks)
     }
     fn encode(&self, payload: &mut Vec<u8>) -> u16 {
-        for (offset, mask) in &self.0 {
-            payload.extend_from_slice(&offset.to_le_bytes());
-            payload.extend_from_slice(&mask.to_le_bytes());
-        }
+        put_word_pairs(&self.0, payload);
         0
     }
     fn fields(&self, label: &'static str, out: &mut Vec<Field>) {
