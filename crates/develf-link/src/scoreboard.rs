@@ -730,14 +730,7 @@ fn split_pressed(
     later: usize,
 ) -> Option<Option<(usize, usize)>> {
     let first = group.producers.first()?.0;
-    // The group's wait: the first instruction after `later` waiting on it.
-    let mut wait = later;
-    loop {
-        wait = next_in_line(succ, wait)?;
-        if controls.get(wait)?.waits(group.barrier) {
-            break;
-        }
-    }
+    let wait = group_wait(controls, succ, group.barrier, later)?;
     match first_uniform_reader(code, succ, later)? {
         r if r > wait => Some(Some((later, r))),
         r if r == wait => match first_uniform_reader(code, succ, first)? {
@@ -763,23 +756,31 @@ fn read_together_at_wait(code: &[(u64, u64)], controls: &[Control], succ: &[Vec<
     if group.producers.iter().any(|&(_, write)| !write) {
         return false;
     }
-    let mut wait = last;
-    loop {
-        let Some(next) = next_in_line(succ, wait) else { return false };
-        wait = next;
-        if controls[wait].waits(group.barrier) {
-            break;
-        }
-    }
+    let Some(wait) = group_wait(controls, succ, group.barrier, last) else { return false };
     let (Some(vector), Some(uniform)) = (vector_fields(code[wait]), uniform_fields(code[wait])) else { return false };
-    let overlaps = |fields: &[(u64, u64)], (first, count): (u64, u64)| {
-        fields.iter().any(|&(f, n)| f != 0xff && f < first + count && first < f + n)
-    };
     group.producers.iter().all(|&(p, _)| match (vector_destination(code[p]), uniform_destination(code[p])) {
-        (Some(d), _) => overlaps(&vector, d),
-        (_, Some(d)) => overlaps(&uniform, d),
+        (Some(d), _) => names_any(&vector, d),
+        (_, Some(d)) => names_any(&uniform, d),
         _ => false,
     })
+}
+
+/// The wait of a group on `barrier` whose last producer so far is `after`:
+/// the first instruction after it, in straight-line code, that waits on it.
+fn group_wait(controls: &[Control], succ: &[Vec<usize>], barrier: u8, after: usize) -> Option<usize> {
+    let mut wait = after;
+    loop {
+        wait = next_in_line(succ, wait)?;
+        if controls.get(wait)?.waits(barrier) {
+            return Some(wait);
+        }
+    }
+}
+
+/// Whether register `fields` (first, how many) name one of the registers
+/// `[first, first + count)` (a field of 0xff, `RZ`, names none).
+fn names_any(fields: &[(u64, u64)], (first, count): (u64, u64)) -> bool {
+    fields.iter().any(|&(f, n)| f != RZ && f < first + count && first < f + n)
 }
 
 /// The vector registers `[first, first + count)` an `S2R`, `LDC` or `LDS`
@@ -800,14 +801,12 @@ fn vector_destination((lo, hi): (u64, u64)) -> Option<(u64, u64)> {
     (first + count <= 0xff).then_some((first, count))
 }
 
-/// The vector registers a plain ALU instruction (the opcodes
-/// `uniform_fields` knows) may read: `Ra`, `Rb` in form 0x2 (two
-/// registers), `Rc` (bits 0..8 of the high word) in every form; pairs for
-/// `IMAD.WIDE`'s addend and a 64-bit compare. A field that is not a source
-/// only adds a match, which keeps a group whole (`read_together_at_wait`).
+/// The vector registers a plain ALU instruction ([`VECTOR_ALU`]) may read:
+/// `Ra`, `Rb` in form 0x2 (two registers), `Rc` (bits 0..8 of the high
+/// word) in every form; pairs for `IMAD.WIDE`'s addend and a 64-bit
+/// compare. A field that is not a source only adds a match, which keeps a
+/// group whole (`read_together_at_wait`).
 fn vector_fields((lo, hi): (u64, u64)) -> Option<Vec<(u64, u64)>> {
-    const VECTOR_ALU: [u64; 15] =
-        [0x02, 0x07, 0x09, 0x0b, 0x0c, 0x10, 0x11, 0x12, 0x16, 0x19, 0x20, 0x21, 0x23, 0x24, 0x25];
     let opcode = lo & 0xfff;
     let (form, low) = (opcode >> 8, opcode & 0xff);
     if !VECTOR_ALU.contains(&low) || ![0x2, 0x4, 0x8, 0xa, 0xc, 0xe].contains(&form) {
@@ -839,6 +838,12 @@ fn uniform_destination((lo, hi): (u64, u64)) -> Option<(u64, u64)> {
     (first + count <= 0xff).then_some((first, count))
 }
 
+/// Low 8 bits of the plain vector ALU instructions whose register fields
+/// [`uniform_fields`] and [`vector_fields`] read (the high 4 bits of the
+/// opcode are the operand form).
+const VECTOR_ALU: [u64; 15] =
+    [0x02, 0x07, 0x09, 0x0b, 0x0c, 0x10, 0x11, 0x12, 0x16, 0x19, 0x20, 0x21, 0x23, 0x24, 0x25];
+
 /// The register fields of an instruction that may name a uniform register,
 /// or `None` for an instruction the model does not know (memory
 /// instructions name uniform descriptors elsewhere; control flow). Uniform
@@ -847,8 +852,6 @@ fn uniform_destination((lo, hi): (u64, u64)) -> Option<(u64, u64)> {
 /// uniform register in `Rb` (`IMAD.U32 R4, RZ, RZ, UR10` 0xe24, `MOV R2,
 /// UR12` 0xc02, `ISETP ... R2, UR14` 0xc0c), in forms 0x2, 0x8 and 0xa none.
 fn uniform_fields((lo, hi): (u64, u64)) -> Option<Vec<(u64, u64)>> {
-    const VECTOR_ALU: [u64; 15] =
-        [0x02, 0x07, 0x09, 0x0b, 0x0c, 0x10, 0x11, 0x12, 0x16, 0x19, 0x20, 0x21, 0x23, 0x24, 0x25];
     let (ra, rb, rc) = ((lo >> 24) & 0xff, (lo >> 32) & 0xff, hi & 0xff);
     let opcode = lo & 0xfff;
     let (form, low) = (opcode >> 8, opcode & 0xff);
@@ -866,7 +869,7 @@ fn uniform_fields((lo, hi): (u64, u64)) -> Option<Vec<(u64, u64)>> {
         0x282 | 0x287 | 0x290 | 0x291 | 0x292 | 0x296 | 0x299 | 0x2a4 => vec![one(ra), one(rb), one(rc)],
         0x887 | 0x890 | 0x891 | 0x892 | 0x896 | 0x899 | 0x8a4 => vec![one(ra), one(rc)],
         0xc82 => vec![one(rb)],
-        0x882 | OP_S2UR | 0x919 | 0xb82 => vec![],
+        0x882 | OP_S2UR | OP_S2R | OP_LDC => vec![],
         OP_LDCU => vec![one(ra)],
         0xc0c | 0xe0c => vec![two(rb)],
         _ if VECTOR_ALU.contains(&low) && matches!(form, 0xc | 0xe) => vec![one(rb)],
@@ -884,7 +887,7 @@ fn first_uniform_reader(code: &[(u64, u64)], succ: &[Vec<usize>], producer: usiz
     loop {
         i = next_in_line(succ, i)?;
         let fields = uniform_fields(*code.get(i)?)?;
-        if fields.iter().any(|&(f, n)| f != 0xff && f < first + count && first < f + n) {
+        if names_any(&fields, (first, count)) {
             return Some(i);
         }
     }
