@@ -578,9 +578,10 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
                 // extern memory (sweep8 p74: a device function's 4-byte
                 // static `counter` in ptxas's 8-byte section, with three
                 // externs: 0x14, not 0x18; sm_75..sm_120 `-r`).
+                let held = out.size.saturating_sub(rooms);
                 let held = match surviving_variables_size(inputs, resolution) {
-                    0 => out.size.saturating_sub(rooms),
-                    vars => vars.min(out.size.saturating_sub(rooms)),
+                    0 => held,
+                    vars => vars.min(held),
                 };
                 out.size = grow_by_room(held, facts.extern_align);
                 out.align = out.align.max(facts.extern_align);
