@@ -555,6 +555,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("ghalfatom", "ghalfatom.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("dshvar", "dshvar.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
     cu("gpress", "gpress.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("gsplit", "gsplit.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("shsort", "shsort.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule whose count pairs up with no numbering): a TMA kernel.
@@ -1153,6 +1155,12 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: pressed producers kept together where their wait reads them
     // all (sweep8).
     GroupSpec { name: "gpress", inputs: &[Abi8("gpress")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a pressed group of loads split where the new numbering
+    // frees a barrier of 2..5 (sweep8).
+    GroupSpec { name: "gsplit", inputs: &[Abi8("gsplit")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 12.1: private shared variables in the order of nvlink's
+    // unstable sort (sweep9).
+    GroupSpec { name: "shsort", inputs: &[Abi8("shsort")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
     // Rule 11.3's fence workaround: libcu++'s `atomic_ref::fetch_add` ends in
     // a predicated `@P0 CCTL.IVALL`, which the capsule's count leaves out.
     GroupSpec { name: "atomref", inputs: &[Abi8("atomref")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

@@ -46,12 +46,12 @@ const STORES: [u64; 4] = [0x387, 0x388, 0x985, 0x986];
 
 /// Low 12 bits of instructions that write no general register: compares
 /// into predicates (`ISETP`, `FSETP`, `PLOP3`), the stores, control flow
-/// (`BRA`, `BRA.U`, `EXIT`, `BSSY`, `BSYNC`, `NOP`, `BAR`, `YIELD`,
-/// `WARPSYNC.ALL`), `MEMBAR` and the uniform datapath (`UMOV`, `UIADD3`,
-/// `UIMAD`, `S2UR`, `LDCU`, `R2UR`).
-const WRITES_NONE: [u64; 31] = [
+/// (`BRA`, `BRA.U`, `EXIT`, `BSSY`, `BSYNC`, `BREAK`, `NOP`, `BAR`,
+/// `YIELD`, `WARPSYNC.ALL`), `MEMBAR` and the uniform datapath (`UMOV`,
+/// `UIADD3`, `UIMAD`, `S2UR`, `LDCU`, `R2UR`).
+const WRITES_NONE: [u64; 32] = [
     0x20c, 0x80c, 0xc0c, 0xa0c, 0x20b, 0x80b, 0xc0b, 0x81c, 0x387, 0x388, 0x985, 0x986, 0x947, 0x547, 0x94d, 0x945,
-    0x941, 0x918, 0xb1d, 0x946, 0x948, 0x992, 0x882, 0x482, 0x290, 0x890, 0x8a4, 0x2a4, 0x9c3, 0x7ac, 0x2ca,
+    0x941, 0x942, 0x918, 0xb1d, 0x946, 0x948, 0x992, 0x882, 0x482, 0x290, 0x890, 0x8a4, 0x2a4, 0x9c3, 0x7ac, 0x2ca,
 ];
 
 /// The registers a memory access of this size field moves: 1 up to 32
@@ -98,6 +98,56 @@ pub(crate) fn store_sources((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
     }
     Some([run(field(lo, 24), 2), run(field(lo, 32), sized(hi))].into_iter().flatten().collect())
 }
+
+/// The general registers an instruction may read, or `None` for one not
+/// in the tables. Never fewer than it reads: a field that may hold a
+/// source register counts (an immediate that looks like a register only
+/// makes a reader earlier). Stores read their address and data; `LD` and
+/// `LDG` a 64-bit address (`Ra`), `LDL` and `LDS` a 32-bit one; the ALU
+/// instructions of the tables `Ra`, `Rc` (bits 0..8 of the high word) and,
+/// in the register form (0x2..), `Rb`, each one register but where the
+/// operation is 64-bit (`DADD`, `DMUL`, `DFMA`: all three; `IMAD.WIDE`:
+/// `Rc`; `IADD.64`, `MOV.64` and the integer compares, which may be
+/// `.U64`: pairs); `R2UR` its `Ra`; the rest of [`WRITES_NONE`] (control
+/// flow, the uniform datapath) none.
+pub(crate) fn may_read((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
+    let opcode = lo & 0xfff;
+    let (form, low) = (opcode >> 8, opcode & 0xff);
+    let (ra, rb, rc) = (field(lo, 24), field(lo, 32), field(hi, 0));
+    if let Some(sources) = store_sources((lo, hi)) {
+        return Some(sources);
+    }
+    let alu = WRITES_ONE.contains(&opcode) || WRITES_PAIR.contains(&opcode) || COMPARES.contains(&opcode);
+    // (Ra, Rb, Rc) widths of an ALU instruction.
+    let widths = match low {
+        0x28 | 0x29 | 0x2b | 0x35 | 0x0c => (2, 2, 2),
+        0x25 => (1, 1, 2),
+        0x02 => (1, 1 + (hi >> 16 & 1), 1),
+        _ => (1, 1, 1),
+    };
+    Some(match opcode {
+        0x980 | 0x981 => run(ra, 2).into_iter().collect(),
+        0x983 | 0x984 => run(ra, 1).into_iter().collect(),
+        // `S2R` reads a special register only.
+        0x919 => Vec::new(),
+        _ if alu => {
+            let rb = (form == 0x2).then_some((rb, widths.1));
+            [Some((ra, widths.0)), rb, Some((rc, widths.2))]
+                .into_iter()
+                .flatten()
+                .filter_map(|(r, n)| run(r, n))
+                .collect()
+        }
+        // `R2UR` reads `Ra`.
+        0x2ca => run(ra, 1).into_iter().collect(),
+        _ if WRITES_NONE.contains(&opcode) => Vec::new(),
+        _ => return None,
+    })
+}
+
+/// Low 12 bits of the compares into predicates among [`WRITES_NONE`]
+/// (`ISETP`, `FSETP`), which read `Ra`, `Rb` and `Rc` as ALU instructions do.
+const COMPARES: [u64; 7] = [0x20c, 0x80c, 0xc0c, 0xa0c, 0x20b, 0x80b, 0xc0b];
 
 /// Whether two runs of registers share one.
 pub(crate) fn overlap((a, n): Registers, (b, m): Registers) -> bool {

@@ -572,13 +572,14 @@ fn reachable_avoiding(succ: &[Vec<usize>], from: usize, avoid: &[usize]) -> Bits
 /// numbering), a group that finds all six taken while that group interferes
 /// takes its barrier (merc2 `minmax` on sm_100: the `LDCU` of 0x2c0 gets
 /// ptxas's barrier 0, which the load's group holds only along the path that
-/// skips the loop and its wait at 0xd0).
+/// skips the loop and its wait at 0xd0). A group `joins` names takes the
+/// barrier of the earlier group named (plan's split-off parts).
 fn allocate(
     code: &[(u64, u64)],
     controls: &[Control],
     (succ, groups, live): (&[Vec<usize>], &[Group], &[Bits]),
     over: &[Bits],
-    (skip, share): (Option<usize>, Option<usize>),
+    (skip, share, joins): (Option<usize>, Option<usize>, &[Option<usize>]),
     reserved: u8,
 ) -> Option<Vec<u8>> {
     // The waited-on parts (`over`) of the pending sets count for the
@@ -593,6 +594,10 @@ fn allocate(
         }
         if reserved >> g.barrier & 1 != 0 {
             out.push(g.barrier);
+            continue;
+        }
+        if let Some(&b) = joins.get(k).copied().flatten().and_then(|h| out.get(h)).filter(|&&b| b != NO_BARRIER) {
+            out.push(b);
             continue;
         }
         let (first, write) = g.producers[0];
@@ -683,6 +688,7 @@ fn consumed_together(controls: &[Control], (g, g_live): (&Group, &Bits), (h, h_l
 /// free: (group, producer), past the producers in `merged`; the group as an
 /// error for one other than two write producers.
 fn pressed(
+    code: &[(u64, u64)],
     controls: &[Control],
     all: &[Group],
     live: &[Bits],
@@ -691,8 +697,18 @@ fn pressed(
 ) -> Option<Result<(usize, usize), usize>> {
     let old: Vec<u8> = all.iter().map(|g| g.barrier).collect();
     for (k, g) in all.iter().enumerate() {
-        for &(p, _) in g.producers[1..].iter().filter(|(p, _)| !merged.contains(p)) {
-            let busy = |numbers: &[u8]| {
+        for &(p, write) in g.producers[1..].iter().filter(|(p, _)| !merged.contains(p)) {
+            // A global load presses onto a pending barrier when 2..5 are
+            // all pending, though 0 or 1 may be free (sweep8 p67
+            // `spmv_vector`, sm_100 and sm_120: ptxas puts six `LDG`s on 5
+            // with barrier 1 free since 0x930; nvlink's finaliser splits
+            // the first off onto the 4 it frees and keeps the other five on
+            // 5); anything else when all six are.
+            let pressing: &[u8] = match code[p].0 & 0xfff {
+                op if write && GLOBAL_LOADS.contains(&op) && controls[p].read == NO_BARRIER => &[2, 3, 4, 5],
+                _ => &[0, 1, 2, 3, 4, 5],
+            };
+            let all_busy = |numbers: &[u8]| {
                 let mut taken = [false; BARRIERS as usize];
                 for (j, h) in all.iter().enumerate() {
                     if j != k && numbers[j] != NO_BARRIER && numbers[j] != numbers[k] && holds(controls, h, &live[j], p)
@@ -700,41 +716,52 @@ fn pressed(
                         taken[usize::from(numbers[j])] = true;
                     }
                 }
-                taken.iter().filter(|&&t| t).count()
+                pressing.iter().all(|&b| b == numbers[k] || taken[usize::from(b)])
             };
-            if busy(&old) == usize::from(BARRIERS) - 1 && busy(renumbered) < usize::from(BARRIERS) - 1 {
-                return Some(if g.producers.len() == 2 && g.producers[1] == (p, true) { Ok((k, p)) } else { Err(k) });
+            if all_busy(&old) && !all_busy(renumbered) {
+                // Read-barrier producers after all the write producers
+                // stay with the part that keeps the group's wait (p67
+                // `spmv_vector`: the `LDG` of 0xa80 sets read barrier 5
+                // before the wait at 0xa90, which is for both).
+                let last_write = g.producers.iter().rposition(|&(_, write)| write);
+                let reads_last = g.producers.iter().position(|&(_, write)| !write).is_none_or(|r| Some(r) > last_write);
+                return Some(if reads_last { Ok((k, p)) } else { Err(k) });
             }
         }
     }
     None
 }
 
-/// How the finaliser splits `group`'s producers `first` and `later` (the
-/// one pressed onto its barrier): each is waited for at the first reader of
-/// its register, so the group's wait stays with the one read there and the
-/// other gets a wait of its own. Returns (the producer split off, its
-/// reader), or no split when both are read first at the wait (sm_120
+/// How the finaliser splits `group`'s producers at `later`, the first one
+/// pressed onto its barrier: the producers before it and those from it on
+/// are each waited for at the first reader of their registers, so the
+/// group's wait stays with the part read there and the other part gets a
+/// wait of its own. Returns (the part split off, its reader), or no split
+/// when both parts are read first at the wait (sm_120
 /// `memcpy_3d_device<unsigned long, 0, 0, 0>` 0x230 and 0x250: one group in
 /// nvlink's numbering too); `None` where a reader is not found.
 /// libcudadevrt's `memcpy_3d_device`/`memset_3d_device`: on sm_100
 /// the later `LDCU` is read after the wait (its wait goes to its reader,
 /// 0x130, 0x120, 0x190); on sm_120 `memcpy_3d_device<unsigned long, 0, 1,
 /// 1>`'s later `LDCU` is the one read at the wait (0x100), and the first
-/// (0x60) is waited for at its reader (0x120).
+/// (0x60) is waited for at its reader (0x120). Sweep8 p67 `spmv_vector`
+/// (sm_100, sm_120): of six `LDG`s on 5 the first is read at the wait
+/// (0xa90) and keeps it; the other five are waited for at 0xab0, which
+/// reads the second's `R23`.
 fn split_pressed(
     code: &[(u64, u64)],
     controls: &[Control],
     succ: &[Vec<usize>],
     group: &Group,
     later: usize,
-) -> Option<Option<(usize, usize)>> {
-    let first = group.producers.first()?.0;
-    let wait = group_wait(controls, succ, group.barrier, later)?;
-    match first_uniform_reader(code, succ, later)? {
-        r if r > wait => Some(Some((later, r))),
-        r if r == wait => match first_uniform_reader(code, succ, first)? {
-            r if r > wait => Some(Some((first, r))),
+) -> Option<Option<(Vec<usize>, usize)>> {
+    let wait = group_wait(controls, succ, group.barrier, group.producers.last()?.0)?;
+    let producers: Vec<usize> = group.producers.iter().filter(|&&(_, write)| write).map(|&(p, _)| p).collect();
+    let (head, tail) = producers.split_at(producers.iter().position(|&p| p == later)?);
+    match first_reader(code, succ, tail)? {
+        r if r > wait => Some(Some((tail.to_vec(), r))),
+        r if r == wait => match first_reader(code, succ, head)? {
+            r if r > wait => Some(Some((head.to_vec(), r))),
             r if r == wait => Some(None),
             _ => None,
         },
@@ -878,18 +905,53 @@ fn uniform_fields((lo, hi): (u64, u64)) -> Option<Vec<(u64, u64)>> {
     })
 }
 
-/// The first instruction after `producer`, in straight-line code, that
-/// reads one of the uniform registers it writes; `None` past an
-/// instruction the model does not know or a branch.
-fn first_uniform_reader(code: &[(u64, u64)], succ: &[Vec<usize>], producer: usize) -> Option<usize> {
-    let (first, count) = uniform_destination(*code.get(producer)?)?;
-    let mut i = producer;
+/// The first instruction after `part`'s first producer, in straight-line
+/// code and not one of `part`, that reads one of the registers they write
+/// (or, for vector registers, writes one again); `None` past an
+/// instruction the model does not know or a branch. Uniform registers are
+/// read through [`uniform_fields`]; vector registers through
+/// crate::registers, which over-approximates the reads, so a reader is
+/// never found late (a wait placed early only differs from nvlink's).
+fn first_reader(code: &[(u64, u64)], succ: &[Vec<usize>], part: &[usize]) -> Option<usize> {
+    use crate::registers::{may_read, overlap, written};
+    let mut uniform = Vec::new();
+    let mut vector = Vec::new();
+    for &p in part {
+        match uniform_destination(code[p]) {
+            Some(d) => uniform.push(d),
+            None => vector.push(vector_written(code[p])?),
+        }
+    }
+    let mut i = *part.first()?;
     loop {
         i = next_in_line(succ, i)?;
-        let fields = uniform_fields(*code.get(i)?)?;
-        if names_any(&fields, (first, count)) {
-            return Some(i);
+        if part.contains(&i) {
+            continue;
         }
+        let word = *code.get(i)?;
+        if !uniform.is_empty() {
+            let fields = uniform_fields(word)?;
+            if uniform.iter().any(|&d| names_any(&fields, d)) {
+                return Some(i);
+            }
+        }
+        if !vector.is_empty() {
+            let (reads, writes) = (may_read(word)?, written(word)?);
+            let touched = |&d: &(u64, u64)| reads.iter().chain(&writes).any(|&r| overlap(r, d));
+            if vector.iter().any(touched) {
+                return Some(i);
+            }
+        }
+    }
+}
+
+/// The vector registers a producer writes: an `S2R`, `LDC` or `LDS`
+/// ([`vector_destination`]) or a global load.
+fn vector_written(word: (u64, u64)) -> Option<(u64, u64)> {
+    match vector_destination(word) {
+        Some(d) => Some(d),
+        None if GLOBAL_LOADS.contains(&(word.0 & 0xfff)) => crate::registers::written(word)?,
+        None => None,
     }
 }
 
@@ -998,7 +1060,7 @@ fn ptxas_check(code: &[(u64, u64)], flow: &Flow, stack_load: bool) -> Option<Ptx
     let live = pending(original, succ, regions, &all);
     let stack = all.iter().position(|g| stack_load && g.start == 0 && g.producers[0] == (0, true));
     let over = awaited_parts(original, preds, &all, &live);
-    let Some(numbering) = allocate(code, original, (succ, &all, &live), &over, (None, stack), *reserved) else {
+    let Some(numbering) = allocate(code, original, (succ, &all, &live), &over, (None, stack, &[]), *reserved) else {
         return Some(PtxasCheck::Declined);
     };
     Some(match all.iter().zip(&numbering).find(|(g, b)| g.barrier != **b) {
@@ -1072,7 +1134,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         &controls,
         (&succ, &all, &live),
         &awaited_parts(&controls, &preds, &all, &live),
-        (stack, None),
+        (stack, None, &[]),
         reserved,
     )?;
     // ptxas puts a second producer on a barrier that is still pending when
@@ -1087,7 +1149,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     // first at its wait).
     let mut readers: Vec<(usize, usize)> = Vec::new();
     let mut merged: Vec<usize> = Vec::new();
-    while let Some(found) = pressed(&controls, &all, &live, &renumbered, &merged) {
+    while let Some(found) = pressed(code, &controls, &all, &live, &renumbered, &merged) {
         let (k, p) = match found {
             Ok(pair) => (pair.0, Some(pair.1)),
             Err(k) => (k, None),
@@ -1098,21 +1160,22 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             merged.extend(all[k].producers[1..].iter().map(|&(i, _)| i));
             continue;
         }
-        // Otherwise a group of more producers, or a read barrier's: not modelled.
+        // Otherwise a group with a read barrier among its producers: not modelled.
         let p = p?;
-        let Some((off, reader)) = split_pressed(code, &controls, &succ, &all[k], p)? else {
+        let Some((part, reader)) = split_pressed(code, &controls, &succ, &all[k], p)? else {
             merged.push(p);
             continue;
         };
+        let off = *part.first()?;
         readers.push((off, reader));
-        all[k].producers.retain(|&(i, _)| i != off);
+        all[k].producers.retain(|(i, _)| !part.contains(i));
         all[k].start = all[k].producers.first()?.0;
-        all.push(Group { barrier: all[k].barrier, start: off, producers: vec![(off, true)] });
+        all.push(Group { barrier: all[k].barrier, start: off, producers: part.iter().map(|&i| (i, true)).collect() });
         all.sort_by_key(|g| (g.start, g.producers[0].1));
         live = pending(&controls, &succ, &regions, &all);
         waited_at = vec![None; all.len()];
         for &(start, r) in &readers {
-            let at = all.iter().position(|g| g.start == start && g.producers.len() == 1)?;
+            let at = all.iter().position(|g| g.start == start && g.producers[0] == (start, true))?;
             let mut own = Bits::new(code.len());
             (start + 1..=r).for_each(|i| own.set(i));
             live[at] = own;
@@ -1127,7 +1190,19 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
                 over[k] = live[k].clone();
             }
         }
-        renumbered = allocate(code, &controls, (&succ, &all, &live), &over, (stack, None), reserved)?;
+        // A group waited for only at a split-off part's reader, and pending
+        // only where that part is, shares the part's barrier (p67
+        // `spmv_vector`: the `LDG` at 0xaa0 sets a read barrier that the
+        // `IMAD.WIDE` at 0xab0, the reader of the five `LDG`s split off,
+        // waits for; nvlink gives it their barrier 5 with 0 free).
+        let joins: Vec<Option<usize>> = (0..all.len())
+            .map(|k| {
+                let g = &all[k];
+                let wait = group_wait(&controls, &succ, g.barrier, g.producers.last()?.0)?;
+                (0..k).find(|&h| waited_at[k].is_none() && waited_at[h] == Some(wait) && live[k].within(&live[h]))
+            })
+            .collect();
+        renumbered = allocate(code, &controls, (&succ, &all, &live), &over, (stack, None, &joins), reserved)?;
     }
     let mut out = controls.clone();
     for (g, &b) in all.iter().zip(&renumbered) {

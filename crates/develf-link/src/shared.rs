@@ -899,11 +899,11 @@ fn plan_executable(
         let mut cur = k.reach.iter().filter_map(|n| common_end.get(n)).copied().max().unwrap_or(0);
         cur = cur.max(kernel_end.get(&i).copied().unwrap_or(0));
         let mut align = k.own_align;
-        // Private variables: callees' first, then the kernel's own, stably
-        // sorted by alignment, largest first (rule 12.1).
-        // Callees' and the kernel's own together, smallest first, before the
-        // alignment sort below (both stable): callees' first, then the
-        // kernel's own in symbol order, only among equal sizes. U28: a device
+        // Private variables: callees' first, then the kernel's own, sorted
+        // by alignment, largest first, then by size, smallest first (rule
+        // 12.1), with nvlink's sort ([`list_merge_sort`]): not stable, so
+        // three or more of one alignment and size come out in its order.
+        // Of two, callees' first, then the kernel's own in symbol order. U28: a device
         // function's `pa[8]`, `qa[2]`, `ra[4]` at 0x18, 0, 8; a template
         // kernel's weak `s[4]`/`u[32]` at 0, 0x10 and `s[32]`/`u[4]` at
         // 0x10, 0 (sm_75/sm_90/sm_100); session 5: own `a[16]`, `b[8]`
@@ -922,8 +922,10 @@ fn plan_executable(
         }
         // (alignment, size) of a variable or the room.
         let extent = |v: Option<&Variable>| v.map_or((k.own_align, k.own_size), |v| (v.align, v.size));
-        placed.sort_by_key(|&v| extent(v).1);
-        placed.sort_by_key(|&v| std::cmp::Reverse(extent(v).0));
+        let placed = list_merge_sort(placed, &|&a, &b| {
+            let ((a_align, a_size), (b_align, b_size)) = (extent(a), extent(b));
+            a_align > b_align || (a_align == b_align && a_size < b_size)
+        });
         let any_common = k.reach.iter().any(|n| common_end.contains_key(n));
         for &v in &placed {
             let (v_align, v_size) = extent(v);
@@ -1347,5 +1349,96 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
     for (_, offset, text) in instances {
         plan.instances.push(offset);
         plan.instance_of.insert(text, plan.instances.len() - 1);
+    }
+}
+
+/// The sort nvlink gives a kernel's private shared variables (rule 12.1):
+/// a merge sort of a linked list that deals the items alternately onto two
+/// lists, each built in reverse (pushed at its front), sorts both and
+/// merges them, taking the second list's head only when it is strictly
+/// `less` than the first's. It is not stable: n variables of one alignment
+/// and size, in symbol order 0..n, come out as 0 1; 2 0 1; 2 0 3 1;
+/// 0 4 2 3 1; ... (nvlink 13.5, sm_75 exec, n = 2..16: every order this
+/// gives; the same with other names, other symbol indices and another code
+/// order, so it depends on the list alone). Mixed alignments and sizes
+/// (`float`, `double`, `short`, `char[4]`: d0 d1 f4 f0 f2 f1 f3 s0 c1 c0)
+/// fit one pass with the combined comparison and not two passes. Sweep9
+/// p11 `binomial_american`: four `float`s at 4, 0xc, 0, 8.
+fn list_merge_sort<T: Copy>(items: Vec<T>, less: &impl Fn(&T, &T) -> bool) -> Vec<T> {
+    if items.len() <= 1 {
+        return items;
+    }
+    let (mut first, mut second): (Vec<T>, Vec<T>) = (Vec::new(), Vec::new());
+    for (i, item) in items.into_iter().enumerate() {
+        if i % 2 == 0 { first.push(item) } else { second.push(item) }
+    }
+    first.reverse();
+    second.reverse();
+    let (first, second) = (list_merge_sort(first, less), list_merge_sort(second, less));
+    let mut merged = Vec::with_capacity(first.len() + second.len());
+    let (mut a, mut b) = (first.into_iter().peekable(), second.into_iter().peekable());
+    while let Some(x) = a.peek() {
+        match b.peek() {
+            Some(y) if less(y, x) => merged.extend(b.next()),
+            _ => merged.extend(a.next()),
+        }
+    }
+    merged.extend(b);
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::list_merge_sort;
+
+    /// nvlink 13.5's offsets for n `__shared__ float`s of one kernel (sm_75
+    /// exec; each a kernel that stores all n and reads them back), as
+    /// symbol-order indices in offset order. Not a fixture: 15 more objects
+    /// for one table.
+    #[test]
+    fn equal_variables_come_out_in_nvlink_order() {
+        let nvlink: [&[usize]; 15] = [
+            &[0, 1],
+            &[2, 0, 1],
+            &[2, 0, 3, 1],
+            &[0, 4, 2, 3, 1],
+            &[0, 4, 2, 1, 5, 3],
+            &[2, 6, 0, 4, 1, 5, 3],
+            &[2, 6, 0, 4, 3, 7, 1, 5],
+            &[8, 0, 4, 2, 6, 3, 7, 1, 5],
+            &[8, 0, 4, 2, 6, 9, 1, 5, 3, 7],
+            &[10, 2, 6, 8, 0, 4, 9, 1, 5, 3, 7],
+            &[10, 2, 6, 8, 0, 4, 11, 3, 7, 9, 1, 5],
+            &[8, 0, 12, 4, 10, 2, 6, 11, 3, 7, 9, 1, 5],
+            &[8, 0, 12, 4, 10, 2, 6, 9, 1, 13, 5, 11, 3, 7],
+            &[10, 2, 14, 6, 8, 0, 12, 4, 9, 1, 13, 5, 11, 3, 7],
+            &[10, 2, 14, 6, 8, 0, 12, 4, 11, 3, 15, 7, 9, 1, 13, 5],
+        ];
+        for order in nvlink {
+            let items: Vec<usize> = (0..order.len()).collect();
+            assert_eq!(list_merge_sort(items, &|_, _| false), order, "{} variables", order.len());
+        }
+    }
+
+    /// Mixed types (fixture `shsort`'s `ss_mixed`, symbol order f0 d0 f1 c0
+    /// f2 d1 s0 f3 f4 c1 as (alignment, size)): nvlink 13.5 places them
+    /// d0 d1 f4 f0 f2 f1 f3 s0 c1 c0 (sm_75 exec).
+    #[test]
+    fn mixed_variables_sort_by_alignment_then_size() {
+        let vars = [
+            ("f0", 4, 4),
+            ("d0", 8, 8),
+            ("f1", 4, 4),
+            ("c0", 1, 4),
+            ("f2", 4, 4),
+            ("d1", 8, 8),
+            ("s0", 2, 2),
+            ("f3", 4, 4),
+            ("f4", 4, 4),
+            ("c1", 1, 4),
+        ];
+        let less = |a: &(&str, u64, u64), b: &(&str, u64, u64)| a.1 > b.1 || (a.1 == b.1 && a.2 < b.2);
+        let names: Vec<&str> = list_merge_sort(vars.to_vec(), &less).iter().map(|v| v.0).collect();
+        assert_eq!(names, ["d0", "d1", "f4", "f0", "f2", "f1", "f3", "s0", "c1", "c0"]);
     }
 }
