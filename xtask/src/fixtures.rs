@@ -557,6 +557,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("gpress", "gpress.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("gsplit", "gsplit.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("shsort", "shsort.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
+    cu("fbr_a", "fbr_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    cu("fbr_b", "fbr_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    cu("fbr_c", "fbr_c.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule whose count pairs up with no numbering): a TMA kernel.
@@ -1161,6 +1164,15 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.1: private shared variables in the order of nvlink's
     // unstable sort (sweep9).
     GroupSpec { name: "shsort", inputs: &[Abi8("shsort")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
+    // U25, rule 6.1: device functions' banks placed last input `.text`
+    // first, also where a relinked `-r` output orders them otherwise (sweep9).
+    GroupSpec {
+        name: "fbr",
+        inputs: &[Abi8("fbr_a"), Abi8("fbr_b"), Abi8("fbr_c")],
+        flags: &[],
+        archs: Archs::Only(WCB_ARCHS),
+    },
+    GroupSpec { name: "fbr-relink", inputs: &[LinkR("fbr")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
     // Rule 11.3's fence workaround: libcu++'s `atomic_ref::fetch_add` ends in
     // a predicated `@P0 CCTL.IVALL`, which the capsule's count leaves out.
     GroupSpec { name: "atomref", inputs: &[Abi8("atomref")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

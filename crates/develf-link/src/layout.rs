@@ -1952,10 +1952,19 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
         let own = b.layout.find(&bank).and_then(|x| b.layout.section(x)).map_or(0, |s| s.size);
         used.insert(*k, if own > 0 { vec![(0, own)] } else { Vec::new() });
     }
-    // Functions last `.text` first; each at the lowest aligned offset free in
-    // every reaching kernel's bank.
+    // Functions last `.text` first, in input order (input, then section):
+    // each at the lowest aligned offset free in every reaching kernel's
+    // bank. Input order, not output order: relinking an `-r` output
+    // (sweep9 p27 `r-relink`, sm_75..sm_86), nvlink places `summary_of`
+    // (input section 97, output 82) before `coulomb_like` (89, output 95),
+    // so `apply_scalar_fn`'s bank holds `coulomb_like` at 0x60, behind the
+    // 0x60 bytes `summary_of` takes in the other kernels reaching both.
+    let input_text = |f: OutId| {
+        let symbol = b.layout.section(f)?.info.function_symbol()?;
+        Some((symbol.input, inputs.get(symbol.input)?.symbol(symbol.symbol)?.section_index()?))
+    };
     let mut functions: Vec<OutId> = bank_of.keys().chain(&phantoms).copied().collect();
-    functions.sort_unstable_by(|a, c| c.cmp(a));
+    functions.sort_unstable_by_key(|&f| std::cmp::Reverse((input_text(f), f)));
     functions.dedup();
     for f in functions {
         let reachers: Vec<OutId> = kernels.iter().filter(|(_, r)| r.contains(&f)).map(|(k, _)| *k).collect();
