@@ -560,6 +560,11 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("fbr_a", "fbr_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("fbr_b", "fbr_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("fbr_c", "fbr_c.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    cu("fbend", "fbend.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    cu("wfc_a", "wfc_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    nvcc_with("wfc_b", "wfc_b.cu", &["--use_fast_math"], Archs::Only(WCB_ARCHS)),
+    nvcc_with("wfc_c", "wfc_c.cu", &["-Xptxas", "-O0"], Archs::Only(WCB_ARCHS)),
+    nvcc_with("wfc_d", "wfc_d.cu", &["-Xptxas", "-O1"], Archs::Only(WCB_ARCHS)),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
     // 11.9 (a capsule whose count pairs up with no numbering): a TMA kernel.
@@ -1173,6 +1178,17 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::Only(WCB_ARCHS),
     },
     GroupSpec { name: "fbr-relink", inputs: &[LinkR("fbr")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
+    // U25, rule 6.1: a device function's bank at the largest end of the
+    // banks of the kernels reaching it, not in a hole below (sweep9).
+    GroupSpec { name: "fbend", inputs: &[Abi8("fbend")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
+    // U25, rule 6.1: banks placed by each function's first copy in input
+    // order, whichever copy is kept (sweep2 p44).
+    GroupSpec {
+        name: "wfc",
+        inputs: &[Abi8("wfc_a"), Abi8("wfc_b"), Abi8("wfc_c"), Abi8("wfc_d")],
+        flags: &[],
+        archs: Archs::Only(WCB_ARCHS),
+    },
     // Rule 11.3's fence workaround: libcu++'s `atomic_ref::fetch_add` ends in
     // a predicated `@P0 CCTL.IVALL`, which the capsule's count leaves out.
     GroupSpec { name: "atomref", inputs: &[Abi8("atomref")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

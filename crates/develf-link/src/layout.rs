@@ -804,6 +804,37 @@ pub(crate) fn reserved_shared_value(layout: &Layout, section: crate::symbols::Sy
     }
 }
 
+/// The first copy, in input order (input, then section), of each output
+/// `.text` in `functions`: the first input `.text` of the same name whose
+/// function resolves to the same definition as the placed one's (a weak
+/// function's first copy, whichever copy is kept; a local function's own
+/// section).
+fn first_copies(b: &Builder<'_, '_>, functions: &[OutId]) -> HashMap<OutId, (usize, usize)> {
+    let (inputs, resolution) = (b.inputs, b.resolution);
+    let mut wanted: HashMap<&str, Vec<(OutId, SymbolRef)>> = HashMap::new();
+    for &f in functions {
+        let Some(out) = b.layout.section(f) else { continue };
+        let Some(def) = out.info.function_symbol().and_then(|y| resolution.definition_of(y)) else { continue };
+        wanted.entry(out.name.as_str()).or_default().push((f, def));
+    }
+    let mut first: HashMap<OutId, (usize, usize)> = HashMap::new();
+    for (i, object) in inputs.iter().enumerate() {
+        for s in object.sections() {
+            let Some(candidates) = wanted.get(s.name) else { continue };
+            let Some(function) =
+                object.symbols().iter().find(|y| y.st_type == STT_FUNC && y.section_index() == Some(s.index))
+            else {
+                continue;
+            };
+            let def = resolution.definition_of(SymbolRef { input: i, symbol: function.index });
+            for &(f, _) in candidates.iter().filter(|(_, d)| Some(*d) == def) {
+                first.entry(f).or_insert((i, s.index));
+            }
+        }
+    }
+    first
+}
+
 /// U25 (sm_100+): the merc copy of a function's or kernel's bank 2.
 pub(crate) const MERC_OPTIMIZER_PREFIX: &str = ".nv.merc.nv.constant.optimizer.";
 
@@ -1845,9 +1876,12 @@ fn assign_texture_slots(b: &mut Builder<'_, '_>) {
 /// of every kernel that reaches the function, created when the kernel has
 /// none. Each function has one offset, the same in every such bank (its
 /// relocations are resolved once): functions are taken last `.text` first,
-/// and each goes at the lowest offset free in the banks of all kernels
-/// reaching it (the kernel's own bytes at 0, functions placed before), which
-/// can leave holes (math, c2 t2, cd on sm_75/sm_86: `fd` at 0x58 behind
+/// and each goes at the largest end (aligned) of the banks of all kernels
+/// reaching it (the kernel's own bytes at 0, functions placed before), never
+/// into a hole below, which leaves holes (sweep9 p24 `G-exec`, sm_75..sm_86:
+/// `cos` and `sin`, reached by `trig_double` alone, at 0x108 and 0x110
+/// behind `tan`, `cospi`, `sinpi` at 0xf0..0x108, though 0x18..0xf0 is free
+/// in that kernel's bank; fixture `fbend`; math, c2 t2, cd on sm_75/sm_86: `fd` at 0x58 behind
 /// `kd2`'s own 0x58 though `kd1` has none; `fb` at 0 below `fa` at 0xb0 in
 /// `kc1`; jtab on sm_100/sm_120: `mix` 0x108, `pick` 0x128, `leaf` 0x158
 /// behind `kown`'s own 0x108, so `kleaf`'s bank is 0x194 bytes, both input
@@ -1952,18 +1986,19 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
         let own = b.layout.find(&bank).and_then(|x| b.layout.section(x)).map_or(0, |s| s.size);
         used.insert(*k, if own > 0 { vec![(0, own)] } else { Vec::new() });
     }
-    // Functions last `.text` first, in input order (input, then section):
-    // each at the lowest aligned offset free in every reaching kernel's
-    // bank. Input order, not output order: relinking an `-r` output
-    // (sweep9 p27 `r-relink`, sm_75..sm_86), nvlink places `summary_of`
-    // (input section 97, output 82) before `coulomb_like` (89, output 95),
-    // so `apply_scalar_fn`'s bank holds `coulomb_like` at 0x60, behind the
-    // 0x60 bytes `summary_of` takes in the other kernels reaching both.
-    let input_text = |f: OutId| {
-        let symbol = b.layout.section(f)?.info.function_symbol()?;
-        Some((symbol.input, inputs.get(symbol.input)?.symbol(symbol.symbol)?.section_index()?))
-    };
+    // Functions last `.text` first, by their first copy in input order
+    // (input, then section): each at the largest aligned end of the
+    // reaching kernels' banks. Input order, not output order: relinking an
+    // `-r` output (sweep9 p27 `r-relink`, sm_75..sm_86), nvlink places
+    // `summary_of` (input section 97, output 82) before `coulomb_like` (89,
+    // output 95), so `apply_scalar_fn`'s bank holds `coulomb_like` at 0x60,
+    // behind the 0x60 bytes `summary_of` takes in the other kernels reaching
+    // both. The first copy, not the one kept: sweep2 p44 (sm_75..sm_89)
+    // keeps d.cu's `smooth<double>` and c.cu's `smooth<float>`, and nvlink
+    // goes by a.cu's copies of both (`smooth<float>` after).
     let mut functions: Vec<OutId> = bank_of.keys().chain(&phantoms).copied().collect();
+    let first_copy = first_copies(b, &functions);
+    let input_text = |f: OutId| first_copy.get(&f).copied();
     functions.sort_unstable_by_key(|&f| std::cmp::Reverse((input_text(f), f)));
     functions.dedup();
     for f in functions {
@@ -1998,11 +2033,7 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
             let (size, align) = (s.size, s.addralign.max(1));
             let intervals: Vec<(u64, u64)> =
                 reachers.iter().flat_map(|k| used.get(k).cloned().unwrap_or_default()).collect();
-            let mut candidates: Vec<u64> =
-                std::iter::once(0).chain(intervals.iter().map(|&(_, end)| align_up(end, align))).collect();
-            candidates.sort_unstable();
-            let free = |at: u64| intervals.iter().all(|&(lo, hi)| at.saturating_add(size) <= lo || at >= hi);
-            let at = candidates.into_iter().find(|&c| free(c)).unwrap_or(0);
+            let at = intervals.iter().map(|&(_, end)| align_up(end, align)).max().unwrap_or(0);
             // A losing copy's bank is placed, but its section symbol has no
             // output symbol: nvlink writes the offset into the null symbol's
             // value instead, the last such bank's (wc2 sm_80: `wf<double>` in
