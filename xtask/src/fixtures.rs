@@ -157,6 +157,9 @@ const NBEX_ARCHS: &[&str] = &["sm_86", "sm_100"];
 const INDIR_ARCHS: &[&str] = &["sm_75", "sm_90"];
 /// Rules 12.8, 12.9: relinked rooms beside callees' arrays (session 15).
 const SHROOM_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
+/// Rule 7.2's RESERVED_SMEM_USED: cooperative groups' tile reductions set it
+/// from sm_80 on.
+const RSU_ARCHS: &[&str] = &["sm_80", "sm_90", "sm_100"];
 /// The `launch` objects and group (sm_75: ptxas writes CTAIDZ_USED for a
 /// device function; sm_90 and Mercury sm_100 do not).
 const LAUNCH_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
@@ -561,6 +564,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("fbr_b", "fbr_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("fbr_c", "fbr_c.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("fbend", "fbend.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    nvcc_with("rsu-G", "rsu.cu", &["-G"], Archs::Only(RSU_ARCHS)),
     cu("wfc_a", "wfc_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     nvcc_with("wfc_b", "wfc_b.cu", &["--use_fast_math"], Archs::Only(WCB_ARCHS)),
     nvcc_with("wfc_c", "wfc_c.cu", &["-Xptxas", "-O0"], Archs::Only(WCB_ARCHS)),
@@ -1181,6 +1185,9 @@ const GROUPS: &[GroupSpec] = &[
     // U25, rule 6.1: a device function's bank at the largest end of the
     // banks of the kernels reaching it, not in a hole below (sweep9).
     GroupSpec { name: "fbend", inputs: &[Abi8("fbend")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
+    // Rule 7.2: RESERVED_SMEM_USED appended to the kernels reaching a
+    // function with it (sweep9).
+    GroupSpec { name: "rsu", inputs: &[Abi8("rsu-G")], flags: &[], archs: Archs::Only(RSU_ARCHS) },
     // U25, rule 6.1: banks placed by each function's first copy in input
     // order, whichever copy is kept (sweep2 p44).
     GroupSpec {

@@ -97,6 +97,9 @@ struct CallFacts {
     /// Those of them whose CTAIDZ_USED comes before their EXTERNS (or that
     /// have none): a `-r` output's records are reversed.
     ctaidz_first: HashSet<u32>,
+    /// The functions whose `.nv.info.<fn>` carries RESERVED_SMEM_USED (rule
+    /// 7.2).
+    reserved_smem: HashSet<u32>,
     /// The functions whose winning `.nv.info.<fn>` carries the 0x66 record
     /// (rule 10: ptxas 13.x writes it for its functions, not for built-in
     /// helpers such as `__cuda_sm70_matchsync_any_b32`; CUDA 12.9 never).
@@ -504,6 +507,7 @@ impl Context<'_, '_> {
                     facts.ctaidz_first.insert(function);
                 }
             }
+            facts.reserved_smem.extend(part.reserved_smem);
         }
         for attr in nv_info {
             match attr {
@@ -579,6 +583,7 @@ impl Context<'_, '_> {
                     || r.attribute == EIATTR_EXTERNS
                     || r.attribute == EIATTR_NUM_MBARRIERS
                     || r.attribute == nvinfo::EIATTR_CTAIDZ_USED
+                    || r.attribute == nvinfo::EIATTR_RESERVED_SMEM_USED
                     || r.attribute == ATTR_ABI7_MARK
             };
             let mut seen_externs = false;
@@ -593,6 +598,12 @@ impl Context<'_, '_> {
                 if raw.attribute == nvinfo::EIATTR_CTAIDZ_USED {
                     if self.survives(input.index, symbol as u32) {
                         part.ctaidz.push((function, !seen_externs));
+                    }
+                    continue;
+                }
+                if raw.attribute == nvinfo::EIATTR_RESERVED_SMEM_USED {
+                    if self.survives(input.index, symbol as u32) {
+                        part.reserved_smem.push(function);
                     }
                     continue;
                 }
@@ -1024,6 +1035,24 @@ impl Context<'_, '_> {
         // `a7` relinked, sm_75..sm_90a); ptxas 13.x never sets them.
         if own_abi7_count && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
             reversed.push(Attribute::NumBarriers(ByteValue(abi7_barriers)));
+        }
+        // Rule 7.2, exec RESERVED_SMEM_USED: a kernel without the flag whose
+        // callees have it (the cooperative-groups code of a `-G` object,
+        // `tiled_partition<16>` and `cg::reduce` in `__device__` functions
+        // that stay calls) gets it appended last, before the merc group
+        // (sweep9 p21 `G-exec`: `segment16_sums` calling `tile16_sum`,
+        // sm_80..sm_90 and, in both `.nv.info` copies, sm_100/sm_120).
+        if exec_kernel
+            && !facts.reserved_smem.is_empty()
+            && !reversed.iter().chain(&group).any(|a| a.code() == nvinfo::EIATTR_RESERVED_SMEM_USED)
+            && function.is_some_and(|f| {
+                facts
+                    .contributors(f, facts.reserved_smem.iter().copied())
+                    .iter()
+                    .any(|&g| g != f && facts.reserved_smem.contains(&g))
+            })
+        {
+            reversed.push(Attribute::ReservedSmemUsed(develf_eiattr::shape::Flag));
         }
         // Rule 7.2 (merc): group F follows the exec additions above (sys:
         // EXTERNS, cluster: NUM_BARRIERS come before CBANK_PARAM_SIZE).
@@ -1840,6 +1869,7 @@ struct InputFacts {
     marked: Vec<u32>,
     /// (function, whether its CTAIDZ_USED comes before any EXTERNS there).
     ctaidz: Vec<(u32, bool)>,
+    reserved_smem: Vec<u32>,
 }
 
 /// The generated sections' contents, in output section order (merged
