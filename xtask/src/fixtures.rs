@@ -565,6 +565,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("fbr_c", "fbr_c.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("fbend", "fbend.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     nvcc_with("rsu-G", "rsu.cu", &["-G"], Archs::Only(RSU_ARCHS)),
+    nvcc_with("fbo_a-G", "fbo_a.cu", &["-G"], Archs::Only(WCB_ARCHS)),
+    cu("fbo_b", "fbo_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("wfc_a", "wfc_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     nvcc_with("wfc_b", "wfc_b.cu", &["--use_fast_math"], Archs::Only(WCB_ARCHS)),
     nvcc_with("wfc_c", "wfc_c.cu", &["-Xptxas", "-O0"], Archs::Only(WCB_ARCHS)),
@@ -1185,6 +1187,10 @@ const GROUPS: &[GroupSpec] = &[
     // U25, rule 6.1: a device function's bank at the largest end of the
     // banks of the kernels reaching it, not in a hole below (sweep9).
     GroupSpec { name: "fbend", inputs: &[Abi8("fbend")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
+    // U25, rule 6.1: functions' banks placed last bank first, which a
+    // relinked `-r` output keeps though its `.text`s move (sweep9).
+    GroupSpec { name: "fbo", inputs: &[Abi8("fbo_a-G"), Abi8("fbo_b")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
+    GroupSpec { name: "fbo-relink", inputs: &[LinkR("fbo")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
     // Rule 7.2: RESERVED_SMEM_USED appended to the kernels reaching a
     // function with it (sweep9).
     GroupSpec { name: "rsu", inputs: &[Abi8("rsu-G")], flags: &[], archs: Archs::Only(RSU_ARCHS) },

@@ -804,11 +804,12 @@ pub(crate) fn reserved_shared_value(layout: &Layout, section: crate::symbols::Sy
     }
 }
 
-/// The first copy, in input order (input, then section), of each output
-/// `.text` in `functions`: the first input `.text` of the same name whose
-/// function resolves to the same definition as the placed one's (a weak
-/// function's first copy, whichever copy is kept; a local function's own
-/// section).
+/// Where each output `.text` in `functions` first comes in input order: its
+/// first copy's `.nv.constant2.<fn>` (input, section), or the copy's
+/// `.text` where it has no bank. The first copy is the first input `.text`
+/// of the same name whose function resolves to the same definition as the
+/// placed one's (a weak function's first copy, whichever copy is kept; a
+/// local function's own section).
 fn first_copies(b: &Builder<'_, '_>, functions: &[OutId]) -> HashMap<OutId, (usize, usize)> {
     let (inputs, resolution) = (b.inputs, b.resolution);
     let mut wanted: HashMap<&str, Vec<(OutId, SymbolRef)>> = HashMap::new();
@@ -827,8 +828,11 @@ fn first_copies(b: &Builder<'_, '_>, functions: &[OutId]) -> HashMap<OutId, (usi
                 continue;
             };
             let def = resolution.definition_of(SymbolRef { input: i, symbol: function.index });
+            let bank = || {
+                object.sections().iter().find(|x| x.name.starts_with(".nv.constant2.") && x.info as usize == s.index)
+            };
             for &(f, _) in candidates.iter().filter(|(_, d)| Some(*d) == def) {
-                first.entry(f).or_insert((i, s.index));
+                first.entry(f).or_insert_with(|| (i, bank().map_or(s.index, |x| x.index)));
             }
         }
     }
@@ -1986,16 +1990,21 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
         let own = b.layout.find(&bank).and_then(|x| b.layout.section(x)).map_or(0, |s| s.size);
         used.insert(*k, if own > 0 { vec![(0, own)] } else { Vec::new() });
     }
-    // Functions last `.text` first, by their first copy in input order
-    // (input, then section): each at the largest aligned end of the
-    // reaching kernels' banks. Input order, not output order: relinking an
-    // `-r` output (sweep9 p27 `r-relink`, sm_75..sm_86), nvlink places
-    // `summary_of` (input section 97, output 82) before `coulomb_like` (89,
-    // output 95), so `apply_scalar_fn`'s bank holds `coulomb_like` at 0x60,
-    // behind the 0x60 bytes `summary_of` takes in the other kernels reaching
-    // both. The first copy, not the one kept: sweep2 p44 (sm_75..sm_89)
-    // keeps d.cu's `smooth<double>` and c.cu's `smooth<float>`, and nvlink
-    // goes by a.cu's copies of both (`smooth<float>` after).
+    // Functions last bank first, by the bank of their first copy in input
+    // order (input, then section; `first_copies`): each at the largest
+    // aligned end of the reaching kernels' banks. Not output `.text` order:
+    // relinking an `-r` output (sweep9 p27 `r-relink`, sm_75..sm_86), nvlink
+    // places `summary_of` (bank section 69, output `.text` 82) before
+    // `coulomb_like` (65, 95), so `apply_scalar_fn`'s bank holds
+    // `coulomb_like` at 0x60, behind the 0x60 bytes `summary_of` takes in the
+    // other kernels reaching both. Nor input `.text` order: in p24's `-G`
+    // `-r` output, relinked (sm_75..sm_86), `cos`'s `.text` (208) comes after
+    // `tan`'s (204) but its bank (166) before `tan`'s (169), and nvlink
+    // places `tan` first (0xf0, behind `huge_trig_table`'s own 0xf0 bytes)
+    // and `cos` behind it (0x108), as in the exec link of the objects. The first copy, not the one kept: sweep2 p44
+    // (sm_75..sm_89) keeps d.cu's `smooth<double>` and c.cu's
+    // `smooth<float>`, and nvlink goes by a.cu's copies of both
+    // (`smooth<float>` first).
     let mut functions: Vec<OutId> = bank_of.keys().chain(&phantoms).copied().collect();
     let first_copy = first_copies(b, &functions);
     let input_text = |f: OutId| first_copy.get(&f).copied();
