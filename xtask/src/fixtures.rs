@@ -559,6 +559,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("dshvar", "dshvar.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
     cu("gpress", "gpress.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("gsplit", "gsplit.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("gatomf", "gatomf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("gloop", "gloop.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("shsort", "shsort.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
     cu("fbr_a", "fbr_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("fbr_b", "fbr_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
@@ -1172,6 +1174,10 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: a pressed group of loads split where the new numbering
     // frees a barrier of 2..5 (sweep8).
     GroupSpec { name: "gsplit", inputs: &[Abi8("gsplit")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a `float` `atomicAdd` searches from 5 as `ATOMG` does, and a
+    // load waited for at a loop head from 5 (sweep9).
+    GroupSpec { name: "gatomf", inputs: &[Abi8("gatomf")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "gloop", inputs: &[Abi8("gloop")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.1: private shared variables in the order of nvlink's
     // unstable sort (sweep9).
     GroupSpec { name: "shsort", inputs: &[Abi8("shsort")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },
