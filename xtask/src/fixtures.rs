@@ -157,6 +157,8 @@ const NBEX_ARCHS: &[&str] = &["sm_86", "sm_100"];
 const INDIR_ARCHS: &[&str] = &["sm_75", "sm_90"];
 /// Rules 12.8, 12.9: relinked rooms beside callees' arrays (session 15).
 const SHROOM_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
+/// Groups seen to differ on sm_120 alone.
+const SM120_ONLY: &[&str] = &["sm_120"];
 /// Rule 7.2's RESERVED_SMEM_USED: cooperative groups' tile reductions set it
 /// from sm_80 on.
 const RSU_ARCHS: &[&str] = &["sm_80", "sm_90", "sm_100"];
@@ -560,6 +562,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("gpress", "gpress.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("gsplit", "gsplit.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("gatomf", "gatomf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("mcu_a", "mcu_a.cu", Archs::Only(SM120_ONLY), ABI7_NONE),
+    cu("mcu_b", "mcu_b.cu", Archs::Only(SM120_ONLY), ABI7_NONE),
+    cu("mcu_c", "mcu_c.cu", Archs::Only(SM120_ONLY), ABI7_NONE),
     cu("gloop", "gloop.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("shsort", "shsort.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
     cu("fbr_a", "fbr_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
@@ -1174,6 +1179,15 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: a pressed group of loads split where the new numbering
     // frees a barrier of 2..5 (sweep8).
     GroupSpec { name: "gsplit", inputs: &[Abi8("gsplit")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.1: merc banks in their banks' order in an executable too,
+    // relinking an `-r` output (sweep9).
+    GroupSpec {
+        name: "mcu",
+        inputs: &[Abi8("mcu_a"), Abi8("mcu_b"), Abi8("mcu_c")],
+        flags: &[],
+        archs: Archs::Only(SM120_ONLY),
+    },
+    GroupSpec { name: "mcu-relink", inputs: &[LinkR("mcu")], flags: &[], archs: Archs::Only(SM120_ONLY) },
     // Rule 11.3: a `float` `atomicAdd` searches from 5 as `ATOMG` does, and a
     // load waited for at a loop head from 5 (sweep9).
     GroupSpec { name: "gatomf", inputs: &[Abi8("gatomf")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

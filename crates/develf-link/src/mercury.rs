@@ -179,10 +179,14 @@ pub(crate) fn order_key(inputs: &[InputObject<'_>], layout: &Layout, s: &OutSect
             // `.nv.constant3`, and so does `.nv.merc.nv.constant.optimizer.<f>`
             // before `.nv.merc.nv.constant.user` (sweep6 cluster B, sm_100 and
             // sm_120 `r-relink-r`), where the input had them the other way.
-            // Only in `-r` outputs: an executable's function banks are merged
-            // into its kernels' (fixture ptx keeps creation order there).
-            if s.class != SectionClass::Mercury || layout.executable {
+            // In an executable too (sweep9 p20 `r-relink`, sm_120: a kernel's
+            // optimizer bank before the user bank), where the header-index
+            // banks rule 11.5 creates come after both (fixture ptx).
+            if s.class != SectionClass::Mercury {
                 return None;
+            }
+            if layout.executable && s.name.starts_with(HEADER_INDICES) {
+                return Some(usize::MAX);
             }
             match s.name.strip_prefix(crate::layout::MERC_OPTIMIZER_PREFIX) {
                 Some(f) => layout.find(&format!(".nv.constant2.{f}")),
