@@ -1045,12 +1045,7 @@ impl Context<'_, '_> {
         if exec_kernel
             && !facts.reserved_smem.is_empty()
             && !reversed.iter().chain(&group).any(|a| a.code() == nvinfo::EIATTR_RESERVED_SMEM_USED)
-            && function.is_some_and(|f| {
-                facts
-                    .contributors(f, facts.reserved_smem.iter().copied())
-                    .iter()
-                    .any(|&g| g != f && facts.reserved_smem.contains(&g))
-            })
+            && function.is_some_and(|f| facts.reach(f).0.iter().any(|&g| g != f && facts.reserved_smem.contains(&g)))
         {
             reversed.push(Attribute::ReservedSmemUsed(develf_eiattr::shape::Flag));
         }
