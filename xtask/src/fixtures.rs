@@ -566,6 +566,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("mcu_b", "mcu_b.cu", Archs::Only(SM120_ONLY), ABI7_NONE),
     cu("mcu_c", "mcu_c.cu", Archs::Only(SM120_ONLY), ABI7_NONE),
     cu("gloop", "gloop.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("glea", "glea.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("shsort", "shsort.cu", Archs::Only(SHROOM_ARCHS), ABI7_NONE),
     cu("fbr_a", "fbr_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("fbr_b", "fbr_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
@@ -1192,6 +1193,8 @@ const GROUPS: &[GroupSpec] = &[
     // load waited for at a loop head from 5 (sweep9).
     GroupSpec { name: "gatomf", inputs: &[Abi8("gatomf")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "gloop", inputs: &[Abi8("gloop")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a `LEA` reading `R0` is no use of the stack (sweep9).
+    GroupSpec { name: "glea", inputs: &[Abi8("glea")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.1: private shared variables in the order of nvlink's
     // unstable sort (sweep9).
     GroupSpec { name: "shsort", inputs: &[Abi8("shsort")], flags: &[], archs: Archs::Only(SHROOM_ARCHS) },

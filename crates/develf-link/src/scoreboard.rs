@@ -201,10 +201,11 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
 
 /// ALU instructions on 32-bit registers, by their low 9 bits (any operand
 /// form): `FMUL`, `FADD`, `FFMA`, `IMAD` (not `IMAD.WIDE`, 0x25), `SEL`,
-/// `ISETP`, `IADD3`, `LOP3`, `PRMT`. p17 half `kha`'s `SEL R0, R0, 0x7610,
+/// `ISETP`, `IADD3`, `LOP3`, `PRMT`, `LEA`. p17 half `kha`'s `SEL R0, R0, 0x7610,
 /// P0` waits on the stack-pointer load's barrier before a CAS loop reuses
-/// it; nvlink drops both (sm_100).
-const ALU_32: [u64; 9] = [0x020, 0x021, 0x023, 0x024, 0x007, 0x00c, 0x010, 0x012, 0x016];
+/// it; nvlink drops both (sm_100). Sweep9 p25 `crc32_chunks`' `LEA R6, R0,
+/// UR4, 0x2` (a shared address) does the same (sm_100, sm_120).
+const ALU_32: [u64; 10] = [0x020, 0x021, 0x023, 0x024, 0x007, 0x00c, 0x010, 0x012, 0x016, 0x011];
 
 /// `MOV R, R`: its source is the `Rb` field, its `Ra` field left 0 (sm_110
 /// sum loop: `MOV R5, R3` waits on the stack-pointer load's barrier before
