@@ -1879,14 +1879,15 @@ fn assign_texture_slots(b: &mut Builder<'_, '_>) {
 /// tables) no section of its own; its bytes go into the `.nv.constant2.<k>`
 /// of every kernel that reaches the function, created when the kernel has
 /// none. Each function has one offset, the same in every such bank (its
-/// relocations are resolved once): functions are taken last `.text` first,
-/// and each goes at the largest end (aligned) of the banks of all kernels
-/// reaching it (the kernel's own bytes at 0, functions placed before), never
-/// into a hole below, which leaves holes (sweep9 p24 `G-exec`, sm_75..sm_86:
-/// `cos` and `sin`, reached by `trig_double` alone, at 0x108 and 0x110
-/// behind `tan`, `cospi`, `sinpi` at 0xf0..0x108, though 0x18..0xf0 is free
-/// in that kernel's bank; fixture `fbend`; math, c2 t2, cd on sm_75/sm_86: `fd` at 0x58 behind
-/// `kd2`'s own 0x58 though `kd1` has none; `fb` at 0 below `fa` at 0xb0 in
+/// relocations are resolved once): functions are taken last bank first (by
+/// their first copies, [`first_copies`]), and each goes at the largest end
+/// (aligned) of the banks of all kernels reaching it (the kernel's own bytes
+/// at 0, functions placed before), never into a hole below, which leaves
+/// holes (sweep9 p24 `G-exec`, sm_75..sm_86: `cos` and `sin`, reached by
+/// `trig_double` alone, at 0x108 and 0x110 behind `tan`, `cospi`, `sinpi`
+/// at 0xf0..0x108, though 0x18..0xf0 is free in that kernel's bank; fixture
+/// `fbend`; math, c2 t2, cd on sm_75/sm_86: `fd` at 0x58 behind `kd2`'s own
+/// 0x58 though `kd1` has none; `fb` at 0 below `fa` at 0xb0 in
 /// `kc1`; jtab on sm_100/sm_120: `mix` 0x108, `pick` 0x128, `leaf` 0x158
 /// behind `kown`'s own 0x108, so `kleaf`'s bank is 0x194 bytes, both input
 /// orders). The kernels reaching a function are taken last `.text` first,
@@ -2001,14 +2002,13 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
     // `-r` output, relinked (sm_75..sm_86), `cos`'s `.text` (208) comes after
     // `tan`'s (204) but its bank (166) before `tan`'s (169), and nvlink
     // places `tan` first (0xf0, behind `huge_trig_table`'s own 0xf0 bytes)
-    // and `cos` behind it (0x108), as in the exec link of the objects. The first copy, not the one kept: sweep2 p44
-    // (sm_75..sm_89) keeps d.cu's `smooth<double>` and c.cu's
-    // `smooth<float>`, and nvlink goes by a.cu's copies of both
-    // (`smooth<float>` first).
+    // and `cos` behind it (0x108), as in the exec link of the objects. The
+    // first copy, not the one kept: sweep2 p44 (sm_75..sm_89) keeps d.cu's
+    // `smooth<double>` and c.cu's `smooth<float>`, and nvlink goes by a.cu's
+    // copies of both (`smooth<float>` first).
     let mut functions: Vec<OutId> = bank_of.keys().chain(&phantoms).copied().collect();
     let first_copy = first_copies(b, &functions);
-    let input_text = |f: OutId| first_copy.get(&f).copied();
-    functions.sort_unstable_by_key(|&f| std::cmp::Reverse((input_text(f), f)));
+    functions.sort_unstable_by_key(|&f| std::cmp::Reverse((first_copy.get(&f).copied(), f)));
     functions.dedup();
     for f in functions {
         let reachers: Vec<OutId> = kernels.iter().filter(|(_, r)| r.contains(&f)).map(|(k, _)| *k).collect();
@@ -2040,9 +2040,8 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
         for (n, &h) in banks.iter().enumerate() {
             let Some(s) = inputs.get(h.input).and_then(|o| o.section(h.bank)).copied() else { continue };
             let (size, align) = (s.size, s.addralign.max(1));
-            let intervals: Vec<(u64, u64)> =
-                reachers.iter().flat_map(|k| used.get(k).cloned().unwrap_or_default()).collect();
-            let at = intervals.iter().map(|&(_, end)| align_up(end, align)).max().unwrap_or(0);
+            let ends = reachers.iter().filter_map(|k| used.get(k)).flatten().map(|&(_, end)| align_up(end, align));
+            let at = ends.max().unwrap_or(0);
             // A losing copy's bank is placed, but its section symbol has no
             // output symbol: nvlink writes the offset into the null symbol's
             // value instead, the last such bank's (wc2 sm_80: `wf<double>` in

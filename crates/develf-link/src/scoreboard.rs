@@ -718,9 +718,10 @@ fn consumed_together(controls: &[Control], (g, g_live): (&Group, &Bits), (h, h_l
 }
 
 /// A group's later producer that ptxas put on the group's barrier only
-/// because all six were pending there, where the new numbering leaves one
-/// free: (group, producer), past the producers in `merged`; the group as an
-/// error for one other than two write producers.
+/// because every barrier it could take was pending there (all six; 2..5 for
+/// a global load), where the new numbering leaves one free: (group,
+/// producer), past the producers in `merged`; the group as an error where a
+/// read-barrier producer comes before a write producer (not modelled).
 fn pressed(
     code: &[(u64, u64)],
     controls: &[Control],
@@ -1231,9 +1232,12 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         // waits for; nvlink gives it their barrier 5 with 0 free).
         let joins: Vec<Option<usize>> = (0..all.len())
             .map(|k| {
+                if waited_at[k].is_some() {
+                    return None;
+                }
                 let g = &all[k];
                 let wait = group_wait(&controls, &succ, g.barrier, g.producers.last()?.0)?;
-                (0..k).find(|&h| waited_at[k].is_none() && waited_at[h] == Some(wait) && live[k].within(&live[h]))
+                (0..k).find(|&h| waited_at[h] == Some(wait) && live[k].within(&live[h]))
             })
             .collect();
         renumbered = allocate(code, &controls, (&succ, &all, &live), &over, (stack, None, &joins), reserved)?;
