@@ -162,6 +162,12 @@ const SM120_ONLY: &[&str] = &["sm_120"];
 /// Rule 7.2's RESERVED_SMEM_USED: cooperative groups' tile reductions set it
 /// from sm_80 on.
 const RSU_ARCHS: &[&str] = &["sm_80", "sm_90", "sm_100"];
+/// Sweep10's shared-memory relinks (rules 12.3, 12.10).
+const ROOMEQ_ARCHS: &[&str] = &["sm_75", "sm_80", "sm_90"];
+/// Without sm_90's reserved area: there `-g`'s `.symtab` gives the shared
+/// variable 0x400 more than its relocations get, which tests/reloc_nvlink's
+/// model does not know.
+const XKEEP_ARCHS: &[&str] = &["sm_75", "sm_80"];
 /// The `launch` objects and group (sm_75: ptxas writes CTAIDZ_USED for a
 /// device function; sm_90 and Mercury sm_100 do not).
 const LAUNCH_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
@@ -578,6 +584,10 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("wfc_a", "wfc_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     nvcc_with("wfc_b", "wfc_b.cu", &["--use_fast_math"], Archs::Only(WCB_ARCHS)),
     nvcc_with("wfc_c", "wfc_c.cu", &["-Xptxas", "-O0"], Archs::Only(WCB_ARCHS)),
+    cu("roomeq", "roomeq.cu", Archs::Only(ROOMEQ_ARCHS), ABI7_NONE),
+    nvcc_with("xkeep-G", "xkeep.cu", &["-G"], Archs::Only(XKEEP_ARCHS)),
+    cu("cmo_a", "cmo_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("cmo_b", "cmo_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     nvcc_with("wfc_d", "wfc_d.cu", &["-Xptxas", "-O1"], Archs::Only(WCB_ARCHS)),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
@@ -1214,6 +1224,16 @@ const GROUPS: &[GroupSpec] = &[
     // relinked `-r` output keeps though its `.text`s move (sweep9).
     GroupSpec { name: "fbo", inputs: &[Abi8("fbo_a-G"), Abi8("fbo_b")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
     GroupSpec { name: "fbo-relink", inputs: &[LinkR("fbo")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
+    // Rule 12.3: relinked with `-r`, a non-user filled exactly to the
+    // instance's alignment grows by it (sweep10 p107 `r-relink-r`).
+    GroupSpec { name: "roomeq", inputs: &[Abi8("roomeq")], flags: &[], archs: Archs::Only(ROOMEQ_ARCHS) },
+    GroupSpec { name: "roomeq-relink", inputs: &[LinkR("roomeq")], flags: &[], archs: Archs::Only(ROOMEQ_ARCHS) },
+    // Rule 12.10: relinked under `-g`, an extern-only kernel sharing the
+    // instance name keeps the window the sharing gives it (sweep10 p113).
+    GroupSpec { name: "xkeep", inputs: &[Abi8("xkeep-G")], flags: &[], archs: Archs::Only(XKEEP_ARCHS) },
+    GroupSpec { name: "xkeep-relink-g", inputs: &[LinkR("xkeep")], flags: &["-g"], archs: Archs::Only(XKEEP_ARCHS) },
+    // Rule 12.1: the common area's order does not count kernels (sweep10 p117).
+    GroupSpec { name: "cmo", inputs: &[Abi8("cmo_a"), Abi8("cmo_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // Rule 7.2: RESERVED_SMEM_USED appended to the kernels reaching a
     // function with it (sweep9).
     GroupSpec { name: "rsu", inputs: &[Abi8("rsu-G")], flags: &[], archs: Archs::Only(RSU_ARCHS) },

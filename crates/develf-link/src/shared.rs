@@ -624,8 +624,11 @@ fn non_user_size(k: &Kernel, a: u64) -> u64 {
         // size (indir-relink `-r`: 0x10 -> 0x20 for every such kernel;
         // rr-shm's `ksa_noshared` 0x10 -> 0x110).
         k.own_size.saturating_add(a)
-    } else if k.own_extent < a {
-        grow_by_room(k.own_extent, a)
+    } else if k.own_extent <= a {
+        // Equality grows too (sweep10 p107 `r-relink-r`: `red[32]`, 0x80
+        // bytes, in a link whose instance makes the alignment 0x80: 0x100;
+        // sm_75..sm_90).
+        k.own_extent.saturating_add(a)
     } else {
         k.own_extent.max(k.own_size)
     }
@@ -843,22 +846,21 @@ fn plan_executable(
         global_align = global_align.map(|a| a.max(facts.extern_value));
     }
     // The common area: variables of functions several kernels reach, laid
-    // out once at the same offsets in every window (rule 12.1). Order: most
-    // kernels first, then the largest first (sweep p41: a weak template's
+    // out once at the same offsets in every window (rule 12.1). Order: the
+    // largest first (sweep p41: a weak template's
     // 0x100-byte `tile` before another instance's 0x80, whichever comes
     // first; /work/sweep/red/shc t4, t5, t7, t8: three functions' arrays
     // of 0x40/0x20/3, 0x40/0x100/0x80, 5/0x10/0x20 and 0x80/0x100/0x40
     // bytes reached by two kernels, largest first every time, alignment
     // aside; sm_80 exec and `-g`), then later functions first (s3: two
     // equal arrays, the later function's first; three equal ones, t6,
-    // come out second, first, third, not modelled).
-    common.sort_by(|a, b| {
-        b.1.len()
-            .cmp(&a.1.len())
-            .then(b.0.size.cmp(&a.0.size))
-            .then(b.2.cmp(&a.2))
-            .then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol))
-    });
+    // come out second, first, third, not modelled). How many kernels reach
+    // a variable does not count (sweep10 p117: `block_reduce<Min>`'s
+    // `s_warp` from a later input, three kernels, at 0 before
+    // `block_reduce<Plus>`'s, four; fixture `cmo`, sm_75/sm_90/sm_100).
+    // Two variables of one function with equal sizes are not in symbol
+    // order either (docs/nvlink-layout.md, session 28: open).
+    common.sort_by(|a, b| b.0.size.cmp(&a.0.size).then(b.2.cmp(&a.2)).then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol)));
     // Each variable goes at the first offset free in every window reaching
     // it, so variables no kernel reaches together overlap (cubl:
     // `block_scan<int,256>`'s `s` (three kernels) and `block_scan<float,128>`'s
@@ -1148,10 +1150,15 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
         if plan.extern_offset.get(&k.text).is_some_and(|&old| old < s) {
             plan.extern_offset.insert(k.text, s);
             // A window the sharing made non-empty has a section symbol (g4
-            // sm_75: `k2`, extern memory only through `f`, at 0x10).
+            // sm_75: `k2`, extern memory only through `f`, at 0x10), and a
+            // section even where its empty over-aligned window had none
+            // (sweep10 p113 `G-r-relink-g`: `bias_relu_kernel`, extern-only,
+            // takes the 0x30 of the `externsharedinstance` it shares with
+            // `sgemm_regtile_kernel`: 0x30, aligned 0x30; sm_80/sm_86).
             plan.no_symbol.remove(&k.shared);
             if let Some(out) = layout.sections.get_mut(k.shared) {
                 out.size = out.size.max(align_up(s, facts.extern_align).saturating_add(reserved));
+                out.keep = Keep::Always;
             }
         }
     }

@@ -100,8 +100,11 @@ pub fn structure(elf: &ElfFile<'_>, out: &mut Diagnostics) {
         // nvlink 13.5 itself writes a kernel's shared window aligned to a
         // relinked `-r` output's extern instance, which need not be a power
         // of two (docs/nvlink-layout.md rule 12.8.1: 0x90; fixture
-        // xinst-relink); such a window is not flagged.
-        let shared_window = s.sh_type == sec::SHT_NOBITS && s.name.starts_with(".nv.shared.");
+        // xinst-relink), in executables and, with `.nv_debug.shared`, in
+        // `-r -g` outputs (0x30; fixture xkeep-relink-g); such a window is
+        // not flagged.
+        let shared_type = s.sh_type == sec::SHT_NOBITS || s.sh_type == sec::SHT_CUDA_SHARED;
+        let shared_window = shared_type && (s.name.starts_with(".nv.shared.") || s.name == ".nv_debug.shared");
         if s.addralign > 1 && !s.addralign.is_power_of_two() && !shared_window {
             out.push(
                 Diagnostic::new(BAD_ALIGNMENT, format!("sh_addralign is {:#x}, not a power of two", s.addralign))
