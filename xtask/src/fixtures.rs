@@ -588,6 +588,8 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("xkeep-G", "xkeep.cu", &["-G"], Archs::Only(XKEEP_ARCHS)),
     cu("cmo_a", "cmo_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("cmo_b", "cmo_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("cmk1", "cmk1.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("cmk2", "cmk2.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     nvcc_with("wfc_d", "wfc_d.cu", &["-Xptxas", "-O1"], Archs::Only(WCB_ARCHS)),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
@@ -1232,8 +1234,12 @@ const GROUPS: &[GroupSpec] = &[
     // instance name keeps the window the sharing gives it (sweep10 p113).
     GroupSpec { name: "xkeep", inputs: &[Abi8("xkeep-G")], flags: &[], archs: Archs::Only(XKEEP_ARCHS) },
     GroupSpec { name: "xkeep-relink-g", inputs: &[LinkR("xkeep")], flags: &["-g"], archs: Archs::Only(XKEEP_ARCHS) },
-    // Rule 12.1: the common area's order does not count kernels (sweep10 p117).
+    // Rule 12.1: the common area's equal-sized variables in the order nvlink
+    // meets them, kernels of the last input first (sweep10 p117).
     GroupSpec { name: "cmo", inputs: &[Abi8("cmo_a"), Abi8("cmo_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    // Within one object: the order kernels in section order meet them.
+    GroupSpec { name: "cmk1", inputs: &[Abi8("cmk1")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec { name: "cmk2", inputs: &[Abi8("cmk2")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // Rule 7.2: RESERVED_SMEM_USED appended to the kernels reaching a
     // function with it (sweep9).
     GroupSpec { name: "rsu", inputs: &[Abi8("rsu-G")], flags: &[], archs: Archs::Only(RSU_ARCHS) },

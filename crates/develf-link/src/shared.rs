@@ -120,6 +120,10 @@ type Node = (usize, usize);
 pub(crate) struct Facts {
     /// Functions called (or referenced) by each function.
     edges: HashMap<Node, Vec<Node>>,
+    /// The lowest code offset at which each call edge is made, so callees
+    /// can be walked in code order (ptxas lists relocations by descending
+    /// offset, a `-r` output by ascending).
+    edge_offsets: HashMap<(Node, Node), u64>,
     /// Shared variables each function's code refers to.
     uses: HashMap<Node, Vec<SymbolRef>>,
     /// Functions whose code refers to `extern __shared__` memory.
@@ -161,6 +165,7 @@ pub(crate) fn facts(
 ) -> Facts {
     let mut f = Facts {
         edges: HashMap::new(),
+        edge_offsets: HashMap::new(),
         uses: HashMap::new(),
         extern_users: HashSet::new(),
         any_extern: false,
@@ -238,6 +243,10 @@ pub(crate) fn facts(
                 let list = f.edges.entry(from).or_default();
                 if is_text && to != from && !list.contains(&to) {
                     list.push(to);
+                }
+                if is_text && to != from {
+                    let at = f.edge_offsets.entry((from, to)).or_insert(r.offset);
+                    *at = (*at).min(r.offset);
                 }
             }
         }
@@ -592,6 +601,54 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
     layout.shared = plan;
 }
 
+/// Rule 12.1: the order in which nvlink meets the device functions' shared
+/// variables, which orders equal-sized ones in the common area. Kernels are
+/// taken last input first and, within an input, in section order (ptxas
+/// puts a kernel defined later first); each kernel's calls are followed
+/// depth first in code order, and a variable is met with the first function
+/// naming it. Evidence (/tmp/cmx, one object, sm_75 `-g`, `s[32]` statics
+/// of `red<1>` and `red<2>`): `kb2` calling both before `ka1..ka3` calling
+/// `red<1>` gives `red<2>` at 0 (e1, fixture `cmk1`); the `ka`s first gives
+/// `red<1>` at 0 (e2, `cmk2`); sweep10 p117: `block_reduce<Min>` first, met
+/// through c.cu's `min_kernel`, the last input's first kernel (`cmo`). Not
+/// fitted: which of two variables one kernel meets comes first when its
+/// code calls them the other way round (e3: `red<2>` still first), nor the
+/// relinks of `-r` outputs (an `-r` output of `cmo`: `red<2>` first;
+/// p117's `part-relink`).
+fn discovery_order(
+    facts: &Facts,
+    kernels: &[Kernel],
+    pool: &[(Variable, Node)],
+    resolution: &Resolution<'_>,
+) -> HashMap<SymbolRef, usize> {
+    let mut by_node: HashMap<Node, Vec<SymbolRef>> = HashMap::new();
+    for (v, node) in pool {
+        by_node.entry(*node).or_default().push(resolution.definition_of(v.symbol).unwrap_or(v.symbol));
+    }
+    let mut order: Vec<&Kernel> = kernels.iter().collect();
+    order.sort_by_key(|k| k.reach.first().map(|&(input, section)| (std::cmp::Reverse(input), section)));
+    let mut met: HashMap<SymbolRef, usize> = HashMap::new();
+    let mut visited: HashSet<Node> = HashSet::new();
+    for k in order {
+        let Some(&root) = k.reach.first() else { continue };
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            if !visited.insert(node) {
+                continue;
+            }
+            for v in by_node.get(&node).into_iter().flatten() {
+                let next = met.len();
+                met.entry(*v).or_insert(next);
+            }
+            let mut callees: Vec<Node> = facts.edges.get(&node).cloned().unwrap_or_default();
+            callees.sort_by_key(|to| facts.edge_offsets.get(&(node, *to)).copied().unwrap_or(u64::MAX));
+            // Depth first, the first call first.
+            stack.extend(callees.into_iter().rev());
+        }
+    }
+    met
+}
+
 /// The sizes of the variables in the inputs' `.nv_debug.shared` that are
 /// their own definitions (not losing weak copies), summed without padding.
 fn surviving_variables_size(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> u64 {
@@ -847,20 +904,25 @@ fn plan_executable(
     }
     // The common area: variables of functions several kernels reach, laid
     // out once at the same offsets in every window (rule 12.1). Order: the
-    // largest first (sweep p41: a weak template's
-    // 0x100-byte `tile` before another instance's 0x80, whichever comes
-    // first; /work/sweep/red/shc t4, t5, t7, t8: three functions' arrays
-    // of 0x40/0x20/3, 0x40/0x100/0x80, 5/0x10/0x20 and 0x80/0x100/0x40
-    // bytes reached by two kernels, largest first every time, alignment
-    // aside; sm_80 exec and `-g`), then later functions first (s3: two
-    // equal arrays, the later function's first; three equal ones, t6,
-    // come out second, first, third, not modelled). How many kernels reach
-    // a variable does not count (sweep10 p117: `block_reduce<Min>`'s
-    // `s_warp` from a later input, three kernels, at 0 before
-    // `block_reduce<Plus>`'s, four; fixture `cmo`, sm_75/sm_90/sm_100).
-    // Two variables of one function with equal sizes are not in symbol
-    // order either (docs/nvlink-layout.md, session 28: open).
-    common.sort_by(|a, b| b.0.size.cmp(&a.0.size).then(b.2.cmp(&a.2)).then(a.0.symbol.symbol.cmp(&b.0.symbol.symbol)));
+    // largest first (sweep p41: a weak template's 0x100-byte `tile` before
+    // another instance's 0x80, whichever comes first; /work/sweep/red/shc
+    // t4, t5, t7, t8: three functions' arrays of 0x40/0x20/3, 0x40/0x100/0x80,
+    // 5/0x10/0x20 and 0x80/0x100/0x40 bytes reached by two kernels, largest
+    // first every time, alignment aside; sm_80 exec and `-g`), then in the
+    // order nvlink meets them ([`discovery_order`]; fixtures `cmo`, `cmk1`,
+    // `cmk2`). How many kernels reach a variable does not count (sweep10
+    // p117: `block_reduce<Min>`'s `s_warp`, three kernels, before
+    // `block_reduce<Plus>`'s, four). Not modelled: the order of equal
+    // variables one kernel meets together (/tmp/cmx e3; t6's three come out
+    // second, first, third), which depends neither on code nor on section
+    // order, and two equal variables of one function (docs/nvlink-layout.md,
+    // session 28).
+    let discovered = discovery_order(facts, kernels, &pool, resolution);
+    let rank = |v: &Variable| {
+        let key = resolution.definition_of(v.symbol).unwrap_or(v.symbol);
+        discovered.get(&key).copied().unwrap_or(usize::MAX)
+    };
+    common.sort_by(|a, b| b.0.size.cmp(&a.0.size).then(rank(a.0).cmp(&rank(b.0))));
     // Each variable goes at the first offset free in every window reaching
     // it, so variables no kernel reaches together overlap (cubl:
     // `block_scan<int,256>`'s `s` (three kernels) and `block_scan<float,128>`'s
