@@ -590,6 +590,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("cmo_b", "cmo_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("cmk1", "cmk1.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("cmk2", "cmk2.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("wpp", "wpp.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("wfc_d", "wfc_d.cu", &["-Xptxas", "-O1"], Archs::Only(WCB_ARCHS)),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
@@ -1240,6 +1241,9 @@ const GROUPS: &[GroupSpec] = &[
     // Within one object: the order kernels in section order meet them.
     GroupSpec { name: "cmk1", inputs: &[Abi8("cmk1")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "cmk2", inputs: &[Abi8("cmk2")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 11.9: a shared window pointer's two moves count once in the
+    // capsule (sweep10 p107, p109).
+    GroupSpec { name: "wpp", inputs: &[Abi8("wpp")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 7.2: RESERVED_SMEM_USED appended to the kernels reaching a
     // function with it (sweep9).
     GroupSpec { name: "rsu", inputs: &[Abi8("rsu-G")], flags: &[], archs: Archs::Only(RSU_ARCHS) },
