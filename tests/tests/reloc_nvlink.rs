@@ -852,6 +852,24 @@ fn check_link(link: &Link, report: &mut Report) {
                     );
                     continue;
                 }
+                // Rule 8.2 (decided in develf-link, `relocate.rs`, not by the
+                // keep rule): a relocation against an undefined local label
+                // (`-G` objects' `.rela.debug_loc` against `$L__tmp230`, LOCAL
+                // NOTYPE SHN_UNDEF) is not kept, in `-r` outputs too (fixtures
+                // cgt and cgt-rev, sm_90: four per link).
+                if home == SymbolHome::Undefined
+                    && kept_as.is_none()
+                    && sym.bind == STB_LOCAL
+                    && sym.st_type == symbol::STT_NOTYPE
+                    && sym.section_index().is_none()
+                {
+                    report.unchecked(
+                        r.r_type,
+                        &link.arch,
+                        "relocation against an undefined local label, not kept (rule 8.2)",
+                    );
+                    continue;
+                }
                 // U27 (decided in develf-link, `relocate::reserved_shared`, not
                 // by the keep rule): an executable keeps the Mercury code's
                 // relocations against a reserved shared window's variable

@@ -162,6 +162,9 @@ const SM120_ONLY: &[&str] = &["sm_120"];
 /// Rule 7.2's RESERVED_SMEM_USED: cooperative groups' tile reductions set it
 /// from sm_80 on.
 const RSU_ARCHS: &[&str] = &["sm_80", "sm_90", "sm_100"];
+/// Sweep11 p120's appended records (rule 7.2): sm_90, where the `-G`
+/// object's cooperative-groups code brings both.
+const CGT_ARCHS: &[&str] = &["sm_90"];
 /// Sweep10's shared-memory relinks (rules 12.3, 12.10).
 const ROOMEQ_ARCHS: &[&str] = &["sm_75", "sm_80", "sm_90"];
 /// Without sm_90's reserved area: there `-g`'s `.symtab` gives the shared
@@ -591,6 +594,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("cmk1", "cmk1.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("cmk2", "cmk2.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wpp", "wpp.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    nvcc_with("cgt_a-G", "cgt_a.cu", &["-G"], Archs::Only(CGT_ARCHS)),
+    cu("cgt_b", "cgt_b.cu", Archs::Only(CGT_ARCHS), ABI7_NONE),
+    cu("cgt_c", "cgt_c.cu", Archs::Only(CGT_ARCHS), ABI7_NONE),
     nvcc_with("wfc_d", "wfc_d.cu", &["-Xptxas", "-O1"], Archs::Only(WCB_ARCHS)),
     cu("atomref", "atomref.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     // Rules 11.3 (a uniform instruction's wait is no use of the stack) and
@@ -1244,6 +1250,20 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.9: a shared window pointer's two moves count once in the
     // capsule (sweep10 p107, p109).
     GroupSpec { name: "wpp", inputs: &[Abi8("wpp")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 7.2: RESERVED_SMEM_USED among the appended records, ordered by
+    // first contributor (sweep11 p120 `G-exec` and `G-rev`).
+    GroupSpec {
+        name: "cgt",
+        inputs: &[Abi8("cgt_a-G"), Abi8("cgt_b"), Abi8("cgt_c")],
+        flags: &[],
+        archs: Archs::Only(CGT_ARCHS),
+    },
+    GroupSpec {
+        name: "cgt-rev",
+        inputs: &[Abi8("cgt_c"), Abi8("cgt_b"), Abi8("cgt_a-G")],
+        flags: &[],
+        archs: Archs::Only(CGT_ARCHS),
+    },
     // Rule 7.2: RESERVED_SMEM_USED appended to the kernels reaching a
     // function with it (sweep9).
     GroupSpec { name: "rsu", inputs: &[Abi8("rsu-G")], flags: &[], archs: Archs::Only(RSU_ARCHS) },
@@ -1603,7 +1623,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "usage: cargo xtask fixtures [--only NAME] [--jobs N]\n\n\
+                    "usage: cargo xtask fixtures [--only NAME[,NAME...]] [--jobs N]\n\n\
                      Builds tests/fixtures/{{obj,obj-abi7,link,link-r}} from tests/fixtures/src.\n\
                      --only NAME  rebuild only what matches NAME (object, source file or group\n\
                      \x20            name) and keep everything else; links rebuild their inputs\n\
@@ -1940,7 +1960,13 @@ pub fn run(args: &[String]) -> Result<()> {
             all.iter().collect()
         }
         Some(name) => {
-            let direct: Vec<&Job> = all.iter().filter(|job| job.names.iter().any(|n| n == name)).collect();
+            // Several names, comma-separated, build in one run: groups
+            // sharing an object whose bytes change with every compile (a
+            // `-G` object's tkinfo names ptxas's temporary file) must link
+            // the same copy of it.
+            let names: Vec<&str> = name.split(',').collect();
+            let direct: Vec<&Job> =
+                all.iter().filter(|job| job.names.iter().any(|n| names.contains(&n.as_str()))).collect();
             if direct.is_empty() {
                 bail!("--only {name}: no object, source or group has that name");
             }

@@ -972,6 +972,22 @@ impl Context<'_, '_> {
                 appended.push((ContributorKey::LAST, 1, Attribute::Raw(record)));
             }
         }
+        // Rule 7.2, exec RESERVED_SMEM_USED: a kernel without the flag whose
+        // callees have it (the cooperative-groups code of a `-G` object,
+        // `tiled_partition<16>` and `cg::reduce` in `__device__` functions
+        // that stay calls) gets it appended, before the merc group (sweep9
+        // p21 `G-exec`: `segment16_sums` calling `tile16_sum`, sm_80..sm_90
+        // and, in both `.nv.info` copies, sm_100/sm_120), in the order of its
+        // first contributor among the appended records (sweep11 p120, sm_90:
+        // `G-exec`'s `k_a_sum_int` RESERVED_SMEM_USED then NUM_BARRIERS 16,
+        // `G-rev`'s `k_a_max_scaled` NUM_BARRIERS then RESERVED_SMEM_USED).
+        if exec_kernel
+            && !facts.reserved_smem.is_empty()
+            && !reversed.iter().chain(&group).any(|a| a.code() == nvinfo::EIATTR_RESERVED_SMEM_USED)
+            && function.is_some_and(|f| facts.reach(f).0.iter().any(|&g| g != f && facts.reserved_smem.contains(&g)))
+        {
+            appended.push((ContributorKey::LAST, 3, Attribute::ReservedSmemUsed(develf_eiattr::shape::Flag)));
+        }
         // The only kernel's gathered list stays last, after NUM_BARRIERS too
         // (sweep p41 `-kernels-used=ka`: `ka` reaches `warn_once`'s
         // `vprintf` through a lower output index than `tile_sum`'s barrier,
@@ -1035,19 +1051,6 @@ impl Context<'_, '_> {
         // `a7` relinked, sm_75..sm_90a); ptxas 13.x never sets them.
         if own_abi7_count && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
             reversed.push(Attribute::NumBarriers(ByteValue(abi7_barriers)));
-        }
-        // Rule 7.2, exec RESERVED_SMEM_USED: a kernel without the flag whose
-        // callees have it (the cooperative-groups code of a `-G` object,
-        // `tiled_partition<16>` and `cg::reduce` in `__device__` functions
-        // that stay calls) gets it appended last, before the merc group
-        // (sweep9 p21 `G-exec`: `segment16_sums` calling `tile16_sum`,
-        // sm_80..sm_90 and, in both `.nv.info` copies, sm_100/sm_120).
-        if exec_kernel
-            && !facts.reserved_smem.is_empty()
-            && !reversed.iter().chain(&group).any(|a| a.code() == nvinfo::EIATTR_RESERVED_SMEM_USED)
-            && function.is_some_and(|f| facts.reach(f).0.iter().any(|&g| g != f && facts.reserved_smem.contains(&g)))
-        {
-            reversed.push(Attribute::ReservedSmemUsed(develf_eiattr::shape::Flag));
         }
         // Rule 7.2 (merc): group F follows the exec additions above (sys:
         // EXTERNS, cluster: NUM_BARRIERS come before CBANK_PARAM_SIZE).
@@ -1247,9 +1250,9 @@ impl Context<'_, '_> {
     /// EXTERNS `__assertfail`, NUM_BARRIERS). The output's only kernel whose
     /// counts come from functions it does not reach has them first, and the
     /// only kernel's NUM_MBARRIERS never comes before its NUM_BARRIERS.
-    fn appended_keys(&self, f: u32, facts: &CallFacts) -> [ContributorKey; 3] {
+    fn appended_keys(&self, f: u32, facts: &CallFacts) -> [ContributorKey; 4] {
         let info_sections = facts.info_of_text.get_or_init(|| self.info_sections());
-        let mut keys = [ContributorKey::LAST; 3];
+        let mut keys = [ContributorKey::LAST; 4];
         for g in facts.reach_through_addresses(f) {
             if g == f {
                 continue;
@@ -1263,6 +1266,7 @@ impl Context<'_, '_> {
                 facts.mbarriers.contains_key(&g),
                 facts.externs.get(&g).is_some_and(|l| !l.is_empty())
                     || (section.is_none() && !self.is_defined_output(g) && self.extern_kept(g)),
+                facts.reserved_smem.contains(&g),
             ];
             if !has.contains(&true) {
                 continue;
