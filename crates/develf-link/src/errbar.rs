@@ -153,25 +153,22 @@ pub(crate) const CAPSULE_NUMBERINGS: [&[Pattern]; 4] = [
 /// that pairs up, then by the first that pairs up with the window-pointer
 /// moves left out too ([`window_pointer_pairs`]); `None` when none does.
 pub(crate) fn capsule_numbering(code: &[u8], count: usize, numberings: &[&[Pattern]]) -> Option<Vec<Option<usize>>> {
-    let plain =
-        numberings.iter().map(|left_out| numbering_without(code, left_out)).find(|(_, n)| *n == count).map(|(v, _)| v);
-    if plain.is_some() {
-        return plain;
-    }
     let words = instruction_words(code);
-    let fused = window_pointer_pairs(&words);
-    if !fused.contains(&true) {
-        return None;
-    }
-    numberings
-        .iter()
-        .map(|left_out| {
-            numbering_by(&words, |i, w| {
-                fused.get(i).copied().unwrap_or(false) || left_out.iter().any(|&p| matches(w, p))
+    let number = |fused: &[bool]| {
+        numberings
+            .iter()
+            .map(|left_out| {
+                numbering_by(&words, |i, w| {
+                    fused.get(i).copied().unwrap_or(false) || left_out.iter().any(|&p| matches(w, p))
+                })
             })
-        })
-        .find(|(_, n)| *n == count)
-        .map(|(v, _)| v)
+            .find(|(_, n)| *n == count)
+            .map(|(v, _)| v)
+    };
+    number(&[]).or_else(|| {
+        let fused = window_pointer_pairs(&words);
+        fused.contains(&true).then(|| number(&fused)).flatten()
+    })
 }
 
 /// `S2R` and `S2UR`, and the system register of the shared window's high

@@ -992,8 +992,9 @@ impl Context<'_, '_> {
         // (sweep p41 `-kernels-used=ka`: `ka` reaches `warn_once`'s
         // `vprintf` through a lower output index than `tile_sum`'s barrier,
         // yet nvlink writes NUM_BARRIERS, EXTERNS; sm_75..sm_120). Otherwise
-        // the appended NUM_BARRIERS, NUM_MBARRIERS and EXTERNS come in the
-        // order of their first contributors (`appended_keys`).
+        // the appended NUM_BARRIERS, NUM_MBARRIERS, EXTERNS and
+        // RESERVED_SMEM_USED come in the order of their first contributors
+        // (`appended_keys`).
         if let Some(f) = function.filter(|_| !appended.is_empty()) {
             if !externs_last {
                 if let Some(list) = appended_externs.take() {
@@ -1247,7 +1248,8 @@ impl Context<'_, '_> {
     /// sm_90 with a.cu first and on sm_80..sm_89 with it last, where
     /// `.nv.info` of the barrier's `__try_wait_phase` precedes
     /// `__barrier_sync`'s; the relinked `-r` output of sm_90: NUM_MBARRIERS,
-    /// EXTERNS `__assertfail`, NUM_BARRIERS). The output's only kernel whose
+    /// EXTERNS `__assertfail`, NUM_BARRIERS). RESERVED_SMEM_USED too
+    /// (sweep11 p120, fixtures `cgt`/`cgt-rev`). The output's only kernel whose
     /// counts come from functions it does not reach has them first, and the
     /// only kernel's NUM_MBARRIERS never comes before its NUM_BARRIERS.
     fn appended_keys(&self, f: u32, facts: &CallFacts) -> [ContributorKey; 4] {

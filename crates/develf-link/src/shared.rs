@@ -682,10 +682,10 @@ fn non_user_size(k: &Kernel, a: u64) -> u64 {
         // rr-shm's `ksa_noshared` 0x10 -> 0x110).
         k.own_size.saturating_add(a)
     } else if k.own_extent <= a {
-        // Equality grows too (sweep10 p107 `r-relink-r`: `red[32]`, 0x80
-        // bytes, in a link whose instance makes the alignment 0x80: 0x100;
-        // sm_75..sm_90).
-        k.own_extent.saturating_add(a)
+        // A kernel grows at equality too, as under a pool (sweep10 p107
+        // `r-relink-r`: `red[32]`, 0x80 bytes, in a link whose instance
+        // makes the alignment 0x80: 0x100; sm_75..sm_90).
+        grow_by_pool(k.own_extent, a)
     } else {
         k.own_extent.max(k.own_size)
     }
@@ -693,8 +693,9 @@ fn non_user_size(k: &Kernel, a: u64) -> u64 {
 
 /// Rule 12.3: `-r`'s room for extern memory in a section whose code does not
 /// use it: `a` more bytes when it holds less than `a` (0 -> 0x10, 4 -> 0x14,
-/// 7 -> 0x17), nothing otherwise (0x31, 0x200). Fits 9 kernel samples and 5
-/// `.nv_debug.shared` ones; the mechanism is unknown.
+/// 7 -> 0x17), nothing otherwise (0x31, 0x200). Fits 5 `.nv_debug.shared`
+/// samples; the mechanism is unknown. A kernel's section grows at equality
+/// too ([`non_user_size`], [`grow_by_pool`]).
 fn grow_by_room(extent: u64, a: u64) -> u64 {
     if extent < a { extent.saturating_add(a) } else { extent }
 }
