@@ -593,6 +593,11 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("cmo_b", "cmo_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("cmk1", "cmk1.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("cmk2", "cmk2.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("eqn", "eqn.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("eqx_a", "eqx_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("eqx_b", "eqx_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("eqx_c", "eqx_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("cah", "cah.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wpp", "wpp.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("cgt_a-G", "cgt_a.cu", &["-G"], Archs::Only(CGT_ARCHS)),
     cu("cgt_b", "cgt_b.cu", Archs::Only(CGT_ARCHS), ABI7_NONE),
@@ -1241,12 +1246,31 @@ const GROUPS: &[GroupSpec] = &[
     // instance name keeps the window the sharing gives it (sweep10 p113).
     GroupSpec { name: "xkeep", inputs: &[Abi8("xkeep-G")], flags: &[], archs: Archs::Only(XKEEP_ARCHS) },
     GroupSpec { name: "xkeep-relink-g", inputs: &[LinkR("xkeep")], flags: &["-g"], archs: Archs::Only(XKEEP_ARCHS) },
-    // Rule 12.1: the common area's equal-sized variables in the order nvlink
-    // meets them, kernels of the last input first (sweep10 p117).
+    // Rule 12.1: the common area's equal-sized variables in the order
+    // nvlink's unstable sort of the symbol-ordered pool leaves them (sweep10
+    // p117), in a direct link, a relink of the `-r` output and one object.
     GroupSpec { name: "cmo", inputs: &[Abi8("cmo_a"), Abi8("cmo_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
-    // Within one object: the order kernels in section order meet them.
+    GroupSpec { name: "cmo-relink", inputs: &[LinkR("cmo")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "cmk1", inputs: &[Abi8("cmk1")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "cmk2", inputs: &[Abi8("cmk2")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    // Equal variables of one function, common and private (sweep11 p124),
+    // and the externs in the sorted list (sweep10 p103: input order
+    // decides).
+    GroupSpec { name: "eqn", inputs: &[Abi8("eqn")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec {
+        name: "eqx",
+        inputs: &[Abi8("eqx_a"), Abi8("eqx_b"), Abi8("eqx_c")],
+        flags: &[],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    GroupSpec {
+        name: "eqx-rev",
+        inputs: &[Abi8("eqx_b"), Abi8("eqx_a"), Abi8("eqx_c")],
+        flags: &[],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    // The common area's first fit among its successive ends (sweep11 p124).
+    GroupSpec { name: "cah", inputs: &[Abi8("cah")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // Rule 11.9: a shared window pointer's two moves count once in the
     // capsule (sweep10 p107, p109).
     GroupSpec { name: "wpp", inputs: &[Abi8("wpp")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

@@ -18,7 +18,7 @@ use develf_format::symbol::{STB_WEAK, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_
 use develf_parse::elf::string_at;
 use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Alignment of `extern __shared__` memory and of the `-r` instance (rule 12).
 const EXTERN_ALIGN: u64 = 16;
@@ -120,10 +120,6 @@ type Node = (usize, usize);
 pub(crate) struct Facts {
     /// Functions called (or referenced) by each function.
     edges: HashMap<Node, Vec<Node>>,
-    /// The lowest code offset at which each call edge is made, so callees
-    /// can be walked in code order (ptxas lists relocations by descending
-    /// offset, a `-r` output by ascending).
-    edge_offsets: HashMap<(Node, Node), u64>,
     /// Shared variables each function's code refers to.
     uses: HashMap<Node, Vec<SymbolRef>>,
     /// Functions whose code refers to `extern __shared__` memory.
@@ -165,7 +161,6 @@ pub(crate) fn facts(
 ) -> Facts {
     let mut f = Facts {
         edges: HashMap::new(),
-        edge_offsets: HashMap::new(),
         uses: HashMap::new(),
         extern_users: HashSet::new(),
         any_extern: false,
@@ -243,10 +238,6 @@ pub(crate) fn facts(
                 let list = f.edges.entry(from).or_default();
                 if is_text && to != from && !list.contains(&to) {
                     list.push(to);
-                }
-                if is_text && to != from {
-                    let at = f.edge_offsets.entry((from, to)).or_insert(r.offset);
-                    *at = (*at).min(r.offset);
                 }
             }
         }
@@ -601,54 +592,6 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
     layout.shared = plan;
 }
 
-/// Rule 12.1: the order in which nvlink meets the device functions' shared
-/// variables, which orders equal-sized ones in the common area. Kernels are
-/// taken last input first and, within an input, in section order (ptxas
-/// puts a kernel defined later first); each kernel's calls are followed
-/// depth first in code order, and a variable is met with the first function
-/// naming it. Evidence (/tmp/cmx, one object, sm_75 `-g`, `s[32]` statics
-/// of `red<1>` and `red<2>`): `kb2` calling both before `ka1..ka3` calling
-/// `red<1>` gives `red<2>` at 0 (e1, fixture `cmk1`); the `ka`s first gives
-/// `red<1>` at 0 (e2, `cmk2`); sweep10 p117: `block_reduce<Min>` first, met
-/// through c.cu's `min_kernel`, the last input's first kernel (`cmo`). Not
-/// fitted: which of two variables one kernel meets comes first when its
-/// code calls them the other way round (e3: `red<2>` still first), nor the
-/// relinks of `-r` outputs (an `-r` output of `cmo`: `red<2>` first;
-/// p117's `part-relink`).
-fn discovery_order(
-    facts: &Facts,
-    kernels: &[Kernel],
-    pool: &[(Variable, Node)],
-    resolution: &Resolution<'_>,
-) -> HashMap<SymbolRef, usize> {
-    let mut by_node: HashMap<Node, Vec<SymbolRef>> = HashMap::new();
-    for (v, node) in pool {
-        by_node.entry(*node).or_default().push(resolution.definition_of(v.symbol).unwrap_or(v.symbol));
-    }
-    let mut order: Vec<&Kernel> = kernels.iter().collect();
-    order.sort_by_key(|k| k.reach.first().map(|&(input, section)| (std::cmp::Reverse(input), section)));
-    let mut met: HashMap<SymbolRef, usize> = HashMap::new();
-    let mut visited: HashSet<Node> = HashSet::new();
-    for k in order {
-        let Some(&root) = k.reach.first() else { continue };
-        let mut stack = vec![root];
-        while let Some(node) = stack.pop() {
-            if !visited.insert(node) {
-                continue;
-            }
-            for v in by_node.get(&node).into_iter().flatten() {
-                let next = met.len();
-                met.entry(*v).or_insert(next);
-            }
-            let mut callees: Vec<Node> = facts.edges.get(&node).cloned().unwrap_or_default();
-            callees.sort_by_key(|to| facts.edge_offsets.get(&(node, *to)).copied().unwrap_or(u64::MAX));
-            // Depth first, the first call first.
-            stack.extend(callees.into_iter().rev());
-        }
-    }
-    met
-}
-
 /// The sizes of the variables in the inputs' `.nv_debug.shared` that are
 /// their own definitions (not losing weak copies), summed without padding.
 fn surviving_variables_size(inputs: &[InputObject<'_>], resolution: &Resolution<'_>) -> u64 {
@@ -746,6 +689,91 @@ fn holds_strong_variables(inputs: &[InputObject<'_>], input: usize, section: usi
     })
 }
 
+/// Rule 12.1: the common area as nvlink fills it. A variable goes at the
+/// first of the area's successive ends (0, then each end a variable grew it
+/// to, in the order they went in) where it overlaps no variable of a kernel
+/// reaching it: not right after the variables of its own kernels, and not
+/// in a hole an end below the area's end leaves (fixture `cah`: `cah_a`'s
+/// `A[128]` (k1, k2, k5) and `cah_h`'s `H[64]` (k3, k4) both at 0, then
+/// `cah_h`'s `s` at 0x200, not 0x100; sweep11 p124: `hist_build`'s five
+/// scalars at 0x208, 0x408, 0x40c, ... among the other functions' scalars;
+/// sm_75..sm_100).
+#[derive(Default)]
+struct CommonArea {
+    /// The area's successive ends, ascending; the first is 0.
+    ends: Vec<u64>,
+    /// Each kernel's variables in the area: start -> end, disjoint.
+    taken: HashMap<usize, BTreeMap<u64, u64>>,
+}
+
+impl CommonArea {
+    /// Places a variable of `size` bytes and alignment `align` used by the
+    /// kernels `by`; returns its offset.
+    fn place(&mut self, by: &[usize], align: u64, size: u64) -> u64 {
+        if self.ends.is_empty() {
+            self.ends.push(0);
+        }
+        let overlaps = |at: u64| {
+            let end = at.saturating_add(size);
+            by.iter().any(|k| {
+                // Disjoint intervals sorted by start have sorted ends too:
+                // the last one starting before `end` reaches furthest.
+                self.taken.get(k).and_then(|t| t.range(..end).next_back()).is_some_and(|(_, &e)| e > at)
+            })
+        };
+        // The last end is the area's, past every variable: always free.
+        let at = self.ends.iter().map(|&e| align_up(e, align)).find(|&at| !overlaps(at)).unwrap_or(0);
+        let end = at.saturating_add(size);
+        for k in by {
+            let e = self.taken.entry(*k).or_default().entry(at).or_default();
+            *e = (*e).max(end);
+        }
+        if self.ends.last().is_some_and(|&last| end > last) {
+            self.ends.push(end);
+        }
+        at
+    }
+}
+
+/// Rule 12.1: nvlink's order of the device functions' shared variables,
+/// which decides the common area's order and is where each kernel's sort of
+/// its private variables starts. nvlink lists the variables together with
+/// every `extern __shared__` symbol (size 0), by input and symbol index, and
+/// sorts the list largest first with [`list_merge_sort`], an equal item of
+/// the second half going first. Not stable, so equal variables come out in
+/// an order that depends on every item listed, externs included. One
+/// function's n equal `int`s (sm_75 `-g`, one object, n = 2..7, two
+/// kernels) go 1 0; 1 0 2; 1 3 0 2; 1 3 2 4 0; ... and, reached by one
+/// kernel, in that order sorted once more by the kernel's own sort (1 0;
+/// 2 1 0; 0 1 2 3; ...; fixture `eqn`). Sweep10 p103 `swWavefront`'s
+/// `bestScore`/`bestPos` are at 0, 4 after inputs `a b`, `a b c` and
+/// `c b a`, at 4, 0 after `b a`, `a c b` and in the relinked `-r` output,
+/// which only the listed externs (`buf`, `dyn`, `rows`) explain (fixtures
+/// `eqx`, `eqx-rev`). The names and the code do not count.
+fn sorted_pool<'a>(inputs: &'a [InputObject<'a>], pool: Vec<(Variable, Node)>) -> Vec<(Variable, Node)> {
+    /// An item of nvlink's list: a variable, or an extern (size 0).
+    struct Listed {
+        at: SymbolRef,
+        size: u64,
+        variable: Option<(Variable, Node)>,
+    }
+    let mut listed: Vec<Listed> =
+        pool.into_iter().map(|(v, node)| Listed { at: v.symbol, size: v.size, variable: Some((v, node)) }).collect();
+    // An extern name is one symbol of the link, listed where it first
+    // appears (p124's relinked `-r` output: its three
+    // `externsharedinstance`s count once).
+    let mut names: HashSet<&str> = HashSet::new();
+    for input in inputs {
+        for s in input.symbols().iter().filter(|s| is_shared(s) && is_extern(input, s)) {
+            if names.insert(s.name) {
+                listed.push(Listed { at: SymbolRef { input: input.index, symbol: s.index }, size: 0, variable: None });
+            }
+        }
+    }
+    listed.sort_by_key(|l| (l.at.input, l.at.symbol));
+    list_merge_sort(listed, &|y, x| y.size >= x.size).into_iter().filter_map(|l| l.variable).collect()
+}
+
 /// Rule 12.9: nvlink treats an input `.nv.shared.<k>` without variables (only
 /// `-r` outputs have one: the extern room of rule 12.3) as if it held a
 /// variable with symbol index 0, and so writes into the null symbol what it
@@ -804,7 +832,7 @@ fn plan_executable(
             }
         }
     }
-    pool.sort_by_key(|(v, _)| (v.symbol.input, v.symbol.symbol));
+    pool = sorted_pool(inputs, pool);
     let reached_by = |node: Node| -> Vec<usize> {
         kernels.iter().enumerate().filter(|(_, k)| k.reach.contains(&node)).map(|(i, _)| i).collect()
     };
@@ -904,36 +932,24 @@ fn plan_executable(
         global_align = global_align.map(|a| a.max(facts.extern_value));
     }
     // The common area: variables of functions several kernels reach, laid
-    // out once at the same offsets in every window (rule 12.1). Order: the
-    // largest first (sweep p41: a weak template's 0x100-byte `tile` before
-    // another instance's 0x80, whichever comes first; /work/sweep/red/shc
-    // t4, t5, t7, t8: three functions' arrays of 0x40/0x20/3, 0x40/0x100/0x80,
-    // 5/0x10/0x20 and 0x80/0x100/0x40 bytes reached by two kernels, largest
-    // first every time, alignment aside; sm_80 exec and `-g`), then in the
-    // order nvlink meets them ([`discovery_order`]; fixtures `cmo`, `cmk1`,
-    // `cmk2`). How many kernels reach a variable does not count (sweep10
-    // p117: `block_reduce<Min>`'s `s_warp`, three kernels, before
-    // `block_reduce<Plus>`'s, four). Not modelled: the order of equal
-    // variables one kernel meets together (/tmp/cmx e3; t6's three come out
-    // second, first, third), which depends neither on code nor on section
-    // order, and two equal variables of one function (docs/nvlink-layout.md,
-    // session 28).
-    let discovered = discovery_order(facts, kernels, &pool, resolution);
-    let rank = |v: &Variable| {
-        let key = resolution.definition_of(v.symbol).unwrap_or(v.symbol);
-        discovered.get(&key).copied().unwrap_or(usize::MAX)
-    };
-    common.sort_by(|a, b| b.0.size.cmp(&a.0.size).then(rank(a.0).cmp(&rank(b.0))));
-    // Each variable goes at the first offset free in every window reaching
-    // it, so variables no kernel reaches together overlap (cubl:
-    // `block_scan<int,256>`'s `s` (three kernels) and `block_scan<float,128>`'s
-    // (two others) both at 0; `-preserve-relocs` `.nv_debug.shared` 0x400).
+    // out once at the same offsets in every window (rule 12.1), in the
+    // pool's order ([`sorted_pool`]): largest first (sweep p41: a weak
+    // template's 0x100-byte `tile` before another instance's 0x80; /work/sweep/
+    // red/shc t4, t5, t7, t8: three functions' arrays reached by two kernels,
+    // largest first every time, alignment aside), equal ones as nvlink's sort
+    // leaves them (fixtures `cmo`, `cmk1`, `cmk2`; sweep10 p117, p103).
+    // Each variable goes where [`CommonArea::place`] finds room in every
+    // window reaching it, so variables no kernel reaches together overlap
+    // (cubl: `block_scan<int,256>`'s `s` (three kernels) and
+    // `block_scan<float,128>`'s (two others) both at 0; `-preserve-relocs`
+    // `.nv_debug.shared` 0x400).
+    let mut area = CommonArea::default();
     let mut end = 0u64;
     let mut kernel_end: HashMap<usize, u64> = HashMap::new();
     let mut common_end: HashMap<Node, u64> = HashMap::new();
     let debug_shared = layout.find(".nv_debug.shared");
     for (v, by, node) in &common {
-        let at = by.iter().map(|k| align_up(kernel_end.get(k).copied().unwrap_or(0), v.align)).max().unwrap_or(0);
+        let at = area.place(by, v.align, v.size);
         plan.offsets.insert(v.symbol, at);
         if let Some(id) = debug_shared {
             plan.homes.insert(v.symbol, id);
@@ -941,7 +957,8 @@ fn plan_executable(
         let var_end = at.saturating_add(v.size);
         end = end.max(var_end);
         for k in by {
-            kernel_end.insert(*k, var_end);
+            let e = kernel_end.entry(*k).or_default();
+            *e = (*e).max(var_end);
         }
         let end = var_end;
         let copy_users = aliases.iter().filter(|(_, first)| *first == v.symbol).flat_map(|(copy, _)| {
@@ -1434,7 +1451,7 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
 /// (`float`, `double`, `short`, `char[4]`: d0 d1 f4 f0 f2 f1 f3 s0 c1 c0)
 /// fit one pass with the combined comparison and not two passes. Sweep9
 /// p11 `binomial_american`: four `float`s at 4, 0xc, 0, 8.
-fn list_merge_sort<T: Copy>(items: Vec<T>, less: &impl Fn(&T, &T) -> bool) -> Vec<T> {
+fn list_merge_sort<T>(items: Vec<T>, less: &impl Fn(&T, &T) -> bool) -> Vec<T> {
     if items.len() <= 1 {
         return items;
     }
