@@ -598,6 +598,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("eqx_b", "eqx_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("eqx_c", "eqx_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("cah", "cah.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("sbcs2r", "sbcs2r.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbrpr", "sbrpr.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbbar", "sbbar.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("wpp", "wpp.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("cgt_a-G", "cgt_a.cu", &["-G"], Archs::Only(CGT_ARCHS)),
     cu("cgt_b", "cgt_b.cu", Archs::Only(CGT_ARCHS), ABI7_NONE),
@@ -1271,6 +1274,12 @@ const GROUPS: &[GroupSpec] = &[
     },
     // The common area's first fit among its successive ends (sweep11 p124).
     GroupSpec { name: "cah", inputs: &[Abi8("cah")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 11.3: waits on the stack-pointer load's barrier at instructions
+    // reading no register (`CS2R`, `BAR.SYNC`), and a read barrier pressed
+    // in with write barriers, split off (sweep12 p130, p139, p132).
+    GroupSpec { name: "sbcs2r", inputs: &[Abi8("sbcs2r")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "sbrpr", inputs: &[Abi8("sbrpr")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "sbbar", inputs: &[Abi8("sbbar")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: a shared window pointer's two moves count once in the
     // capsule (sweep10 p107, p109).
     GroupSpec { name: "wpp", inputs: &[Abi8("wpp")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

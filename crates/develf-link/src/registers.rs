@@ -105,7 +105,7 @@ pub(crate) fn store_sources((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
 /// makes a reader earlier). Stores read their address and data; `LD` and
 /// `LDG` a 64-bit address (`Ra`), `LDL` and `LDS` a 32-bit one; the ALU
 /// instructions of the tables `Ra`, `Rc` (bits 0..8 of the high word) and,
-/// in the register form (0x2..), `Rb`, each one register but where the
+/// in the register form (0x2..), `Rb` (`FADD` and `FMUL` no `Rc`), each one register but where the
 /// operation is 64-bit (`DADD`, `DMUL`, `DFMA`: all three; `IMAD.WIDE`:
 /// `Rc`; `IADD.64`, `MOV.64` and the integer compares, which may be
 /// `.U64`: pairs); `R2UR` its `Ra`; the rest of [`WRITES_NONE`] (control
@@ -132,11 +132,11 @@ pub(crate) fn may_read((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
         0x919 => Vec::new(),
         _ if alu => {
             let rb = (form == 0x2).then_some((rb, widths.1));
-            [Some((ra, widths.0)), rb, Some((rc, widths.2))]
-                .into_iter()
-                .flatten()
-                .filter_map(|(r, n)| run(r, n))
-                .collect()
+            // `FADD` and `FMUL` have no `Rc`: the high word's low byte is
+            // not a register (sweep12 p132 `accumulate_normals`, sm_120:
+            // `FADD R19, -R4, R19` does not read an `LDG`'s `R0`).
+            let rc = (!matches!(low, 0x20 | 0x21)).then_some((rc, widths.2));
+            [Some((ra, widths.0)), rb, rc].into_iter().flatten().filter_map(|(r, n)| run(r, n)).collect()
         }
         // `R2UR` reads `Ra`.
         0x2ca => run(ra, 1).into_iter().collect(),

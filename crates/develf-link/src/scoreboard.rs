@@ -107,6 +107,15 @@ const OP_S2UR: u64 = 0x9c3;
 /// into vector registers).
 const OP_S2R: u64 = 0x919;
 const OP_LDC: u64 = 0xb82;
+/// `CS2R Rd, SRZ` (a special register pair into a register pair): reads no
+/// register. ptxas waits on the stack-pointer load's barrier at `CS2R R8,
+/// SRZ` before a loop that sets that barrier again (sweep12 p130
+/// `vm_validate`, sm_100: nvlink drops both).
+const OP_CS2R: u64 = 0x805;
+/// `BAR.SYNC` with an immediate barrier: reads no register. sweep12 p139
+/// `nfa_build_closure` (sm_100) waits on the stack-pointer load's barrier at
+/// `BAR.SYNC.DEFER_BLOCKING 0x0`; nvlink drops both.
+const OP_BAR_SYNC_IMMEDIATE: u64 = 0xb1d;
 /// `LDS` (shared memory into vector registers).
 const OP_LDS: u64 = 0x984;
 /// The predicate field (bits 12..15 of the low word) and its value for `PT`.
@@ -155,6 +164,8 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
             OP_BRA,
             OP_MOV_IMMEDIATE,
             OP_MOV64_IMMEDIATE,
+            OP_CS2R,
+            OP_BAR_SYNC_IMMEDIATE,
         ]
         .contains(&opcode)
         || (opcode == 0xb82 && (lo >> 24) & 0xff == 0xff)
@@ -767,6 +778,54 @@ fn pressed(
     None
 }
 
+/// How the finaliser splits a group into which ptxas pressed a load's read
+/// barrier together with write producers: the read barrier is waited for
+/// where the load's address is first overwritten, the writes at the first
+/// reader of their registers, and the part waited for at the group's wait
+/// keeps it (sweep12 p132 `accumulate_normals`, sm_120: four `LDG`s on
+/// write barrier 5, the first also on read barrier 5, waited at 0x1f0,
+/// which overwrites its address `R8`; nvlink gives the read barrier 1,
+/// waited there, and waits for the loads at 0x200, which reads `R27`).
+/// Returns (the part split off, where it is waited for); `None` where the
+/// group has other than one read producer or neither part is waited for
+/// at the group's wait.
+fn split_read_pressed(
+    code: &[(u64, u64)],
+    controls: &[Control],
+    succ: &[Vec<usize>],
+    group: &Group,
+) -> Option<(Vec<(usize, bool)>, usize)> {
+    let wait = group_wait(controls, succ, group.barrier, group.producers.last()?.0)?;
+    let writes: Vec<usize> = group.producers.iter().filter(|&&(_, write)| write).map(|&(p, _)| p).collect();
+    let [read] = group.producers.iter().filter(|&&(_, write)| !write).map(|&(p, _)| p).collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let (read_at, write_at) = (first_overwriter(code, succ, read)?, first_reader(code, succ, &writes)?);
+    if read_at == wait && write_at > wait {
+        Some((writes.into_iter().map(|p| (p, true)).collect(), write_at))
+    } else if write_at == wait && read_at > wait {
+        Some((vec![(read, false)], read_at))
+    } else {
+        None
+    }
+}
+
+/// The first instruction after `p`, on its one path, that overwrites a
+/// register `p` reads (where a read barrier of `p` must be waited for);
+/// `None` where an instruction on the way is not in crate::registers'
+/// tables or the path branches.
+fn first_overwriter(code: &[(u64, u64)], succ: &[Vec<usize>], p: usize) -> Option<usize> {
+    use crate::registers::{may_read, overlap, written};
+    let sources = may_read(*code.get(p)?)?;
+    let mut i = p;
+    loop {
+        i = next_in_line(succ, i)?;
+        if written(*code.get(i)?)?.is_some_and(|w| sources.iter().any(|&s| overlap(s, w))) {
+            return Some(i);
+        }
+    }
+}
+
 /// How the finaliser splits `group`'s producers at `later`, the first one
 /// pressed onto its barrier: the producers before it and those from it on
 /// are each waited for at the first reader of their registers, so the
@@ -1182,7 +1241,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     // The producers split off so far, each with the one instruction that
     // waits for it; and those left on their group's barrier (both read
     // first at its wait).
-    let mut readers: Vec<(usize, usize)> = Vec::new();
+    let mut readers: Vec<((usize, bool), usize)> = Vec::new();
     let mut merged: Vec<usize> = Vec::new();
     while let Some(found) = pressed(code, &controls, &all, &live, &renumbered, &merged) {
         let (k, p) = match found {
@@ -1195,22 +1254,28 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             merged.extend(all[k].producers[1..].iter().map(|&(i, _)| i));
             continue;
         }
-        // Otherwise a group with a read barrier among its producers: not modelled.
-        let p = p?;
-        let Some((part, reader)) = split_pressed(code, &controls, &succ, &all[k], p)? else {
-            merged.push(p);
-            continue;
+        let (part, reader) = match p {
+            Some(p) => {
+                let Some((part, reader)) = split_pressed(code, &controls, &succ, &all[k], p)? else {
+                    merged.push(p);
+                    continue;
+                };
+                (part.into_iter().map(|i| (i, true)).collect::<Vec<_>>(), reader)
+            }
+            // A read barrier pressed in among the write producers.
+            None => split_read_pressed(code, &controls, &succ, &all[k])?,
         };
-        let off = *part.first()?;
-        readers.push((off, reader));
-        all[k].producers.retain(|(i, _)| !part.contains(i));
+        let first = *part.first()?;
+        readers.push((first, reader));
+        all[k].producers.retain(|producer| !part.contains(producer));
         all[k].start = all[k].producers.first()?.0;
-        all.push(Group { barrier: all[k].barrier, start: off, producers: part.iter().map(|&i| (i, true)).collect() });
+        all.push(Group { barrier: all[k].barrier, start: first.0, producers: part });
         all.sort_by_key(|g| (g.start, g.producers[0].1));
         live = pending(&controls, &succ, &regions, &all);
         waited_at = vec![None; all.len()];
-        for &(start, r) in &readers {
-            let at = all.iter().position(|g| g.start == start && g.producers[0] == (start, true))?;
+        for &(producer, r) in &readers {
+            let start = producer.0;
+            let at = all.iter().position(|g| g.start == start && g.producers[0] == producer)?;
             let mut own = Bits::new(code.len());
             (start + 1..=r).for_each(|i| own.set(i));
             live[at] = own;
