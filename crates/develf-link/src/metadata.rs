@@ -1135,6 +1135,16 @@ impl Context<'_, '_> {
         // In nvlink's order of the options it records (`-arch sm_100
         // -preserve-relocs  -r  `: fixture jtrel-pr).
         let preserve = if self.options.preserve_relocs { "-preserve-relocs  " } else { "" };
+        // Then the kernel and variable lists, comma-joined (`-arch sm_75
+        // -kernels-used _Z6kur_h1Pi `: fixture kur-relink-ku).
+        let list = |flag: &str, names: &Option<Vec<String>>| {
+            names.as_ref().map_or(String::new(), |n| format!("-{flag} {} ", n.join(",")))
+        };
+        let preserve = format!(
+            "{preserve}{}{}",
+            list("kernels-used", &self.options.kernels_used),
+            list("variables-used", &self.options.variables_used)
+        );
         let (object, derived) = if self.options.debug_given() {
             let names: Vec<String> = self.inputs.iter().map(|i| base(i.name)).collect();
             let out = base(&self.options.output_name);

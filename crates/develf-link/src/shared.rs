@@ -14,7 +14,7 @@ use crate::layout::{InfoField, Keep, Layout, OutId, SectionClass};
 use crate::resolve::{Resolution, SymbolRef};
 use develf_eiattr::CallGraph;
 use develf_format::section::SHT_CUDA_CALLGRAPH;
-use develf_format::symbol::{STB_WEAK, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_SECTION};
+use develf_format::symbol::{STB_LOCAL, STB_WEAK, STO_CUDA_SHARED, STO_CUDA_SPACE_MASK, STT_SECTION};
 use develf_parse::elf::string_at;
 use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
@@ -763,10 +763,19 @@ fn sorted_pool<'a>(inputs: &'a [InputObject<'a>], pool: Vec<(Variable, Node)>) -
     // appears (p124's relinked `-r` output: its three
     // `externsharedinstance`s count once).
     let mut names: HashSet<&str> = HashSet::new();
+    let pooled: HashSet<SymbolRef> = listed.iter().map(|l| l.at).collect();
     for input in inputs {
-        for s in input.symbols().iter().filter(|s| is_shared(s) && is_extern(input, s)) {
-            if names.insert(s.name) {
-                listed.push(Listed { at: SymbolRef { input: input.index, symbol: s.index }, size: 0, variable: None });
+        for s in input.symbols().iter() {
+            let at = SymbolRef { input: input.index, symbol: s.index };
+            if is_shared(s) && is_extern(input, s) && names.insert(s.name) {
+                listed.push(Listed { at, size: 0, variable: None });
+            } else if in_debug_shared(input, s) && s.bind == STB_LOCAL && !pooled.contains(&at) {
+                // Local variables of functions no kept kernel reaches are
+                // listed too (p124's relinked `-r` output under
+                // `-kernels-used`: `hist_build`'s scalars sort as in the
+                // full link); a weak copy whose function lost is not
+                // (sweep10 p117's `block_reduce<Min>` statics).
+                listed.push(Listed { at, size: s.size, variable: None });
             }
         }
     }
@@ -1000,7 +1009,11 @@ fn plan_executable(
         let mut placed: Vec<Option<&Variable>> = private.get(&i).into_iter().flatten().copied().map(Some).collect();
         placed.extend(k.own.iter().map(Some));
         if k.own.is_empty() && k.own_size > 0 {
-            placed.push(None);
+            // First: nvlink treats the room as a variable with symbol index
+            // 0 (rule 12.9), so it heads the list the sort starts from
+            // (sweep11 p124 `r-relink-ku`: `k_hist`'s 0x10 room, then
+            // `hist_build`'s scalars in the order the full list gives).
+            placed.insert(0, None);
         }
         // (alignment, size) of a variable or the room.
         let extent = |v: Option<&Variable>| v.map_or((k.own_align, k.own_size), |v| (v.align, v.size));
