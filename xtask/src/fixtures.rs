@@ -602,6 +602,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbcs2r", "sbcs2r.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbrpr", "sbrpr.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbbar", "sbbar.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbpress", "sbpress.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("wpp", "wpp.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("cgt_a-G", "cgt_a.cu", &["-G"], Archs::Only(CGT_ARCHS)),
     cu("cgt_b", "cgt_b.cu", Archs::Only(CGT_ARCHS), ABI7_NONE),
@@ -1297,6 +1298,8 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "sbcs2r", inputs: &[Abi8("sbcs2r")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "sbrpr", inputs: &[Abi8("sbrpr")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "sbbar", inputs: &[Abi8("sbbar")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // A global load pressed onto the barrier set last (sweep12 p131).
+    GroupSpec { name: "sbpress", inputs: &[Abi8("sbpress")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: a shared window pointer's two moves count once in the
     // capsule (sweep10 p107, p109).
     GroupSpec { name: "wpp", inputs: &[Abi8("wpp")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

@@ -20,13 +20,13 @@ const RZ: u64 = 0xff;
 /// Low 12 bits of instructions writing one register, `Rd`: `MOV`, `IADD3`,
 /// `IMAD` (not `.WIDE`), `SHF`, `FFMA`, `LOP3`, `FADD`, `FMUL`, `S2R`,
 /// `I2FP`, `VIADD`, `FSEL`, `SEL`, `LEA`, `PRMT`, `HFMA2`, `MUFU`, `IADD`,
-/// in the operand forms seen (0x2.. register, 0x4.. and 0x8.. immediate,
+/// `VIMNMX` (sweep12 p131 `level_sweep`, sm_120), in the operand forms seen (0x2.. register, 0x4.. and 0x8.. immediate,
 /// 0xa.. constant, 0xc.. and 0xe.. uniform register).
-const WRITES_ONE: [u64; 52] = [
+const WRITES_ONE: [u64; 53] = [
     0x202, 0x802, 0xc02, 0x210, 0x810, 0xc10, 0xa10, 0xe10, 0x224, 0x824, 0xc24, 0xa24, 0xe24, 0x424, 0x827, 0x235,
     0x835, 0x219, 0x819, 0xc19, 0x223, 0x823, 0x423, 0xa23, 0xc23, 0xe23, 0x212, 0x812, 0xc12, 0x221, 0x821, 0xc21,
     0xa21, 0x220, 0x820, 0xc20, 0xa20, 0x919, 0x245, 0xc45, 0x836, 0x208, 0x808, 0x207, 0x807, 0x211, 0x811, 0xc11,
-    0x816, 0x216, 0x431, 0x308,
+    0x816, 0x216, 0x431, 0x308, 0x248,
 ];
 
 /// Low 12 bits of instructions writing a register pair at `Rd`:
@@ -39,6 +39,11 @@ const WRITES_PAIR: [u64; 17] = [
 /// Low 12 bits of loads whose width is the size field (bits 9..12 of the
 /// high word): `LD`, `LDG`, `LDL`, `LDS`.
 const LOADS: [u64; 4] = [0x980, 0x981, 0x983, 0x984];
+
+/// `LDC` (a constant into registers, `.64` in the size field as for the
+/// loads; sweep12 p131 `level_sweep`'s `@!P3 LDC.64 R4, c[0x0][0x3a0]`,
+/// sm_120), which reads its index register `Ra`.
+const OP_LDC: u64 = 0xb82;
 
 /// Low 12 bits of stores (the address in `Ra`, the data in `Rb`, its width
 /// in the size field): `STL`, `STS`, `ST`, `STG`.
@@ -83,7 +88,7 @@ pub(crate) fn written((lo, hi): (u64, u64)) -> Option<Option<Registers>> {
         0x235 | 0x835 => 1 + (hi >> 9 & 1),
         _ if WRITES_ONE.contains(&opcode) => 1,
         _ if WRITES_PAIR.contains(&opcode) => 2,
-        _ if LOADS.contains(&opcode) => sized(hi),
+        _ if LOADS.contains(&opcode) || opcode == OP_LDC => sized(hi),
         _ if WRITES_NONE.contains(&opcode) => return Some(None),
         _ => return None,
     };
@@ -127,15 +132,15 @@ pub(crate) fn may_read((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
     };
     Some(match opcode {
         0x980 | 0x981 => run(ra, 2).into_iter().collect(),
-        0x983 | 0x984 => run(ra, 1).into_iter().collect(),
+        0x983 | 0x984 | OP_LDC => run(ra, 1).into_iter().collect(),
         // `S2R` reads a special register only.
         0x919 => Vec::new(),
         _ if alu => {
             let rb = (form == 0x2).then_some((rb, widths.1));
-            // `FADD` and `FMUL` have no `Rc`: the high word's low byte is
+            // `FADD`, `FMUL` and `VIMNMX` have no `Rc`: the high word's low byte is
             // not a register (sweep12 p132 `accumulate_normals`, sm_120:
             // `FADD R19, -R4, R19` does not read an `LDG`'s `R0`).
-            let rc = (!matches!(low, 0x20 | 0x21)).then_some((rc, widths.2));
+            let rc = (!matches!(low, 0x20 | 0x21 | 0x48)).then_some((rc, widths.2));
             [Some((ra, widths.0)), rb, rc].into_iter().flatten().filter_map(|(r, n)| run(r, n)).collect()
         }
         // `R2UR` reads `Ra`.

@@ -36,7 +36,9 @@
 //!   8 9a8 groups; barrier 5 is where the 13 fixture kernels first seen keep
 //!   their texture results) but 2 for an `ATOMG` that returns its old value
 //!   into a register, 0 for everything else (690/690 `LDC`, 261/261 `S2R`
-//!   groups).
+//!   groups). A global load that finds 2..5 all held presses onto the one
+//!   set last instead of taking 0 or 1, and is then waited for by that
+//!   barrier's wait (sweep12 p131, fixture `sbpress`).
 //!
 //! When the model gives back ptxas's numbering exactly, nvlink's is the same
 //! model run without the stack-pointer load's group. Evidence (nvlink 13.5
@@ -598,12 +600,14 @@ fn allocate(
     over: &[Bits],
     (skip, share, joins): (Option<usize>, Option<usize>, &[Option<usize>]),
     reserved: u8,
-) -> Option<Vec<u8>> {
+) -> Option<(Vec<u8>, Vec<usize>)> {
     // The waited-on parts (`over`) of the pending sets count for the
     // overlap (`awaited`).
     let pair =
         |k: usize, j: usize| interfere(controls, (&groups[k], &live[k], &over[k]), (&groups[j], &live[j], &over[j]));
     let mut out: Vec<u8> = Vec::with_capacity(groups.len());
+    // The groups pressed onto a barrier another holds (below).
+    let mut pressed = Vec::new();
     let loop_heads = loop_heads(succ);
     for (k, g) in groups.iter().enumerate() {
         if Some(k) == skip {
@@ -662,6 +666,8 @@ fn allocate(
         // the loop head through the `LDCU` before the loop, and nvlink gives
         // the `STG` read barrier 0 all the same (the model gave 1).
         let mut taken: [bool; BARRIERS as usize] = std::array::from_fn(|b| reserved >> b & 1 != 0);
+        // The latest start of a group holding each barrier.
+        let mut latest: [Option<usize>; BARRIERS as usize] = [None; BARRIERS as usize];
         for (j, (h, &b)) in groups.iter().zip(&out).enumerate() {
             if b == NO_BARRIER {
                 continue;
@@ -678,6 +684,18 @@ fn allocate(
             };
             if (pair(k, j) && !consumed_together(controls, (g, &live[k]), (h, &live[j]))) || waited_here() {
                 taken[usize::from(b)] = true;
+                latest[usize::from(b)] = latest[usize::from(b)].max(Some(h.start));
+            }
+        }
+        // A global load with 2..5 all taken presses onto the one set last
+        // rather than take 0 or 1 (sweep12 p131 `level_sweep`, sm_120: the
+        // `LDG` of 0xcc0 joins the two of 0xc90 and 0xca0 on 2, with 1
+        // free).
+        if write && order == [2, 3, 4, 5, 0, 1] && (2..BARRIERS).all(|b| taken[usize::from(b)]) {
+            if let Some(b) = (2..BARRIERS).max_by_key(|&b| latest[usize::from(b)]) {
+                out.push(b);
+                pressed.push(k);
+                continue;
             }
         }
         let free = order.into_iter().find(|&b| !taken[usize::from(b)]);
@@ -688,7 +706,7 @@ fn allocate(
         };
         out.push(free.or_else(shared)?);
     }
-    Some(out)
+    Some((out, pressed))
 }
 
 /// The targets of backward branches (a branch at or after its target):
@@ -1154,7 +1172,8 @@ fn ptxas_check(code: &[(u64, u64)], flow: &Flow, stack_load: bool) -> Option<Ptx
     let live = pending(original, succ, regions, &all);
     let stack = all.iter().position(|g| stack_load && g.start == 0 && g.producers[0] == (0, true));
     let over = awaited_parts(original, preds, &all, &live);
-    let Some(numbering) = allocate(code, original, (succ, &all, &live), &over, (None, stack, &[]), *reserved) else {
+    let Some((numbering, _)) = allocate(code, original, (succ, &all, &live), &over, (None, stack, &[]), *reserved)
+    else {
         return Some(PtxasCheck::Declined);
     };
     Some(match all.iter().zip(&numbering).find(|(g, b)| g.barrier != **b) {
@@ -1223,7 +1242,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     };
     let stack = all.iter().position(is_stack);
     let mut live = live;
-    let mut renumbered = allocate(
+    let (mut renumbered, mut pressed_onto) = allocate(
         code,
         &controls,
         (&succ, &all, &live),
@@ -1305,7 +1324,8 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
                 (0..k).find(|&h| waited_at[h] == Some(wait) && live[k].within(&live[h]))
             })
             .collect();
-        renumbered = allocate(code, &controls, (&succ, &all, &live), &over, (stack, None, &joins), reserved)?;
+        (renumbered, pressed_onto) =
+            allocate(code, &controls, (&succ, &all, &live), &over, (stack, None, &joins), reserved)?;
     }
     let mut out = controls.clone();
     for (g, &b) in all.iter().zip(&renumbered) {
@@ -1318,6 +1338,17 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         }
     }
     let (moved, added) = moved_reuse_waits(code, &controls, &succ, (&all, &live), &renumbered, &waited_at);
+    // A group pressed onto the barrier of another it may be pending with is
+    // waited for by that one's wait: a later wait of its own goes (p131
+    // `level_sweep`: 0xd70's wait on 2 ends the `LDG` of 0xcc0 too, and
+    // nvlink drops its wait at 0xdb0).
+    let pressed_on: Vec<bool> = (0..all.len())
+        .map(|k| {
+            pressed_onto.contains(&k)
+                && (0..all.len()).any(|h| h != k && renumbered[h] == renumbered[k] && live[h].meets(&live[k]))
+        })
+        .collect();
+    let mut new_waits: Vec<u8> = Vec::with_capacity(out.len());
     for (i, c) in out.iter_mut().enumerate() {
         let mut wait = 0;
         for b in (0..BARRIERS).filter(|&b| controls[i].waits(b)) {
@@ -1353,7 +1384,8 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             }
             waited.retain(|&k| !moved.contains(&(i, k)));
             for k in waited {
-                if renumbered[k] != NO_BARRIER {
+                let earlier = || (0..i).any(|j| live[k].get(j) && new_waits[j] >> renumbered[k] & 1 != 0);
+                if renumbered[k] != NO_BARRIER && !(pressed_on[k] && earlier()) {
                     wait |= 1 << renumbered[k];
                 }
             }
@@ -1365,6 +1397,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             wait |= 1 << renumbered[k];
         }
         c.wait = wait;
+        new_waits.push(wait);
     }
     Some(out)
 }
