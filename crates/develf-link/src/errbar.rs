@@ -36,6 +36,7 @@
 use crate::capsule_align::aligned_numbering;
 use crate::options::{Input, LinkOptions, is_code_section};
 use crate::resolve::is_kernel;
+use crate::scoreboard::{OP_S2R, OP_S2UR};
 use develf_format::section::{SHT_CUDA_CAPMERC, SHT_CUDA_INFO, SHT_RELA, SHT_SYMTAB};
 use develf_parse::Cubin;
 use develf_parse::elf::Section;
@@ -171,10 +172,8 @@ pub(crate) fn capsule_numbering(code: &[u8], count: usize, numberings: &[&[Patte
     })
 }
 
-/// `S2R` and `S2UR`, and the system register of the shared window's high
-/// address half (`SR_SWINHI`) in their high word.
-const OP_S2R: u64 = 0x919;
-const OP_S2UR: u64 = 0x9c3;
+/// The system register of the shared window's high address half
+/// (`SR_SWINHI`), in the high word of an `S2R` or `S2UR`.
 const SR_SWINHI: u64 = 0x2f;
 /// `MOV Rd, Ra` and `UMOV URd, URa`.
 const OP_MOV_REG: u64 = 0x202;

@@ -1140,17 +1140,17 @@ impl Context<'_, '_> {
         let list = |flag: &str, names: &Option<Vec<String>>| {
             names.as_ref().map_or(String::new(), |n| format!("-{flag} {} ", n.join(",")))
         };
-        let preserve = format!(
-            "{preserve}{}{}",
+        let used = format!(
+            "{}{}",
             list("kernels-used", &self.options.kernels_used),
             list("variables-used", &self.options.variables_used)
         );
         let (object, derived) = if self.options.debug_given() {
             let names: Vec<String> = self.inputs.iter().map(|i| base(i.name)).collect();
             let out = base(&self.options.output_name);
-            (out.clone(), format!("{} -o {out} -g  -arch {arch} {preserve}{relocatable}", names.join(",")))
+            (out.clone(), format!("{} -o {out} -g  -arch {arch} {preserve}{used}{relocatable}", names.join(",")))
         } else {
-            (String::new(), format!("-arch {arch} {preserve}{relocatable}"))
+            (String::new(), format!("-arch {arch} {preserve}{used}{relocatable}"))
         };
         // The caller's rendering of the whole command line (rule 7.5: nvlink
         // records every option it was given, not only these three).

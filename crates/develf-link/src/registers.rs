@@ -20,8 +20,9 @@ const RZ: u64 = 0xff;
 /// Low 12 bits of instructions writing one register, `Rd`: `MOV`, `IADD3`,
 /// `IMAD` (not `.WIDE`), `SHF`, `FFMA`, `LOP3`, `FADD`, `FMUL`, `S2R`,
 /// `I2FP`, `VIADD`, `FSEL`, `SEL`, `LEA`, `PRMT`, `HFMA2`, `MUFU`, `IADD`,
-/// `VIMNMX` (sweep12 p131 `level_sweep`, sm_120), in the operand forms seen (0x2.. register, 0x4.. and 0x8.. immediate,
-/// 0xa.. constant, 0xc.. and 0xe.. uniform register).
+/// `VIMNMX` (sweep12 p131 `level_sweep`, sm_120), in the operand forms seen
+/// (0x2.. register, 0x4.. and 0x8.. immediate, 0xa.. constant, 0xc.. and
+/// 0xe.. uniform register).
 const WRITES_ONE: [u64; 53] = [
     0x202, 0x802, 0xc02, 0x210, 0x810, 0xc10, 0xa10, 0xe10, 0x224, 0x824, 0xc24, 0xa24, 0xe24, 0x424, 0x827, 0x235,
     0x835, 0x219, 0x819, 0xc19, 0x223, 0x823, 0x423, 0xa23, 0xc23, 0xe23, 0x212, 0x812, 0xc12, 0x221, 0x821, 0xc21,
@@ -43,7 +44,7 @@ const LOADS: [u64; 4] = [0x980, 0x981, 0x983, 0x984];
 /// `LDC` (a constant into registers, `.64` in the size field as for the
 /// loads; sweep12 p131 `level_sweep`'s `@!P3 LDC.64 R4, c[0x0][0x3a0]`,
 /// sm_120), which reads its index register `Ra`.
-const OP_LDC: u64 = 0xb82;
+pub(crate) const OP_LDC: u64 = 0xb82;
 
 /// Low 12 bits of stores (the address in `Ra`, the data in `Rb`, its width
 /// in the size field): `STL`, `STS`, `ST`, `STG`.
@@ -108,13 +109,14 @@ pub(crate) fn store_sources((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
 /// in the tables. Never fewer than it reads: a field that may hold a
 /// source register counts (an immediate that looks like a register only
 /// makes a reader earlier). Stores read their address and data; `LD` and
-/// `LDG` a 64-bit address (`Ra`), `LDL` and `LDS` a 32-bit one; the ALU
-/// instructions of the tables `Ra`, `Rc` (bits 0..8 of the high word) and,
-/// in the register form (0x2..), `Rb` (`FADD` and `FMUL` no `Rc`), each one register but where the
-/// operation is 64-bit (`DADD`, `DMUL`, `DFMA`: all three; `IMAD.WIDE`:
-/// `Rc`; `IADD.64`, `MOV.64` and the integer compares, which may be
-/// `.U64`: pairs); `R2UR` its `Ra`; the rest of [`WRITES_NONE`] (control
-/// flow, the uniform datapath) none.
+/// `LDG` a 64-bit address (`Ra`), `LDL` and `LDS` a 32-bit one, `LDC` its
+/// index `Ra`; the ALU instructions of the tables `Ra`, `Rc` (bits 0..8 of
+/// the high word) and, in the register form (0x2..), `Rb` (`FADD`, `FMUL`
+/// and `VIMNMX` have no `Rc`), each one register but where the operation is
+/// 64-bit (`DADD`, `DMUL`, `DFMA`: all three; `IMAD.WIDE`: `Rc`; `IADD.64`,
+/// `MOV.64` and the integer compares, which may be `.U64`: pairs); `R2UR`
+/// its `Ra`; the rest of [`WRITES_NONE`] (control flow, the uniform
+/// datapath) none.
 pub(crate) fn may_read((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
     let opcode = lo & 0xfff;
     let (form, low) = (opcode >> 8, opcode & 0xff);
@@ -137,9 +139,9 @@ pub(crate) fn may_read((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
         0x919 => Vec::new(),
         _ if alu => {
             let rb = (form == 0x2).then_some((rb, widths.1));
-            // `FADD`, `FMUL` and `VIMNMX` have no `Rc`: the high word's low byte is
-            // not a register (sweep12 p132 `accumulate_normals`, sm_120:
-            // `FADD R19, -R4, R19` does not read an `LDG`'s `R0`).
+            // `FADD`, `FMUL` and `VIMNMX` have no `Rc`: the high word's low
+            // byte is not a register (sweep12 p132 `accumulate_normals`,
+            // sm_120: `FADD R19, -R4, R19` does not read an `LDG`'s `R0`).
             let rc = (!matches!(low, 0x20 | 0x21 | 0x48)).then_some((rc, widths.2));
             [Some((ra, widths.0)), rb, rc].into_iter().flatten().filter_map(|(r, n)| run(r, n)).collect()
         }

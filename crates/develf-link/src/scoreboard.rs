@@ -68,6 +68,7 @@ use crate::bits::Bits;
 use crate::errbar::{
     BRA_DIVERGENT, OP_BRA, OP_BRA_UNIFORM, OP_BSSY, OP_EXIT, OP_NOP, OP_WARPSYNC_ALL, branch_target, is_call,
 };
+use crate::registers::OP_LDC;
 
 /// `LDC R1, c[0x0][0x37c]`: the kernel prologue's stack-pointer load (the
 /// low 64 bits, the same on sm_100, sm_100a and sm_120).
@@ -104,11 +105,10 @@ const OP_ENDCOLLECTIVE: u64 = 0x91b;
 /// `LDCU` (a constant into uniform registers) and `S2UR` (a special register
 /// into one), the producers a split group's wait is placed for.
 const OP_LDCU: u64 = 0x7ac;
-const OP_S2UR: u64 = 0x9c3;
-/// `S2R` (a special register into a vector register) and `LDC` (a constant
-/// into vector registers).
-const OP_S2R: u64 = 0x919;
-const OP_LDC: u64 = 0xb82;
+pub(crate) const OP_S2UR: u64 = 0x9c3;
+/// `S2R` (a special register into a vector register); `LDC` (a constant
+/// into vector registers) is crate::registers' `OP_LDC`.
+pub(crate) const OP_S2R: u64 = 0x919;
 /// `CS2R Rd, SRZ` (a special register pair into a register pair): reads no
 /// register. ptxas waits on the stack-pointer load's barrier at `CS2R R8,
 /// SRZ` before a loop that sets that barrier again (sweep12 p130
@@ -170,7 +170,7 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
             OP_BAR_SYNC_IMMEDIATE,
         ]
         .contains(&opcode)
-        || (opcode == 0xb82 && (lo >> 24) & 0xff == 0xff)
+        || (opcode == OP_LDC && (lo >> 24) & 0xff == 0xff)
     {
         return false;
     }

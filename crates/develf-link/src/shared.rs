@@ -733,6 +733,16 @@ impl CommonArea {
         }
         at
     }
+
+    /// Where the area ends: past every variable in it.
+    fn end(&self) -> u64 {
+        self.ends.last().copied().unwrap_or(0)
+    }
+
+    /// Where the variables of kernel `k` in the area end.
+    fn kernel_end(&self, k: usize) -> u64 {
+        self.taken.get(&k).and_then(|t| t.values().max()).copied().unwrap_or(0)
+    }
 }
 
 /// Rule 12.1: nvlink's order of the device functions' shared variables,
@@ -953,8 +963,6 @@ fn plan_executable(
     // `block_scan<float,128>`'s (two others) both at 0; `-preserve-relocs`
     // `.nv_debug.shared` 0x400).
     let mut area = CommonArea::default();
-    let mut end = 0u64;
-    let mut kernel_end: HashMap<usize, u64> = HashMap::new();
     let mut common_end: HashMap<Node, u64> = HashMap::new();
     let debug_shared = layout.find(".nv_debug.shared");
     for (v, by, node) in &common {
@@ -963,13 +971,7 @@ fn plan_executable(
         if let Some(id) = debug_shared {
             plan.homes.insert(v.symbol, id);
         }
-        let var_end = at.saturating_add(v.size);
-        end = end.max(var_end);
-        for k in by {
-            let e = kernel_end.entry(*k).or_default();
-            *e = (*e).max(var_end);
-        }
-        let end = var_end;
+        let end = at.saturating_add(v.size);
         let copy_users = aliases.iter().filter(|(_, first)| *first == v.symbol).flat_map(|(copy, _)| {
             let node = pool.iter().find(|(p, _)| p.symbol == *copy).map(|(_, n)| *n);
             node.into_iter().chain(users_of.get(copy).into_iter().flatten().copied())
@@ -980,7 +982,7 @@ fn plan_executable(
             *e = (*e).max(end);
         }
     }
-    let common_area = end;
+    let common_area = area.end();
     // The reserved-area part of the null symbol (`null_value`); a room's
     // offset is added to it below.
     let null_base = plan.null_value;
@@ -988,7 +990,7 @@ fn plan_executable(
     let mut extern_beside_common = false;
     for (i, k) in kernels.iter().enumerate() {
         let mut cur = k.reach.iter().filter_map(|n| common_end.get(n)).copied().max().unwrap_or(0);
-        cur = cur.max(kernel_end.get(&i).copied().unwrap_or(0));
+        cur = cur.max(area.kernel_end(i));
         let mut align = k.own_align;
         // Private variables: callees' first, then the kernel's own, sorted
         // by alignment, largest first, then by size, smallest first (rule
