@@ -777,12 +777,6 @@ struct GroupSpec {
     archs: Archs,
 }
 
-/// Groups linked as executables only: under `-r -kernels-used`, nvlink
-/// orders the section symbols of a relinked `-r` output's `.debug_frame`
-/// and a kernel's `.nv.shared.<k>` the other way round, which develf does
-/// not model yet (session 29); the executable is what the group is for.
-const EXECUTABLE_ONLY: &[&str] = &["kur-relink-ku"];
-
 const fn group(name: &'static str, inputs: &'static [Input]) -> GroupSpec {
     GroupSpec { name, inputs, flags: &[], archs: Archs::All }
 }
@@ -1292,6 +1286,15 @@ const GROUPS: &[GroupSpec] = &[
         flags: &["-kernels-used=_Z6kur_h1Pi"],
         archs: Archs::Only(SHC_ARCHS),
     },
+    // Rule 9.6 under `-r`: the unselected kernels' rooms come after the
+    // input's relocation sections, also `kur_dyn`'s, which has a section
+    // symbol; with no kernel selected the null symbol is 0.
+    GroupSpec {
+        name: "kur-relink-kx",
+        inputs: &[LinkR("kur")],
+        flags: &["-kernels-used=_Z4nonePi"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
     // Rule 11.3: waits on the stack-pointer load's barrier at instructions
     // reading no register (`CS2R`, `BAR.SYNC`), and a read barrier pressed
     // in with write barriers, split off (sweep12 p130, p139, p132).
@@ -1720,9 +1723,7 @@ fn plan() -> Vec<Job> {
                 continue;
             }
             for kind in [Kind::Linked, Kind::RelocatableLink] {
-                if kind == Kind::Linked || !EXECUTABLE_ONLY.contains(&spec.name) {
-                    links.push(link_job(spec, arch, kind, &inputs));
-                }
+                links.push(link_job(spec, arch, kind, &inputs));
             }
         }
     }

@@ -345,6 +345,9 @@ pub(crate) struct Layout {
     /// `-r -kernels-used`: the `.nv.shared.<k>` of unselected kernels using
     /// extern memory (rule 9.6), sized by their own extern alignment.
     pub unselected_shared: HashSet<OutId>,
+    /// `-r -kernels-used`: the input `.nv.shared.<k>` (a relinked `-r`
+    /// output's rooms) of unselected kernels, created late (rule 9.6).
+    pub unselected_rooms: HashSet<OutId>,
     /// U17: where each linker-allocated `.common` global went (`.nv.global`).
     pub common: HashMap<GlobalId, (OutId, u64)>,
     /// U25: device functions' `.nv.constant2.<fn>` (input, section) copied
@@ -529,6 +532,9 @@ struct Builder<'l, 'a> {
     /// Per input, per section: [`SectionClass::of_input`], which the walk
     /// asks for several times a section.
     classes: Vec<Vec<Option<SectionClass>>>,
+    /// Rule 9.6: the `.nv.shared.<k>` of kernels `-kernels-used` or
+    /// `-variables-used` does not select, not created with their kernel.
+    unselected_kernel_shared: HashSet<(usize, usize)>,
 }
 
 /// Rule 1.4: the sections that belong to one function, by name prefix.
@@ -878,6 +884,7 @@ pub(crate) fn build(
         loser_banks: HashSet::new(),
         null_value: None,
         unselected_shared: HashSet::new(),
+        unselected_rooms: HashSet::new(),
         common: HashMap::new(),
         merged_banks: HashSet::new(),
         reserved_shared: HashMap::new(),
@@ -894,6 +901,7 @@ pub(crate) fn build(
             .par_iter()
             .map(|i| i.sections().iter().map(|s| SectionClass::of_input(s.name, s.sh_type)).collect())
             .collect(),
+        unselected_kernel_shared: HashSet::new(),
     };
     // The shared-memory facts (rule 12) and the prototype vetoes (rule 7.8)
     // need only the inputs and their resolution: found beside the walk over
@@ -1132,6 +1140,13 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 || (options.kernels_used.is_none() && options.variables_used.is_none())
                 || crate::host_info::is_root_kernel(options, s.name)
                 || met_earlier;
+            if is_kernel(s) && !selected && !executable {
+                let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
+                let shared_name = companion(".nv.shared.", text_name);
+                if let Some(x) = input.sections().iter().find(|x| x.name == shared_name) {
+                    b.unselected_kernel_shared.insert((i, x.index));
+                }
+            }
             if is_kernel(s) && selected {
                 let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
                 let info = b.create(&companion(".nv.info.", text_name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
@@ -1381,6 +1396,14 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
         dead_shared.sort_unstable();
         for x in dead_shared {
             create_for_symbol(b, i, x, executable && !mercury);
+            // An unselected kernel's (rule 9.6) is still its kernel's window.
+            let owner = input.section(x).and_then(|s| b.layout.placed(i, s.info as usize)).map(|(o, _)| o);
+            if let (Some(owner), Some((id, _))) = (owner, b.layout.placed(i, x)) {
+                if let Some(out) = b.layout.sections.get_mut(id) {
+                    out.info = InfoField::Section(owner);
+                }
+                b.layout.unselected_rooms.insert(id);
+            }
         }
         // Rule 11: Mercury sections, carried in input order when what they
         // describe survived; their links are set in crate::mercury.
@@ -1474,13 +1497,16 @@ fn keep_symtab_shndx(layout: &mut Layout) {
 pub(crate) const MERC_SYMTAB_SHNDX: &str = ".nv.merc.symtab_shndx";
 
 /// Whether section `index` of input `i` is a removed kernel's own
-/// `.nv.shared.<k>` whose name rule 9.2 still logs ([`create_for_symbol`]).
+/// `.nv.shared.<k>` whose name rule 9.2 still logs ([`create_for_symbol`]),
+/// or (rule 9.6, `-r`) an unselected kernel's, which goes the same way even
+/// where the input has a section symbol for it right after the kernel's
+/// `.text` (a relinked `-r` output, kur `-r -kernels-used=_Z6kur_h2Pi`:
+/// `.nv.shared._Z7kur_dynPi` after the input's relocation sections).
 fn is_dead_shared(b: &Builder<'_, '_>, i: usize, index: usize) -> bool {
     b.class_of(i, index) == Some(C::Shared)
         && b.layout.placed(i, index).is_none()
-        && !b.usable(i, index)
-        && b.liveness.is_dead(i, index)
-        && !b.resolution.is_discarded(i, index)
+        && ((!b.usable(i, index) && b.liveness.is_dead(i, index) && !b.resolution.is_discarded(i, index))
+            || b.unselected_kernel_shared.contains(&(i, index)))
 }
 
 /// Rule 1.3.2.2-4: creates the data, debug or constant section `index` of

@@ -803,7 +803,9 @@ fn sorted_pool<'a>(inputs: &'a [InputObject<'a>], pool: Vec<(Variable, Node)>) -
 /// such section in input order (0x10, 0x40 for a 64-aligned extern's room;
 /// `r.f1 r.e1` 0x10, `r.e1 r.f1` 0x40), `.nv.merc.symtab` mirroring it.
 fn null_value(layout: &Layout, kernels: &[Kernel], reserved: u64) -> u64 {
-    let rooms = kernels.iter().filter_map(|k| k.room);
+    // Not an unselected kernel's room (rule 9.6: relinking kur's `-r` output
+    // with `-r -kernels-used=` a kernel it lacks, the null symbol is 0).
+    let rooms = kernels.iter().filter(|k| !layout.unselected_rooms.contains(&k.shared)).filter_map(|k| k.room);
     if !layout.executable {
         rooms.min_by_key(|&(node, _)| node).map_or(0, |(_, align)| align)
     } else if layout.mercury {
