@@ -60,7 +60,8 @@
 //! `-g`, `-preserve-relocs`; sm_75/sm_90/sm_100); a stand-in libcudadevrt.a
 //! joining while a function is still undefined (rule 13.3: devrt, sm_75/sm_90),
 //! and a raw cubin whose name contains "cudadevrt" searched the same way
-//! (devrt_sysname: dropped with nothing pending, joined with `lf` pending);
+//! (devrt_sysname: dropped with nothing pending, joined with `lf` pending),
+//! and under `-keep-system-libraries` both linked whole, exec and `-r`;
 //! a removed kernel's indirect-call signatures gone from the Mercury
 //! `.strtab` (rule 9.3: msigrev `-variables-used`, `-kernels-used`, sm_100/sm_120);
 //! a kernel launched from an earlier input created as a selected kernel

@@ -44,6 +44,7 @@ pub enum OptionId {
     VariablesUsed,
     PreserveRelocs,
     IgnoreHostInfo,
+    KeepSystemLibraries,
     UseHostInfo,
     DumpCallgraph,
     DumpCallgraphNoDemangle,
@@ -293,9 +294,9 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "keep-system-libraries",
         Some("keep-system-libraries"),
         Nothing,
-        O::NotSupported,
+        O::KeepSystemLibraries,
         "",
-        "Keep system library code (not supported by develf).",
+        "Link the system library (libcudadevrt) whole, as any other archive, instead of only what the link needs.",
     ),
     opt(
         "kernels-used",
@@ -491,6 +492,8 @@ pub struct NvlinkArgs {
     pub preserve_relocs: bool,
     /// `-ignore-host-info` (rule 13.5).
     pub ignore_host_info: bool,
+    /// `-keep-system-libraries` (rule 13.3).
+    pub keep_system_libraries: bool,
     /// `-use-host-info`: nvlink's default, refused together with `-ignore-host-info`.
     pub use_host_info: bool,
     /// `Some(true)`: `-dump-callgraph`; `Some(false)`: `-dump-callgraph-no-demangle`.
@@ -662,6 +665,7 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             O::KernelsUsed | O::VariablesUsed => {}
             O::PreserveRelocs => parsed.preserve_relocs = true,
             O::IgnoreHostInfo => parsed.ignore_host_info = true,
+            O::KeepSystemLibraries => parsed.keep_system_libraries = true,
             O::UseHostInfo => parsed.use_host_info = true,
             O::DumpCallgraph | O::DumpCallgraphNoDemangle => {
                 let demangle = option.id == O::DumpCallgraph;
@@ -894,6 +898,8 @@ pub struct LinkRequest {
     pub variables_used: Option<Vec<String>>,
     /// `-ignore-host-info`: host objects' kernel lists prune nothing (rule 13.5).
     pub ignore_host_info: bool,
+    /// `-keep-system-libraries`: the system library is an ordinary input (rule 13.3).
+    pub keep_system_libraries: bool,
     pub library_paths: Vec<PathBuf>,
     pub inputs: Vec<InputArg>,
     /// See [`NvlinkArgs::dump_callgraph`].
@@ -1101,6 +1107,7 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
         kernels_used: parsed.kernels_used.clone(),
         variables_used: parsed.variables_used.clone(),
         ignore_host_info: parsed.ignore_host_info,
+        keep_system_libraries: parsed.keep_system_libraries,
         library_paths: parsed.library_paths.iter().map(PathBuf::from).collect(),
         inputs: parsed.inputs.clone(),
         dump_callgraph: parsed.dump_callgraph,
@@ -1197,7 +1204,10 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
         if archive && !archives_seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())) {
             return;
         }
-        let system = name.contains(SYSTEM_LIBRARY);
+        // `-keep-system-libraries` makes it an input like any other: linked
+        // whole, as a copy under another name is (u.cubin -lcudadevrt, sm_90:
+        // 34 functions kept, not 2; the user's own unused function still goes).
+        let system = name.contains(SYSTEM_LIBRARY) && !request.keep_system_libraries;
         files.push(LoadedFile { name, data, code, system });
     };
     for (name, data) in names.into_iter().zip(results) {
@@ -2381,6 +2391,9 @@ pub struct DevelfLinkArgs {
     /// Keep kernels no host object names (nvlink's `-ignore-host-info`).
     #[arg(long)]
     pub ignore_host_info: bool,
+    /// Link libcudadevrt whole, as any other archive (nvlink's `-keep-system-libraries`).
+    #[arg(long)]
+    pub keep_system_libraries: bool,
     /// Library search path for -l.
     #[arg(short = 'L', value_name = "DIR")]
     pub library_paths: Vec<PathBuf>,
@@ -2427,6 +2440,7 @@ pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
         kernels_used: args.kernels_used.clone(),
         variables_used: args.variables_used.clone(),
         ignore_host_info: args.ignore_host_info,
+        keep_system_libraries: args.keep_system_libraries,
         library_paths: args.library_paths.clone(),
         inputs,
         dump_callgraph: args.dump_callgraph.then_some(true),
