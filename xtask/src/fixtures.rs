@@ -599,6 +599,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("eqx_c", "eqx_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("cah", "cah.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("kur", "kur.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("pkr", "pkr.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    nvcc_with("afa-G", "afa.cu", &["-G"], Archs::Only(SHC_ARCHS)),
+    nvcc_with("afb-G", "afb.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     cu("sbcs2r", "sbcs2r.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbrpr", "sbrpr.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbbar", "sbbar.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1293,6 +1296,19 @@ const GROUPS: &[GroupSpec] = &[
         name: "kur-relink-kx",
         inputs: &[LinkR("kur")],
         flags: &["-kernels-used=_Z4nonePi"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    // Rule 7.2 with rule 1.4: each `-G` object's static `__assert_fail` has
+    // its own `.nv.info`, whose place orders the kernel's EXTERNS in the
+    // `-g` executable of the `-r -g` output (sweep13 p143).
+    GroupSpec { name: "afs", inputs: &[Abi8("afa-G"), Abi8("afb-G")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec { name: "afs-relink-g", inputs: &[LinkR("afs")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 7.1: under `-preserve-relocs -kernels-used` the kernels the list
+    // does not select keep their own register counts (sweep13 p144).
+    GroupSpec {
+        name: "pkr-ku",
+        inputs: &[Abi8("pkr")],
+        flags: &["-preserve-relocs", "-kernels-used=ka"],
         archs: Archs::Only(SHC_ARCHS),
     },
     // Rule 11.3: waits on the stack-pointer load's barrier at instructions

@@ -758,8 +758,11 @@ impl Context<'_, '_> {
                 if let Attribute::Regcount(FunctionValue { function, value }) = attr {
                     // Rule 7.1: only kernels are raised; a device function keeps
                     // its own count (deep38: f_30 stays 24 though f_31 uses 68;
-                    // big: 10,000 device functions, 200 kernels).
-                    if !self.is_kernel(*function) {
+                    // big: 10,000 device functions, 200 kernels). So does a
+                    // kernel kept without being live (`-preserve-relocs
+                    // -kernels-used=ka`: `kb` 24 though `heavy` uses 75;
+                    // sweep13 p144 `destroy_scene`, sm_80..sm_120).
+                    if !self.is_kernel(*function) || facts.unwalked.contains(function) {
                         continue;
                     }
                     *value = (*value).max(facts.most_registers(*function));
@@ -1367,21 +1370,25 @@ impl Context<'_, '_> {
         true
     }
 
-    /// Per output section: for a `.text.<fn>`, the `.nv.info.<fn>` of that
-    /// name. Made in parallel (a big link has tens of thousands of names to
-    /// look up), before the per-function records that read it.
+    /// Per output section: for a `.text.<fn>`, its `.nv.info.<fn>`: the
+    /// first one whose link names it. Not looked up by name: two static
+    /// functions of one name (rule 1.4) each have their own (sweep13 p143's
+    /// two `__assert_fail`s in a relinked `-r -g` output: by name the second
+    /// one's code had none, and its `__assertfail` went first in
+    /// `build_lists`' EXTERNS).
     fn info_sections(&self) -> Vec<Option<OutId>> {
-        self.layout
-            .sections
-            .par_iter()
-            .map_init(String::new, |name, s| {
-                let function = s.name.strip_prefix(".text.")?;
-                name.clear();
-                name.push_str(".nv.info.");
-                name.push_str(function);
-                self.layout.find(name)
-            })
-            .collect()
+        let mut info = vec![None; self.layout.sections.len()];
+        for (id, s) in self.layout.sections.iter().enumerate() {
+            if s.class != crate::layout::SectionClass::FunctionInfo {
+                continue;
+            }
+            if let InfoField::Section(text) = s.info {
+                if let Some(slot @ None) = info.get_mut(text) {
+                    *slot = Some(id);
+                }
+            }
+        }
+        info
     }
 
     /// Rule 7.2, an executable kernel's EXTERNS: its input list less the
