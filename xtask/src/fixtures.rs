@@ -204,6 +204,7 @@ const FRP_ARCHS: &[&str] = &["sm_80", "sm_90"];
 const RC_ARCHS: &[&str] = &["sm_90"];
 /// Rule 7.2's NUM_MBARRIERS (`mbarrier` needs sm_80).
 const MBO_ARCHS: &[&str] = &["sm_80", "sm_90"];
+const MBSUM_ARCHS: &[&str] = &["sm_80", "sm_90", "sm_100"];
 const DEVRT_ARCHS: &[&str] = &["sm_75", "sm_90"];
 const PTXAS_DEVICE_DEBUG: &[&str] = &["-g", "--dont-merge-basicblocks", "--return-at-end"];
 
@@ -600,6 +601,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("cah", "cah.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("kur", "kur.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pkr", "pkr.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("mbsum", "mbsum.cu", Archs::Only(MBSUM_ARCHS), ABI7_NONE),
     nvcc_with("afa-G", "afa.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     nvcc_with("afb-G", "afb.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     cu("sbcs2r", "sbcs2r.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1303,6 +1305,8 @@ const GROUPS: &[GroupSpec] = &[
     // `-g` executable of the `-r -g` output (sweep13 p143).
     GroupSpec { name: "afs", inputs: &[Abi8("afa-G"), Abi8("afb-G")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "afs-relink-g", inputs: &[LinkR("afs")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 7.2: NUM_MBARRIERS summed over the functions a kernel reaches.
+    GroupSpec { name: "mbsum", inputs: &[Abi8("mbsum")], flags: &[], archs: Archs::Only(MBSUM_ARCHS) },
     // Rule 7.1: under `-preserve-relocs -kernels-used` the kernels the list
     // does not select keep their own register counts (sweep13 p144).
     GroupSpec {

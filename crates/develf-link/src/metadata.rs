@@ -223,11 +223,25 @@ impl CallFacts {
         self.reach(f).0
     }
 
-    /// The largest of `counts` (NUM_BARRIERS or NUM_MBARRIERS) over kernel
-    /// `f`'s `contributors` ([`CallFacts::barrier_contributors`]), itself
-    /// left out.
+    /// The largest of `counts` (NUM_BARRIERS) over kernel `f`'s
+    /// `contributors` ([`CallFacts::barrier_contributors`]), itself left out.
     fn largest_count(f: u32, contributors: &[u32], counts: &HashMap<u32, u16>) -> Option<u16> {
         contributors.iter().filter(|&&g| g != f).filter_map(|g| counts.get(g)).copied().max()
+    }
+
+    /// The sum of `counts` (NUM_MBARRIERS) over kernel `f`'s `contributors`,
+    /// each once, itself left out: each function's mbarriers are objects of
+    /// its own (`kboth` calling `f1` and `f3`, 1 each: 2; `kdia` calling `g2`,
+    /// which calls `g1`, and `g1`: 2; the only kernel under
+    /// `-preserve-relocs`: 1 + 4 from two uncalled kernels, sweep13 p148;
+    /// sm_80, sm_90). `None` when no contributor has a record.
+    fn summed_count(f: u32, contributors: &[u32], counts: &HashMap<u32, u16>) -> Option<u16> {
+        let mut seen = HashSet::new();
+        contributors
+            .iter()
+            .filter(|&&g| g != f && seen.insert(g))
+            .filter_map(|g| counts.get(g))
+            .fold(None, |sum: Option<u16>, &n| Some(sum.unwrap_or(0).saturating_add(n)))
     }
 
     /// Whether a cycle is reachable from `f` (what `reach(f).1` says), from
@@ -896,6 +910,14 @@ impl Context<'_, '_> {
                 let most = CallFacts::largest_count(f, &facts.barrier_contributors(f), &facts.barriers);
                 *own = (*own).max(most.unwrap_or(0));
             }
+            // Its own NUM_MBARRIERS grows by its contributors' (`kown`, 1,
+            // calling `g1`, 1: 2; sm_90).
+            if let (Attribute::Raw(record), Some(f), true) = (&mut attr, function, self.layout.executable && kernel) {
+                if record.code == EIATTR_NUM_MBARRIERS && !facts.mbarriers.is_empty() {
+                    let more = CallFacts::summed_count(f, &facts.barrier_contributors(f), &facts.mbarriers);
+                    record.value = record.value.saturating_add(more.unwrap_or(0));
+                }
+            }
             if self.layout.mercury && MERCURY_GROUP.contains(&attr.code()) {
                 group.push(attr);
             } else {
@@ -962,6 +984,7 @@ impl Context<'_, '_> {
         if let Some(f) = function.filter(|_| wants_barriers || wants_mbarriers) {
             let contributors = facts.barrier_contributors(f);
             let most = |counts: &HashMap<u32, u16>| CallFacts::largest_count(f, &contributors, counts);
+            let sum = |counts: &HashMap<u32, u16>| CallFacts::summed_count(f, &contributors, counts);
             if let Some(n) = most(&facts.barriers).filter(|_| wants_barriers) {
                 appended.push((ContributorKey::LAST, 0, Attribute::NumBarriers(ByteValue(n))));
             }
@@ -969,7 +992,7 @@ impl Context<'_, '_> {
             // bring none: nvlink appends no record of 0 (/work/sweep2/red/mbo
             // `mo_i2 mo_k3`, sm_90; fixture `mbo-zero`), though they still
             // order the records (`appended_keys`).
-            if let Some(n) = most(&facts.mbarriers).filter(|&n| wants_mbarriers && n > 0) {
+            if let Some(n) = sum(&facts.mbarriers).filter(|&n| wants_mbarriers && n > 0) {
                 let record =
                     RawAttribute { format: EIFMT_HVAL, code: EIATTR_NUM_MBARRIERS, value: n, payload: Vec::new() };
                 appended.push((ContributorKey::LAST, 1, Attribute::Raw(record)));
