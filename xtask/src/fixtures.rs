@@ -602,6 +602,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("kur", "kur.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pkr", "pkr.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("mbsum", "mbsum.cu", Archs::Only(MBSUM_ARCHS), ABI7_NONE),
+    cu("relfence", "relfence.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("afa-G", "afa.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     nvcc_with("afb-G", "afb.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     cu("sbcs2r", "sbcs2r.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1305,6 +1306,9 @@ const GROUPS: &[GroupSpec] = &[
     // `-g` executable of the `-r -g` output (sweep13 p143).
     GroupSpec { name: "afs", inputs: &[Abi8("afa-G"), Abi8("afb-G")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "afs-relink-g", inputs: &[LinkR("afs")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 11.3: release fences' operations left out of the fence capsule's
+    // numbering (sweep13 p148).
+    GroupSpec { name: "relfence", inputs: &[Abi8("relfence")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 7.2: NUM_MBARRIERS summed over the functions a kernel reaches.
     GroupSpec { name: "mbsum", inputs: &[Abi8("mbsum")], flags: &[], archs: Archs::Only(MBSUM_ARCHS) },
     // Rule 7.1: under `-preserve-relocs -kernels-used` the kernels the list
