@@ -46,6 +46,31 @@ const LOADS: [u64; 4] = [0x980, 0x981, 0x983, 0x984];
 /// sm_120), which reads its index register `Ra`.
 pub(crate) const OP_LDC: u64 = 0xb82;
 
+/// The tensor-core instructions known, by opcode and shape (bits 8..24 of
+/// the high word: accumulator type, k, TF32): the registers of `A` (`Ra`),
+/// `B` (`Rb`) and `C`/`D` (`Rc`, `Rd`), as the PTX ISA's `mma.sync`
+/// fragments have them (per thread: m16n8k8 f16 2/1/4, m16n8k16 4/2/4 or
+/// 4/2/2 with an f16 accumulator, m16n8k4 tf32 2/1/4, m16n8k8 tf32 4/2/4,
+/// m16n8k16 s8 2/1/4, m16n8k32 s8 4/2/4, m8n8k4 f64 2/2/4). The shapes were
+/// read off ptxas 13.5's code for each, sm_100 and sm_120 alike (session
+/// 30, `mma.sync` by inline PTX); any other shape is not known.
+const MATRIX: [(u64, u64, (u64, u64, u64)); 8] = [
+    (0x23c, 0x00_1000, (2, 1, 4)), // HMMA.1688.F32
+    (0x23c, 0x00_1800, (4, 2, 4)), // HMMA.16816.F32
+    (0x23c, 0x00_0800, (4, 2, 2)), // HMMA.16816.F16
+    (0x23c, 0x08_5000, (2, 1, 4)), // HMMA.1684.F32.TF32
+    (0x23c, 0x08_1000, (4, 2, 4)), // HMMA.1688.F32.TF32
+    (0x237, 0x40_5400, (2, 1, 4)), // IMMA.16816.S8.S8
+    (0x237, 0x40_5c00, (4, 2, 4)), // IMMA.16832.S8.S8
+    (0x23f, 0x00_0000, (2, 2, 4)), // DMMA.8x8x4
+];
+
+/// [`MATRIX`]' register counts of a tensor-core instruction.
+fn matrix_shape((lo, hi): (u64, u64)) -> Option<(u64, u64, u64)> {
+    let (opcode, shape) = (lo & 0xfff, hi & 0x00ff_ff00);
+    MATRIX.iter().find(|&&(o, s, _)| o == opcode && s == shape).map(|&(_, _, counts)| counts)
+}
+
 /// Low 12 bits of stores (the address in `Ra`, the data in `Rb`, its width
 /// in the size field): `STL`, `STS`, `ST`, `STG`.
 const STORES: [u64; 4] = [0x387, 0x388, 0x985, 0x986];
@@ -54,10 +79,13 @@ const STORES: [u64; 4] = [0x387, 0x388, 0x985, 0x986];
 /// into predicates (`ISETP`, `FSETP`, `PLOP3`), the stores, control flow
 /// (`BRA`, `BRA.U`, `EXIT`, `BSSY`, `BSYNC`, `BREAK`, `NOP`, `BAR`,
 /// `YIELD`, `WARPSYNC.ALL`), `MEMBAR` and the uniform datapath (`UMOV`,
-/// `UIADD3`, `UIMAD`, `S2UR`, `LDCU`, `R2UR`).
-const WRITES_NONE: [u64; 32] = [
+/// `UIADD3`, `UIMAD`, `S2UR`, `LDCU`, `R2UR`; session 30, sweep13 p145's
+/// tensor-core loops: `UIMAD.WIDE.U32`, `ULEA.HI`, `ULOP3`, `UISETP` and
+/// `UIADD3.64` in the immediate and register forms, `UMOV UR, UR`).
+const WRITES_NONE: [u64; 40] = [
     0x20c, 0x80c, 0xc0c, 0xa0c, 0x20b, 0x80b, 0xc0b, 0x81c, 0x387, 0x388, 0x985, 0x986, 0x947, 0x547, 0x94d, 0x945,
     0x941, 0x942, 0x918, 0xb1d, 0x946, 0x948, 0x992, 0x882, 0x482, 0x290, 0x890, 0x8a4, 0x2a4, 0x9c3, 0x7ac, 0x2ca,
+    0x8a5, 0x891, 0x892, 0x88c, 0x28c, 0x897, 0x297, 0xc82,
 ];
 
 /// The registers a memory access of this size field moves: 1 up to 32
@@ -91,7 +119,7 @@ pub(crate) fn written((lo, hi): (u64, u64)) -> Option<Option<Registers>> {
         _ if WRITES_PAIR.contains(&opcode) => 2,
         _ if LOADS.contains(&opcode) || opcode == OP_LDC => sized(hi),
         _ if WRITES_NONE.contains(&opcode) => return Some(None),
-        _ => return None,
+        _ => matrix_shape((lo, hi))?.2,
     };
     Some(run(rd, count))
 }
@@ -111,8 +139,10 @@ pub(crate) fn store_sources((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
 /// makes a reader earlier). Stores read their address and data; `LD` and
 /// `LDG` a 64-bit address (`Ra`), `LDL` and `LDS` a 32-bit one, `LDC` its
 /// index `Ra`; the ALU instructions of the tables `Ra`, `Rc` (bits 0..8 of
-/// the high word) and, in the register form (0x2..), `Rb` (`FADD`, `FMUL`
-/// and `VIMNMX` have no `Rc`), each one register but where the operation is
+/// the high word) and, in the register form (0x2..), `Rb` (`FADD`, `FMUL`,
+/// `VIMNMX`, the compares and `IADD` have no `Rc`; `MOV` reads only its
+/// `Rb`),
+/// each one register but where the operation is
 /// 64-bit (`DADD`, `DMUL`, `DFMA`: all three; `IMAD.WIDE`: `Rc`; `IADD.64`,
 /// `MOV.64` and the integer compares, which may be `.U64`: pairs); `R2UR`
 /// its `Ra`; the rest of [`WRITES_NONE`] (control flow, the uniform
@@ -133,6 +163,12 @@ pub(crate) fn may_read((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
         _ => (1, 1, 1),
     };
     Some(match opcode {
+        // `MOV` reads its `Rb` field only, a register in the register form
+        // (its `Ra` field is left 0); the immediate and uniform forms read
+        // no general register (sweep13 p145 `wmma_tf32`, sm_120: `MOV R26,
+        // 0x1000` does not read an `LD.E`'s `R0`).
+        0x202 => run(rb, widths.1).into_iter().collect(),
+        0x802 | 0xc02 => Vec::new(),
         0x980 | 0x981 => run(ra, 2).into_iter().collect(),
         0x983 | 0x984 | OP_LDC => run(ra, 1).into_iter().collect(),
         // `S2R` reads a special register only.
@@ -142,18 +178,25 @@ pub(crate) fn may_read((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
             // `FADD`, `FMUL` and `VIMNMX` have no `Rc`: the high word's low
             // byte is not a register (sweep12 p132 `accumulate_normals`,
             // sm_120: `FADD R19, -R4, R19` does not read an `LDG`'s `R0`).
-            let rc = (!matches!(low, 0x20 | 0x21 | 0x48)).then_some((rc, widths.2));
+            // Nor do the compares into predicates (`FSETP.GEU.AND P0, PT,
+            // |R22|, +INF, PT`'s high byte 0 is no `R0`) and sm_120's
+            // two-operand `IADD` (`IADD R27, R17, 0x40`; sweep13 p145
+            // `wmma_tf32`, sm_120).
+            let rc = (!matches!(low, 0x20 | 0x21 | 0x48 | 0x0b | 0x0c | 0x35)).then_some((rc, widths.2));
             [Some((ra, widths.0)), rb, rc].into_iter().flatten().filter_map(|(r, n)| run(r, n)).collect()
         }
         // `R2UR` reads `Ra`.
         0x2ca => run(ra, 1).into_iter().collect(),
         _ if WRITES_NONE.contains(&opcode) => Vec::new(),
-        _ => return None,
+        _ => {
+            let (a, b, c) = matrix_shape((lo, hi))?;
+            [(ra, a), (rb, b), (rc, c)].into_iter().filter_map(|(r, n)| run(r, n)).collect()
+        }
     })
 }
 
 /// Low 12 bits of the compares into predicates among [`WRITES_NONE`]
-/// (`ISETP`, `FSETP`), which read `Ra`, `Rb` and `Rc` as ALU instructions do.
+/// (`ISETP`, `FSETP`), which read `Ra` and `Rb` as ALU instructions do.
 const COMPARES: [u64; 7] = [0x20c, 0x80c, 0xc0c, 0xa0c, 0x20b, 0x80b, 0xc0b];
 
 /// Whether two runs of registers share one.
@@ -180,6 +223,15 @@ mod tests {
         assert_eq!(store_sources((0x0000_0005_0200_7986, 0x002f_e200_0c10_1908)), Some(vec![(2, 2), (5, 1)]));
         // CALL.ABS.NOINC: not known.
         assert_eq!(written((0x0000_0000_0000_7943, 0)), None);
+        // HMMA.16816.F32 R16, R8, R12, R16 and IMMA.16816.S8.S8 R12, R10.ROW,
+        // R4.COL, R12 (ptxas 13.5, sm_100; nvdisasm's operands).
+        let hmma = (0x0000_000c_0810_723c, 0x004f_e200_0000_1810);
+        assert_eq!(written(hmma), Some(Some((16, 4))));
+        assert_eq!(may_read(hmma), Some(vec![(8, 4), (12, 2), (16, 4)]));
+        let imma = (0x0000_0004_0a0c_7237, 0x004e_3600_0040_540c);
+        assert_eq!(may_read(imma), Some(vec![(10, 2), (4, 1), (12, 4)]));
+        // An HMMA of a shape not in the table is not known.
+        assert_eq!(written((0x0000_000c_0810_723c, 0x004f_e200_0000_3810)), None);
         assert!(overlap((8, 2), (9, 1)) && !overlap((8, 2), (10, 4)));
     }
 }

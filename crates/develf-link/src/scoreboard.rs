@@ -217,8 +217,10 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
 /// `ISETP`, `IADD3`, `LOP3`, `PRMT`, `LEA`. p17 half `kha`'s `SEL R0, R0, 0x7610,
 /// P0` waits on the stack-pointer load's barrier before a CAS loop reuses
 /// it; nvlink drops both (sm_100). Sweep9 p25 `crc32_chunks`' `LEA R6, R0,
-/// UR4, 0x2` (a shared address) does the same (sm_100, sm_120).
-const ALU_32: [u64; 10] = [0x020, 0x021, 0x023, 0x024, 0x007, 0x00c, 0x010, 0x012, 0x016, 0x011];
+/// UR4, 0x2` (a shared address) does the same (sm_100, sm_120). So does
+/// `VIADD` (sweep13 p145 `wmma_tf32`: `VIADD R3, R18, 0x48` at 0x250,
+/// sm_100).
+const ALU_32: [u64; 11] = [0x020, 0x021, 0x023, 0x024, 0x007, 0x00c, 0x010, 0x012, 0x016, 0x011, 0x036];
 
 /// `MOV R, R`: its source is the `Rb` field, its `Ra` field left 0 (sm_110
 /// sum loop: `MOV R5, R3` waits on the stack-pointer load's barrier before
@@ -342,13 +344,17 @@ fn read_waited_first(code: &[(u64, u64)], controls: &[Control], first: usize) ->
     // In a loop, later loads of the same iteration (after the write's wait,
     // up to the back edge) send it to 5 (cuRAND's skip-ahead loop, fixture
     // `sbloop`); without them it takes 2 (`reduceSinglePass`, CUB's
-    // single-tile reduction, the samples' `matrixMul`).
+    // single-tile reduction, the samples' `matrixMul`). Not when other loads
+    // come between it and its write's wait: an unrolled loop's loads, issued
+    // together, search from 2 (sweep13 p145's `wmma_tf32` and `wmma_int8`,
+    // `LD.E` with r0 at 0x2c0 takes 3 with 2 held; sm_100 and sm_120: 7
+    // kernels more reproduced, none of the fixtures' lost).
     let back_edge = code.iter().enumerate().skip(first + 1).find_map(|(j, &(lo, _))| {
         (matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM) && branch_target(j, lo).is_some_and(|t| t <= first)).then_some(j)
     });
-    let loads_later_in_loop = back_edge.is_some_and(|j| {
-        (write_wait..=j).any(|i| GLOBAL_LOADS.contains(&(code[i].0 & 0xfff)) && controls[i].write != NO_BARRIER)
-    });
+    let is_load = |i: usize| GLOBAL_LOADS.contains(&(code[i].0 & 0xfff)) && controls[i].write != NO_BARRIER;
+    let loads_before_wait = (first + 1..write_wait).any(is_load);
+    let loads_later_in_loop = !loads_before_wait && back_edge.is_some_and(|j| (write_wait..=j).any(is_load));
     read_wait < write_wait && !branches_between && !joins_between && !loads_later_in_loop
 }
 
@@ -767,16 +773,23 @@ fn pressed(
             // `spmv_vector`, sm_100 and sm_120: ptxas puts six `LDG`s on 5
             // with barrier 1 free since 0x930; nvlink's finaliser splits
             // the first off onto the 4 it frees and keeps the other five on
-            // 5); anything else when all six are.
+            // 5), also one with a read barrier (fixture `sbpress`: the
+            // `LDG.E R27` of 0x9c0 with r1 stays on 5 with its group);
+            // anything else when all six are.
             let pressing: &[u8] = match code[p].0 & 0xfff {
-                op if write && GLOBAL_LOADS.contains(&op) && controls[p].read == NO_BARRIER => &[2, 3, 4, 5],
+                op if write && GLOBAL_LOADS.contains(&op) => &[2, 3, 4, 5],
                 _ => &[0, 1, 2, 3, 4, 5],
             };
+            // Its own read barrier, numbered before its write barrier, is
+            // taken too (sweep13 p145 `wmma_tf32`, sm_120: the `LD.E R22`
+            // of 0x11b0 with r4 finds 0..4 taken and presses onto 5; nvlink
+            // splits it off there, not at the next load).
+            let own_read = write.then(|| all.iter().position(|h| h.producers[0] == (p, false))).flatten();
             let all_busy = |numbers: &[u8]| {
                 let mut taken = [false; BARRIERS as usize];
                 for (j, h) in all.iter().enumerate() {
-                    if j != k && numbers[j] != NO_BARRIER && numbers[j] != numbers[k] && holds(controls, h, &live[j], p)
-                    {
+                    let held = holds(controls, h, &live[j], p) || Some(j) == own_read;
+                    if j != k && numbers[j] != NO_BARRIER && numbers[j] != numbers[k] && held {
                         taken[usize::from(numbers[j])] = true;
                     }
                 }
@@ -1023,15 +1036,18 @@ fn uniform_fields((lo, hi): (u64, u64)) -> Option<Vec<(u64, u64)>> {
 /// instruction the model does not know or a branch. Uniform registers are
 /// read through [`uniform_fields`]; vector registers through
 /// crate::registers, which over-approximates the reads, so a reader is
-/// never found late (a wait placed early only differs from nvlink's).
+/// never found late (a wait placed early only differs from nvlink's). A
+/// producer's registers count only after it: sweep13 p145 `wmma_tf32`
+/// (sm_120) computes the address `R18` at 0xc90 and then loads into it at
+/// 0xcb0, a later producer of the part that begins at 0xc70.
 fn first_reader(code: &[(u64, u64)], succ: &[Vec<usize>], part: &[usize]) -> Option<usize> {
     use crate::registers::{may_read, overlap, written};
     let mut uniform = Vec::new();
     let mut vector = Vec::new();
     for &p in part {
         match uniform_destination(code[p]) {
-            Some(d) => uniform.push(d),
-            None => vector.push(vector_written(code[p])?),
+            Some(d) => uniform.push((p, d)),
+            None => vector.push((p, vector_written(code[p])?)),
         }
     }
     let mut i = *part.first()?;
@@ -1041,16 +1057,16 @@ fn first_reader(code: &[(u64, u64)], succ: &[Vec<usize>], part: &[usize]) -> Opt
             continue;
         }
         let word = *code.get(i)?;
-        if !uniform.is_empty() {
+        if uniform.iter().any(|&(p, _)| p < i) {
             let fields = uniform_fields(word)?;
-            if uniform.iter().any(|&d| names_any(&fields, d)) {
+            if uniform.iter().any(|&(p, d)| p < i && names_any(&fields, d)) {
                 return Some(i);
             }
         }
-        if !vector.is_empty() {
+        if vector.iter().any(|&(p, _)| p < i) {
             let (reads, writes) = (may_read(word)?, written(word)?);
-            let touched = |&d: &(u64, u64)| reads.iter().chain(&writes).any(|&r| overlap(r, d));
-            if vector.iter().any(touched) {
+            let touched = |d: (u64, u64)| reads.iter().chain(&writes).any(|&r| overlap(r, d));
+            if vector.iter().any(|&(p, d)| p < i && touched(d)) {
                 return Some(i);
             }
         }
