@@ -608,6 +608,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("mbsum", "mbsum.cu", Archs::Only(MBSUM_ARCHS), ABI7_NONE),
     cu("relfence", "relfence.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("wmtf", "wmtf.cu", Archs::Only(WMTF_ARCHS), ABI7_NONE),
+    cu("cbk", "cbk.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     nvcc_with("afa-G", "afa.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     nvcc_with("afb-G", "afb.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     cu("sbcs2r", "sbcs2r.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1311,6 +1312,13 @@ const GROUPS: &[GroupSpec] = &[
     // `-g` executable of the `-r -g` output (sweep13 p143).
     GroupSpec { name: "afs", inputs: &[Abi8("afa-G"), Abi8("afb-G")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "afs-relink-g", inputs: &[LinkR("afs")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
+    // U25: a kernel kept without being live gets no function banks.
+    GroupSpec {
+        name: "cbk-ku",
+        inputs: &[Abi8("cbk")],
+        flags: &["-preserve-relocs", "-kernels-used=cbk_sel"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
     // Rule 11.3 in tensor-core loops (sweep13 p145).
     GroupSpec { name: "wmtf", inputs: &[Abi8("wmtf")], flags: &[], archs: Archs::Only(WMTF_ARCHS) },
     // Rule 11.3: release fences' operations left out of the fence capsule's

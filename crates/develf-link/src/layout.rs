@@ -1993,9 +1993,14 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
         {
             continue;
         }
+        // A kernel kept without being live (`-preserve-relocs` with
+        // `-kernels-used`) gets no function banks: it is a device function
+        // to nvlink (sweep13 p150 `bessel_kernel`, sm_75..sm_86: no
+        // `.nv.constant2.<k>` of its callees' banks).
+        let unwalked = out.pieces.first().is_some_and(|p| b.liveness.unwalked_kernels.contains(&(p.input, p.section)));
         let mut seen = HashSet::new();
         let mut reached = HashSet::new();
-        let mut stack = vec![id];
+        let mut stack = if unwalked { Vec::new() } else { vec![id] };
         while let Some(f) = stack.pop() {
             if !seen.insert(f) {
                 continue;
