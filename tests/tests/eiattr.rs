@@ -166,6 +166,7 @@ fn cuobjdump_value(attr: &Attribute, symbols: &dyn SymbolLookup) -> Option<Strin
         | A::AtomSysInstrOffsets(w)
         | A::CoopGroupInstrOffsets(w)
         | A::CoopGroupMaskRegids(w)
+        | A::InstrRegMap(w)
         | A::IntWarpWideInstrOffsets(w) => hexes(&w.0),
         A::UnusedLoadByteOffset(m) => {
             m.0.iter().map(|(offset, mask)| format!("{offset:#x} {mask:#x}")).collect::<Vec<_>>().join(" ")

@@ -282,6 +282,10 @@ attribute_table! {
         IntWarpWideInstrOffsets(Words) = nvinfo::EIATTR_INT_WARP_WIDE_INSTR_OFFSETS, "offsets";
         IndirectBranchTargets(IndirectBranches) = nvinfo::EIATTR_INDIRECT_BRANCH_TARGETS, "branches";
         MbarrierInstrOffsets(MbarrierInstructions) = nvinfo::EIATTR_MBARRIER_INSTR_OFFSETS, "instructions";
+        /// SVAL words in threes (an instruction offset, a packed register
+        /// description, -1), printed by cuobjdump 13.5 as hex words (fixture
+        /// mbsum's `cuda::barrier` waits, sm_80).
+        InstrRegMap(Words) = nvinfo::EIATTR_INSTR_REG_MAP, "words";
         /// Code 0x35, unnamed in nvlink 13.5 (CuAssembler: `EIATTR_SW2861232_WAR`).
         Sw2861232War(Flag) = 0x35, "";
         SwWar(Word) = nvinfo::EIATTR_SW_WAR, "flags";

@@ -490,11 +490,12 @@ impl MbarrierInstruction {
 
     /// cuobjdump 13.5's name of the stride (`info` bits 4..7): 0 for the
     /// 8-byte `mbarrier` objects, 6 for 32-byte strides (`cuda::barrier`
-    /// arrays).
+    /// arrays); 2 it names the same (fixture mbsum's `g3`, a `cuda::barrier`
+    /// array initialised by index, sm_80).
     pub fn stride_name(&self) -> Option<&'static str> {
         Some(match (self.info >> 4) & 0xf {
             0 => "MBARRIER_STRIDE_X4",
-            6 => "MBARRIER_STRIDE_X16",
+            2 | 6 => "MBARRIER_STRIDE_X16",
             _ => return None,
         })
     }

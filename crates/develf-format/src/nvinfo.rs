@@ -166,7 +166,7 @@ pub static ATTRIBUTES: &[AttrInfo] = &[
     AttrInfo { code: 0x3d, name: Some("EIATTR_CTA_PER_CLUSTER"), format: Some(Format::Sval), public_name: None },
     AttrInfo { code: 0x3e, name: Some("EIATTR_EXPLICIT_CLUSTER"), format: Some(Format::Nval), public_name: None },
     AttrInfo { code: 0x3f, name: Some("EIATTR_MAX_CLUSTER_RANK"), format: Some(Format::Sval), public_name: None },
-    AttrInfo { code: 0x40, name: Some("EIATTR_INSTR_REG_MAP"), format: None, public_name: None },
+    AttrInfo { code: 0x40, name: Some("EIATTR_INSTR_REG_MAP"), format: Some(Format::Sval), public_name: None },
     AttrInfo { code: 0x41, name: Some("EIATTR_RESERVED_SMEM_USED"), format: Some(Format::Nval), public_name: None },
     AttrInfo { code: 0x42, name: Some("EIATTR_RESERVED_SMEM_0_SIZE"), format: None, public_name: None },
     AttrInfo { code: 0x43, name: Some("EIATTR_UCODE_SECTION_DATA"), format: None, public_name: None },
