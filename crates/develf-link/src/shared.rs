@@ -994,11 +994,14 @@ fn plan_executable(
         let mut cur = k.reach.iter().filter_map(|n| common_end.get(n)).copied().max().unwrap_or(0);
         cur = cur.max(area.kernel_end(i));
         let mut align = k.own_align;
-        // Private variables: callees' first, then the kernel's own, sorted
+        // Private variables: the kernel's own, then its callees', sorted
         // by alignment, largest first, then by size, smallest first (rule
         // 12.1), with nvlink's sort ([`list_merge_sort`]): not stable, so
-        // three or more of one alignment and size come out in its order.
-        // Of two, callees' first, then the kernel's own in symbol order. U28: a device
+        // three or more of one alignment and size come out in its order. Of
+        // two, the kernel's own first (sweep14 p160 `reduce_items`' CUB
+        // `TempStorage` at 0, `block_sum<long long>`'s at 0x30; fixture
+        // `shown`; session 29 and before listed the callees' first, which no
+        // fixture told apart). U28: a device
         // function's `pa[8]`, `qa[2]`, `ra[4]` at 0x18, 0, 8; a template
         // kernel's weak `s[4]`/`u[32]` at 0, 0x10 and `s[32]`/`u[4]` at
         // 0x10, 0 (sm_75/sm_90/sm_100); session 5: own `a[16]`, `b[8]`
@@ -1010,8 +1013,8 @@ fn plan_executable(
         // placed as the kernel's own variable would be, sorted with its
         // callees' (p11 `kc`: its 16-aligned 0x10 room at 0, then `touch`'s
         // 8-aligned `ll[16]` at 0x10; sm_75..sm_90a): `None` here.
-        let mut placed: Vec<Option<&Variable>> = private.get(&i).into_iter().flatten().copied().map(Some).collect();
-        placed.extend(k.own.iter().map(Some));
+        let mut placed: Vec<Option<&Variable>> = k.own.iter().map(Some).collect();
+        placed.extend(private.get(&i).into_iter().flatten().copied().map(Some));
         if k.own.is_empty() && k.own_size > 0 {
             // First: nvlink treats the room as a variable with symbol index
             // 0 (rule 12.9), so it heads the list the sort starts from
