@@ -610,6 +610,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("wmtf", "wmtf.cu", Archs::Only(WMTF_ARCHS), ABI7_NONE),
     cu("cbk", "cbk.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shown", "shown.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("wl_a", "wl_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("wl_b", "wl_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    nvcc_with("wl_c-r32", "wl_c.cu", &["-maxrregcount=32"], Archs::Only(SHC_ARCHS)),
     nvcc_with("afa-G", "afa.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     nvcc_with("afb-G", "afb.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     cu("sbcs2r", "sbcs2r.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1313,6 +1316,14 @@ const GROUPS: &[GroupSpec] = &[
     // `-g` executable of the `-r -g` output (sweep13 p143).
     GroupSpec { name: "afs", inputs: &[Abi8("afa-G"), Abi8("afb-G")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "afs-relink-g", inputs: &[LinkR("afs")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 9.13 in `-r`: wl_b's copy, lost when met, lists no call pairs
+    // though wl_c's replaces wl_a's (sweep14 p169).
+    GroupSpec {
+        name: "wl",
+        inputs: &[Abi8("wl_a"), Abi8("wl_b"), Abi8("wl_c-r32")],
+        flags: &[],
+        archs: Archs::Only(SHC_ARCHS),
+    },
     // Rule 12.1: a kernel's own private variables before its callees'.
     GroupSpec { name: "shown", inputs: &[Abi8("shown")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // U25: a kernel kept without being live gets no function banks.

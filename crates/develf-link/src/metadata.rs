@@ -1737,8 +1737,12 @@ impl Context<'_, '_> {
                 // sm_90 `-r`) lists tl_b's `tl_poly<double> -> dsqrt` (its
                 // local) after tl_a's; a pair equal to the winner's is not
                 // repeated (`w_call -> w_glob` once, twice in the executable).
+                // Not a copy that lost when met (sweep14 p169: rng's, wscan's
+                // and mc's `engine_mean<philox>` of 54, 54 and 53 registers,
+                // each calling its own local `__cuda_sm20_div_rn_f64_full`:
+                // wscan's lost to rng's and lists no pair; sm_75..sm_120 `-r`).
                 let relocatable_calls = |Pair(a, b): Pair| {
-                    if !self.layout.executable && later(a) {
+                    if !self.layout.executable && later(a) && !lost(a) {
                         let pair = Pair(self.out_index(i, a)?, self.out_index(i, b)?);
                         return Some((pair, true));
                     }
