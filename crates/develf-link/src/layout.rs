@@ -1140,27 +1140,25 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 || (options.kernels_used.is_none() && options.variables_used.is_none())
                 || crate::host_info::is_root_kernel(options, s.name)
                 || met_earlier;
-            if is_kernel(s) && !selected && !executable {
+            if is_kernel(s) {
                 let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
-                let shared_name = companion(".nv.shared.", text_name);
-                if let Some(x) = input.sections().iter().find(|x| x.name == shared_name) {
-                    b.unselected_kernel_shared.insert((i, x.index));
-                }
-            }
-            if is_kernel(s) && selected {
-                let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
-                let info = b.create(&companion(".nv.info.", text_name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
-                if let Some(out) = b.layout.sections.get_mut(info) {
-                    out.info = InfoField::Section(id);
-                }
                 let shared_name = companion(".nv.shared.", text_name);
                 let own = input.sections().iter().find(|x| x.name == shared_name).map(|x| x.index);
-                let shared = match own {
-                    Some(x) => b.place(i, x),
-                    None => Some(b.create(&shared_name, C::Shared, SHT_CUDA_SHARED, 0x43, 4)),
-                };
-                if let Some(out) = shared.and_then(|sh| b.layout.sections.get_mut(sh)) {
-                    out.info = InfoField::Section(id);
+                if selected {
+                    let info = b.create(&companion(".nv.info.", text_name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
+                    if let Some(out) = b.layout.sections.get_mut(info) {
+                        out.info = InfoField::Section(id);
+                    }
+                    let shared = match own {
+                        Some(x) => b.place(i, x),
+                        None => Some(b.create(&shared_name, C::Shared, SHT_CUDA_SHARED, 0x43, 4)),
+                    };
+                    if let Some(out) = shared.and_then(|sh| b.layout.sections.get_mut(sh)) {
+                        out.info = InfoField::Section(id);
+                    }
+                } else if let Some(x) = own.filter(|_| !executable) {
+                    // Rule 9.6 under `-r`: created late ([`is_dead_shared`]).
+                    b.unselected_kernel_shared.insert((i, x));
                 }
             }
         }

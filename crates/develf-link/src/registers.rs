@@ -141,12 +141,11 @@ pub(crate) fn store_sources((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
 /// index `Ra`; the ALU instructions of the tables `Ra`, `Rc` (bits 0..8 of
 /// the high word) and, in the register form (0x2..), `Rb` (`FADD`, `FMUL`,
 /// `VIMNMX`, the compares and `IADD` have no `Rc`; `MOV` reads only its
-/// `Rb`),
-/// each one register but where the operation is
-/// 64-bit (`DADD`, `DMUL`, `DFMA`: all three; `IMAD.WIDE`: `Rc`; `IADD.64`,
-/// `MOV.64` and the integer compares, which may be `.U64`: pairs); `R2UR`
-/// its `Ra`; the rest of [`WRITES_NONE`] (control flow, the uniform
-/// datapath) none.
+/// `Rb`), each one register but where the operation is 64-bit (`DADD`,
+/// `DMUL`, `DFMA`: all three; `IMAD.WIDE`: `Rc`; `IADD.64`, `MOV.64` and the
+/// integer compares, which may be `.U64`: pairs); `R2UR` its `Ra`; the
+/// tensor-core instructions of [`MATRIX`] their fragments; the rest of
+/// [`WRITES_NONE`] (control flow, the uniform datapath) none.
 pub(crate) fn may_read((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
     let opcode = lo & 0xfff;
     let (form, low) = (opcode >> 8, opcode & 0xff);
