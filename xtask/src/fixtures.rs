@@ -610,6 +610,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("wmtf", "wmtf.cu", Archs::Only(WMTF_ARCHS), ABI7_NONE),
     cu("cbk", "cbk.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shown", "shown.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("wun", "wun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wl_a", "wl_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wl_b", "wl_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     nvcc_with("wl_c-r32", "wl_c.cu", &["-maxrregcount=32"], Archs::Only(SHC_ARCHS)),
@@ -1330,6 +1331,9 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(SHC_ARCHS),
     },
+    // Rule 12.1: weak variables no code names are listed for the common
+    // area's sort (sweep14 p160).
+    GroupSpec { name: "wun", inputs: &[Abi8("wun")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // Rule 12.1: a kernel's own private variables before its callees'.
     GroupSpec { name: "shown", inputs: &[Abi8("shown")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // U25: a kernel kept without being live gets no function banks.

@@ -760,7 +760,11 @@ impl CommonArea {
 /// `c b a`, at 4, 0 after `b a`, `a c b` and in the relinked `-r` output,
 /// which only the listed externs (`buf`, `dyn`, `rows`) explain (fixtures
 /// `eqx`, `eqx-rev`). The names and the code do not count.
-fn sorted_pool<'a>(inputs: &'a [InputObject<'a>], pool: Vec<(Variable, Node)>) -> Vec<(Variable, Node)> {
+fn sorted_pool<'a>(
+    inputs: &'a [InputObject<'a>],
+    resolution: &Resolution<'_>,
+    pool: Vec<(Variable, Node)>,
+) -> Vec<(Variable, Node)> {
     /// An item of nvlink's list: a variable, or an extern (size 0).
     struct Listed {
         at: SymbolRef,
@@ -785,6 +789,19 @@ fn sorted_pool<'a>(inputs: &'a [InputObject<'a>], pool: Vec<(Variable, Node)>) -
                 // `-kernels-used`: `hist_build`'s scalars sort as in the
                 // full link); a weak copy whose function lost is not
                 // (sweep10 p117's `block_reduce<Min>` statics).
+                listed.push(Listed { at, size: s.size, variable: None });
+            } else if in_debug_shared(input, s)
+                && s.bind != STB_LOCAL
+                && !pooled.contains(&at)
+                && resolution.definition_of(at).is_none_or(|d| d == at)
+            {
+                // So are weak variables no code names (a template's
+                // `__shared__` that ptxas optimised out of its function, CUB's
+                // `WarpReduce` storage in `warp_sum<float, 16>`), except a
+                // copy another input's defines (sweep14 p160: with
+                // `warp_sum`'s two such arrays listed, `block_sum<int>`'s
+                // 0x18 bytes come before `block_max_f`'s and
+                // `block_sort_keys`' 0x1220 before `block_sort_pairs`').
                 listed.push(Listed { at, size: s.size, variable: None });
             }
         }
@@ -853,7 +870,7 @@ fn plan_executable(
             }
         }
     }
-    pool = sorted_pool(inputs, pool);
+    pool = sorted_pool(inputs, resolution, pool);
     let reached_by = |node: Node| -> Vec<usize> {
         kernels.iter().enumerate().filter(|(_, k)| k.reach.contains(&node)).map(|(i, _)| i).collect()
     };
