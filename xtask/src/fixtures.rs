@@ -181,6 +181,8 @@ const WNB_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
 const XU_ARCHS: &[&str] = &["sm_86", "sm_90", "sm_100", "sm_120"];
 /// Rules 12.1 (common area order) and 7.2 (the only kernel's EXTERNS).
 const SHC_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// `cp.async.bulk` on an mbarrier (sm_90+).
+const EORDER_ARCHS: &[&str] = &["sm_90", "sm_100", "sm_120"];
 /// Rule 9.13: a replaced weak copy's indirect call site and, below sm_90,
 /// its `.rel.debug_frame` relocation.
 const WIC_ARCHS: &[&str] = &["sm_86", "sm_90", "sm_100"];
@@ -611,6 +613,11 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("cbk", "cbk.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shown", "shown.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wun", "wun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("sbtog", "sbtog.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("fence2", "fence2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbbssy", "sbbssy.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("eorder", "eorder.cu", Archs::Only(EORDER_ARCHS), ABI7_NONE),
+    nvcc_with("fence2-O1", "fence2.cu", &["-Xptxas", "-O1"], Archs::Only(MERCURY_PAIR)),
     cu("wl_a", "wl_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wl_b", "wl_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     nvcc_with("wl_c-r32", "wl_c.cu", &["-maxrregcount=32"], Archs::Only(SHC_ARCHS)),
@@ -1331,6 +1338,22 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(SHC_ARCHS),
     },
+    // Rule 7.2: one callee's appended records in its own order, also
+    // reversed in a relinked `-r` output (sweep15 p179).
+    GroupSpec { name: "eorder", inputs: &[Abi8("eorder")], flags: &[], archs: Archs::Only(EORDER_ARCHS) },
+    GroupSpec { name: "eorder-relink", inputs: &[LinkR("eorder")], flags: &[], archs: Archs::Only(EORDER_ARCHS) },
+    // Rule 11.3: a `BSSY` between a load and its write's wait is no branch
+    // (sweep15 p177).
+    GroupSpec { name: "sbbssy", inputs: &[Abi8("sbbssy")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: the fence workaround's later `MEMBAR.ALL.CTA`s, and the
+    // release fence's `CCTL.IVALL` waiting on every barrier (sweep15 p172).
+    GroupSpec { name: "fence2", inputs: &[Abi8("fence2")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // With `-Xptxas -O1` ptxas's own numbering has a group pending past the
+    // `CCTL.IVALL` that waits on every barrier.
+    GroupSpec { name: "fence2-o1", inputs: &[Abi8("fence2-O1")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a load kept on the barrier its reader waits for anyway;
+    // uniform instructions waiting on the stack-pointer load (sweep14 p162).
+    GroupSpec { name: "sbtog", inputs: &[Abi8("sbtog")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.1: weak variables no code names are listed for the common
     // area's sort (sweep14 p160).
     GroupSpec { name: "wun", inputs: &[Abi8("wun")], flags: &[], archs: Archs::Only(SHC_ARCHS) },

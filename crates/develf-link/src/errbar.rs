@@ -696,7 +696,21 @@ fn fence_removals(words: &[(u64, u64)]) -> Option<Vec<bool>> {
             removed[i..i + 4].iter_mut().for_each(|r| *r = true);
         }
     }
-    removed.iter().any(|&r| r).then_some(removed)
+    if !removed.contains(&true) {
+        return None;
+    }
+    // Only the first fence of a function gets the four `LDS`; ptxas puts
+    // just the `MEMBAR.ALL.CTA` before each later one, and nvlink drops
+    // those too (sweep15 p172 `inline_only_kernel`: `membar.gl` then
+    // `fence.acq_rel.gpu`; `fence.acq_rel.gpu` twice, `fence.sc.gpu` then
+    // `fence.acq_rel.sys`, `__threadfence_block()` then `__threadfence()`:
+    // sm_120 exec).
+    for i in 1..words.len() {
+        if matches(&words[i - 1], MEMBAR_ALL_CTA) && !removed[i - 1] && is_fence(&words[i]) {
+            removed[i - 1] = true;
+        }
+    }
+    Some(removed)
 }
 
 /// Rule 11.3's capsule after a fence-workaround removal: the instruction

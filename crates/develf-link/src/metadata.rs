@@ -88,6 +88,11 @@ struct CallFacts {
     barriers: HashMap<u32, u16>,
     /// NUM_MBARRIERS of each function's input `.nv.info.<fn>` (rule 7.2).
     mbarriers: HashMap<u32, u16>,
+    /// Per function: the order of its NUM_BARRIERS, NUM_MBARRIERS and
+    /// EXTERNS records in its kept `.nv.info.<fn>` (`u8::MAX`: none). ptxas
+    /// writes them in that order but for NUM_MBARRIERS, last; a `-r`
+    /// output's records are reversed.
+    record_order: HashMap<u32, [u8; 3]>,
     /// EXTERNS of each function's input `.nv.info.<fn>`, as output symbol
     /// indices in input order (rule 7.2).
     externs: HashMap<u32, Vec<u32>>,
@@ -511,6 +516,7 @@ impl Context<'_, '_> {
             for (function, n) in part.mbarriers {
                 facts.mbarriers.insert(function, n);
             }
+            facts.record_order.extend(part.record_order);
             for (function, out) in part.externs {
                 facts.externs.entry(function).or_insert(out);
             }
@@ -601,8 +607,20 @@ impl Context<'_, '_> {
                     || r.attribute == ATTR_ABI7_MARK
             };
             let mut seen_externs = false;
+            let mut order = [u8::MAX; 3];
+            let mut next = 0u8;
             for raw in nvinfo::records(s.bytes()).flatten().filter(wanted) {
                 seen_externs |= raw.attribute == EIATTR_EXTERNS;
+                let slot = match raw.attribute {
+                    EIATTR_NUM_BARRIERS => Some(0),
+                    EIATTR_NUM_MBARRIERS if raw.format == EIFMT_HVAL => Some(1),
+                    EIATTR_EXTERNS => Some(2),
+                    _ => None,
+                };
+                if let Some(at) = slot.and_then(|k: usize| order.get_mut(k)).filter(|at| **at == u8::MAX) {
+                    *at = next;
+                    next = next.saturating_add(1);
+                }
                 if raw.attribute == ATTR_ABI7_MARK {
                     if self.survives(input.index, symbol as u32) {
                         part.marked.push(function);
@@ -644,6 +662,9 @@ impl Context<'_, '_> {
                     }
                     _ => {}
                 }
+            }
+            if self.survives(input.index, symbol as u32) {
+                part.record_order.push((function, order));
             }
         }
         part
@@ -1032,7 +1053,26 @@ impl Context<'_, '_> {
                 for (key, rank, _) in &mut appended {
                     *key = keys[usize::from(*rank)];
                 }
-                appended.sort_by_key(|(key, rank, _)| (*key, *rank));
+                // One contributor bringing several brings them in its own
+                // records' order (sweep15 p179 `bulk_copy`, `cp.async.bulk`
+                // on an mbarrier: NUM_BARRIERS, EXTERNS
+                // `__cuda_syscall_cp_async_bulk_unicast`, NUM_MBARRIERS in
+                // `bulk_kernel`; relinking its `-r` output, whose records are
+                // reversed: NUM_MBARRIERS, EXTERNS, NUM_BARRIERS; sm_90..sm_120;
+                // nbex-G: NUM_BARRIERS, EXTERNS).
+                // The only kernel's NUM_MBARRIERS still never precedes its
+                // NUM_BARRIERS (`appended_keys`; fixture `eorder-relink`).
+                let position = |key: ContributorKey, rank: u8| {
+                    let own = u32::try_from(key.2).ok().and_then(|g| facts.record_order.get(&g));
+                    let at = own.and_then(|o| o.get(usize::from(rank))).copied().filter(|&at| at != u8::MAX);
+                    u16::from(at.unwrap_or(rank)) * 2
+                };
+                let only = facts.only_kernel == Some(f);
+                let order = |key: ContributorKey, rank: u8| match rank {
+                    1 if only && keys[0] == key => position(key, 1).max(position(key, 0) + 1),
+                    r => position(key, r),
+                };
+                appended.sort_by_key(|(key, rank, _)| (*key, order(*key, *rank)));
             }
         }
         for (_, rank, record) in appended {
@@ -1910,6 +1950,9 @@ struct InputFacts {
     address_taken: Vec<(u32, u32)>,
     barriers: Vec<(u32, u16)>,
     mbarriers: Vec<(u32, u16)>,
+    /// Per function: where its NUM_BARRIERS, NUM_MBARRIERS and EXTERNS
+    /// records come among them ([`CallFacts::record_order`]).
+    record_order: Vec<(u32, [u8; 3])>,
     externs: Vec<(u32, Vec<u32>)>,
     marked: Vec<u32>,
     /// (function, whether its CTAIDZ_USED comes before any EXTERNS there).

@@ -79,6 +79,10 @@ pub(crate) const DEPBAR_OPCODE: u64 = 0x91a;
 pub(crate) const CONTROL_SHIFT: u32 = 41;
 pub(crate) const NO_BARRIER: u8 = 7;
 const BARRIERS: u8 = 6;
+/// A wait mask naming every barrier.
+const ALL_BARRIERS: u8 = 0x3f;
+/// `CCTL` (`CCTL.IVALL`: invalidate the caches), predicated or not.
+const OP_CCTL: u64 = 0x98f;
 /// Low 12 bits of the control instructions the model follows besides
 /// crate::errbar's `BRA` (and `BRA.DIV`), `BRA.U` on a uniform predicate
 /// (libcudadevrt `memcpy_3d_device`: same offset field), `EXIT`, `BSSY` and
@@ -137,8 +141,16 @@ const PT: u64 = 7;
 /// sm_110 exec). `MOV R, UR` (0xc02) reads a uniform register only, in the
 /// `Rb` field, its `Ra` field left 0: ptxas waits on the load's barrier at
 /// `MOV R3, UR7` before a loop whose `LDG` read barrier reuses it (a
-/// one-line sum loop, sm_100/sm_120 exec: nvlink drops both).
-const UNIFORM_ONLY: [u64; 8] = [0x290, 0x291, 0x882, 0xc82, 0x899, 0x9c3, 0x7ac, 0xc02];
+/// one-line sum loop, sm_100/sm_120 exec: nvlink drops both). The other
+/// uniform instructions the sweeps' sm_100/sm_120 code holds (nvdisasm 13.5),
+/// register and immediate forms: `USEL`, `UISETP`, `ULOP3`, `UIADD3.64`,
+/// `UIMAD`, `UIMNMX`, `UFLO`, `UPOPC`, `UBMSK`, `UPLOP3`, `UI2F`, `UFFMA`
+/// (sweep14 p162 `parse_kernel`, sm_100: `USEL UR11, UR9, URZ, UP0` waits
+/// on the load's barrier; nvlink drops both).
+const UNIFORM_ONLY: [u64; 30] = [
+    0x290, 0x291, 0x882, 0xc82, 0x899, 0x9c3, 0x7ac, 0xc02, 0x287, 0x887, 0x28c, 0x88c, 0x292, 0x892, 0x297, 0x897,
+    0x890, 0x2a4, 0x2a5, 0x4a4, 0x8a5, 0x885, 0x2bd, 0x2bf, 0x89b, 0x89c, 0x25a, 0x455, 0x482, 0x891,
+];
 
 /// Whether an instruction may read the stack pointer `R1`. Its register
 /// operands sit in bits 24..32 (`Ra`) and 32..40 (`Rb`) of the low word and
@@ -299,8 +311,11 @@ fn search_order(
 
 /// Whether the load at `first`, which sets a write and a read barrier, has
 /// its read barrier waited on strictly before its write barrier, in
-/// straight-line code: no branch, `BSSY` or `BSYNC` between the load and
-/// the write's wait (the next waits in code order), no branch target after
+/// straight-line code: no branch or `BSYNC` between the load and the
+/// write's wait (the next waits in code order; a `BSSY` only opens a
+/// convergence region: sweep15 p177 `warp_sort_kernel`, CUB's
+/// `WarpMergeSort`, sm_100, whose fourth `LDG` takes 3 from 2 with the
+/// sort's `BSSY` before its write's wait; fixture `sbbssy`), no branch target after
 /// the load up to that wait, and, in a loop, no
 /// other load setting a write barrier between that wait and the back edge.
 /// Such a load searches for its write barrier from 2, as a load without a
@@ -329,9 +344,8 @@ fn read_waited_first(code: &[(u64, u64)], controls: &[Control], first: usize) ->
     else {
         return false;
     };
-    let branches_between = code[first + 1..write_wait]
-        .iter()
-        .any(|&(lo, _)| matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM | OP_BSYNC | OP_BSSY));
+    let branches_between =
+        code[first + 1..write_wait].iter().any(|&(lo, _)| matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM | OP_BSYNC));
     // Nor a branch into it: a loop head or join up to the write's wait,
     // before which ptxas waits on everything pending (sweep8 p73's
     // `atomicAdd(__half *)`: the read barrier waited right before the
@@ -703,6 +717,20 @@ fn allocate(
                 pressed.push(k);
                 continue;
             }
+        }
+        // A group ptxas put on the barrier of an earlier one because the
+        // waits that end it end the earlier too (`consumed_together`) keeps
+        // that barrier's new number, though a lower one is free (sweep14
+        // p162 `parse_kernel`, sm_120: after the parse loop the `LDC.64` of
+        // `out` at 0x340 shares barrier 2 with the `LDCU.64` descriptor a
+        // branch past the loop leaves pending, and the `LDG` reading both
+        // waits once; the model searching from 0 gave 1; fixture `sbtog`).
+        let together = groups.iter().zip(&out).enumerate().find_map(|(j, (h, &b))| {
+            (b != NO_BARRIER && pair(k, j) && consumed_together(controls, (g, &live[k]), (h, &live[j]))).then_some(b)
+        });
+        if let Some(b) = together.filter(|&b| !taken[usize::from(b)]) {
+            out.push(b);
+            continue;
         }
         let free = order.into_iter().find(|&b| !taken[usize::from(b)]);
         let shared = || {
@@ -1145,6 +1173,9 @@ struct Flow {
     /// numbers the rest from 1, nvlink too once the stack-pointer load's
     /// group and the fence workaround's `LDS` are gone).
     reserved: u8,
+    /// The instructions that wait on all six barriers (`CCTL.IVALL`), their
+    /// waits left out of `original` (`flow`).
+    waits_all: Vec<bool>,
 }
 
 /// The kernel's [`Flow`], or `None` where the model does not follow it (a
@@ -1158,8 +1189,21 @@ fn flow(code: &[(u64, u64)]) -> Option<Flow> {
     let succ = successors(code)?;
     let regions = collective_regions(code, &succ);
     let preds = predecessors(&succ);
-    let original: Vec<Control> = code.iter().map(|&(_, hi)| control(hi)).collect();
-    Some(Flow { succ, regions, preds, original, reserved })
+    let mut original: Vec<Control> = code.iter().map(|&(_, hi)| control(hi)).collect();
+    // A `CCTL.IVALL` waiting on all six barriers (after a release fence,
+    // `MEMBAR.ALL.GPU`/`.SYS`) ends no group, for ptxas's allocator and for
+    // nvlink's, which keeps that wait as it is: the instructions after it
+    // still wait for what they read (sweep15 p172 `inline_only_kernel`: the
+    // `STG` after `fence.acq_rel.gpu` keeps its wait on the `LDCU.64`
+    // descriptor, and with `-Xptxas -O1` ptxas puts the `LDC.64` after the
+    // `CCTL` on 1, the `LDCU.64` before it still pending on 0; sm_100/sm_120
+    // exec).
+    let waits_all: Vec<bool> =
+        code.iter().zip(&original).map(|(&(lo, _), c)| lo & 0xfff == OP_CCTL && c.wait == ALL_BARRIERS).collect();
+    for (c, _) in original.iter_mut().zip(&waits_all).filter(|(_, all)| **all) {
+        c.wait = 0;
+    }
+    Some(Flow { succ, regions, preds, original, reserved, waits_all })
 }
 
 /// The model run on ptxas's own numbering (module comment: it is trusted
@@ -1180,7 +1224,7 @@ enum PtxasCheck {
 
 /// [`PtxasCheck`] of a kernel, or `None` past [`MAX_WORK`].
 fn ptxas_check(code: &[(u64, u64)], flow: &Flow, stack_load: bool) -> Option<PtxasCheck> {
-    let Flow { succ, regions, preds, original, reserved } = flow;
+    let Flow { succ, regions, preds, original, reserved, .. } = flow;
     let all = groups(original);
     if all.len().saturating_mul(all.len()).saturating_mul(code.len().div_ceil(64)) > MAX_WORK {
         return None;
@@ -1216,7 +1260,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     if ptxas_check(code, &flow, stack_load)? != PtxasCheck::Reproduced {
         return None;
     }
-    let Flow { succ, regions, preds, original, reserved } = flow;
+    let Flow { succ, regions, preds, original, reserved, waits_all } = flow;
     let cleared = Control { write: NO_BARRIER, read: NO_BARRIER, wait: 0 };
     let controls: Vec<Control> = original.iter().zip(removed).map(|(&c, &r)| if r { cleared } else { c }).collect();
     let mut all = groups(&controls);
@@ -1412,8 +1456,8 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         for &(_, k) in added.iter().filter(|&&(at, _)| at == i) {
             wait |= 1 << renumbered[k];
         }
-        c.wait = wait;
-        new_waits.push(wait);
+        c.wait = if waits_all[i] { ALL_BARRIERS } else { wait };
+        new_waits.push(c.wait);
     }
     Some(out)
 }
