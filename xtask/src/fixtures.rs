@@ -616,7 +616,11 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbtog", "sbtog.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("fence2", "fence2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbbssy", "sbbssy.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbjoin", "sbjoin.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("gsldc", "gsldc.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    nvcc_with("jtg-li", "jtg.cu", &["-lineinfo"], Archs::Only(MERCURY_PAIR)),
     cu("eorder", "eorder.cu", Archs::Only(EORDER_ARCHS), ABI7_NONE),
+    nvcc_with("gkeep-G", "gkeep.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("fence2-O1", "fence2.cu", &["-Xptxas", "-O1"], Archs::Only(MERCURY_PAIR)),
     cu("wl_a", "wl_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wl_b", "wl_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -804,8 +808,10 @@ struct GroupSpec {
 /// Groups linked with `-r` only. `wl`'s executable is byte-identical too,
 /// but its three objects' local `__cuda_sm20_div_rn_f64_full`s of one name
 /// defeat reloc_nvlink's by-name model of which relocations nvlink keeps;
-/// the group is for the `-r` call graph (rule 9.13).
-const RELOCATABLE_ONLY: &[&str] = &["wl"];
+/// the group is for the `-r` call graph (rule 9.13). `gsldc`'s executable
+/// differs in the scoreboards the finaliser renumbers (not modelled for its
+/// grid sync); the group is for the `-r` capsule (rule 11.7).
+const RELOCATABLE_ONLY: &[&str] = &["wl", "gsldc"];
 
 const fn group(name: &'static str, inputs: &'static [Input]) -> GroupSpec {
     GroupSpec { name, inputs, flags: &[], archs: Archs::All }
@@ -1338,10 +1344,25 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(SHC_ARCHS),
     },
+    // Rule 12.1: a `-r -g` output's empty `.nv.shared.<k>` keeps no window
+    // when relinked with `-g` (sweep16 p180/p182).
+    GroupSpec { name: "gkeep", inputs: &[Abi8("gkeep-G")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
+    GroupSpec { name: "gkeep-relink-g", inputs: &[LinkR("gkeep")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
     // Rule 7.2: one callee's appended records in its own order, also
     // reversed in a relinked `-r` output (sweep15 p179).
     GroupSpec { name: "eorder", inputs: &[Abi8("eorder")], flags: &[], archs: Archs::Only(EORDER_ARCHS) },
     GroupSpec { name: "eorder-relink", inputs: &[LinkR("eorder")], flags: &[], archs: Archs::Only(EORDER_ARCHS) },
+    // Rule 11.9: a `switch`'s jump table moved with the code `-g` grows
+    // (sweep16 p185).
+    GroupSpec { name: "jtg-g", inputs: &[Abi8("jtg-li")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.9/11.7: a grid sync's capsule numbered with its workspace
+    // load carried, and the constant load after the sync patched (sweep16
+    // p186). Linked `-r` only: the executable's scoreboards differ (the
+    // finaliser's renumbering of this kernel is not modelled).
+    GroupSpec { name: "gsldc", inputs: &[Abi8("gsldc")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: write-barrier groups pending at a join share a barrier
+    // (sweep16 p185).
+    GroupSpec { name: "sbjoin", inputs: &[Abi8("sbjoin")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.3: a `BSSY` between a load and its write's wait is no branch
     // (sweep15 p177).
     GroupSpec { name: "sbbssy", inputs: &[Abi8("sbbssy")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

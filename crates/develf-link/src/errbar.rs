@@ -266,6 +266,8 @@ const WARPSYNC_COLLECTIVE: u64 = 0x40_0000;
 const BAR_SYNC: Pattern = (0x7ff, 0x31d, 0, 0);
 /// `ATOM.E`, a generic-address atomic (a grid sync's arrival).
 const OP_ATOM_GENERIC: u64 = 0x98a;
+/// `R2UR`: a vector register into a uniform one.
+const OP_R2UR: u64 = 0x2ca;
 
 /// The capsule numbering of code the finaliser expanded for a
 /// cooperative-groups grid sync, when no [`CAPSULE_NUMBERINGS`] pairs up:
@@ -295,7 +297,11 @@ pub(crate) fn grid_sync_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
     numbering_by(&words, |i, w @ &(lo, _)| {
         let op = lo & 0xfff;
         let starts_collective = opens_collective(w);
-        let after_cga_size = (1..=2).any(|back| i.checked_sub(back).is_some_and(|j| matches(&words[j], CS2R_CGA_SIZE)));
+        // The `IMAD` after it, and the `R2UR` after that for a uniform load;
+        // a vector `LDC R2, c[0x0][R2+0x258]` there is the load itself, and
+        // counts (sweep16 p186 `sssp_persistent`: count 272, not 268).
+        let cga_size_back = |back: usize| i.checked_sub(back).is_some_and(|j| matches(&words[j], CS2R_CGA_SIZE));
+        let after_cga_size = cga_size_back(1) || (cga_size_back(2) && op == OP_R2UR);
         let arrival = op == OP_ATOM_GENERIC && i.checked_sub(1).is_some_and(|j| matches(&words[j], CGAERRBAR));
         let out = CAPSULE_NUMBERINGS[3].iter().any(|&p| matches(w, p))
             || matches!(op, OP_RPCMOV_SAVE | OP_RPCMOV_RESTORE)
@@ -713,6 +719,17 @@ fn fence_removals(words: &[(u64, u64)]) -> Option<Vec<bool>> {
     Some(removed)
 }
 
+/// The first numbering of `code` that pairs up with a capsule of `count`
+/// instructions: by `numberings`, then the fence capsules' fullest, then
+/// with release fences' operations left out, then as a grid sync's
+/// capsule is numbered.
+pub(crate) fn fallback_numbering(code: &[u8], count: usize, numberings: &[&[Pattern]]) -> Option<Vec<Option<usize>>> {
+    capsule_numbering(code, count, numberings)
+        .or_else(|| capsule_numbering(code, count, &[FENCE_CAPSULE_NUMBERING]))
+        .or_else(|| Some(release_numbering(code)).filter(|(_, n)| *n == count).map(|(v, _)| v))
+        .or_else(|| Some(grid_sync_numbering(code)).filter(|(_, n)| *n == count).map(|(v, _)| v))
+}
+
 /// Rule 11.3's capsule after a fence-workaround removal: the instruction
 /// count and bitmap stay (the numbering leaves the workaround out); the
 /// 2-byte mark before the record of the `MEMBAR.SC.GPU` after each removed
@@ -726,10 +743,7 @@ fn capsule_fence(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     // A cooperative-groups grid sync's kernel numbers as its `-g` capsules
     // do (p64_cgclus `grid2_k`, sm_100/sm_120 exec: its arrival `ATOM.E`
     // is not counted).
-    let number = capsule_numbering(code, count, &CAPSULE_NUMBERINGS[1..])
-        .or_else(|| capsule_numbering(code, count, &[FENCE_CAPSULE_NUMBERING]))
-        .or_else(|| Some(release_numbering(code)).filter(|(_, n)| *n == count).map(|(v, _)| v))
-        .or_else(|| Some(grid_sync_numbering(code)).filter(|(_, n)| *n == count).map(|(v, _)| v))?;
+    let number = fallback_numbering(code, count, &CAPSULE_NUMBERINGS[1..])?;
     let bit = |i: usize| word32(bytes, 12 + 4 * (i / 32)) >> (i % 32) & 1 != 0;
     let (items, _) = capsule_item_starts(bytes, count.div_ceil(32))?;
     let mut out = bytes.to_vec();
@@ -875,6 +889,8 @@ fn opens_collective(&(lo, hi): &(u64, u64)) -> bool {
 /// instruction in bits 32..63 (fixture sync_spin: `BSSY B0, 0x1a0` at 0x30
 /// holds 0x160; 0x110 once the fence workaround before it is gone).
 pub(crate) const OP_BSSY: u64 = 0x945;
+/// `BRX`: an indirect branch (a `switch`'s jump table).
+const OP_BRX: u64 = 0x949;
 
 fn bssy_offset(lo: u64) -> i64 {
     i64::from((lo >> 32) as u32 as i32)
@@ -1008,7 +1024,12 @@ fn apply(code: &[u8], words: &[(u64, u64)], edits: &[Edit], exits: Vec<ExitChang
     // instruction's new start (fence removal: sync_spin's `BSSY`).
     for (i, &(lo, _)) in words.iter().enumerate() {
         let bssy = lo & 0xfff == OP_BSSY;
-        let jumps = bssy || matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM);
+        // `BRX Rn, -next`: an indirect branch to a function offset in `Rn`,
+        // its offset field the negated address of the next instruction (a
+        // branch to the function's start), which moves with it (sweep16
+        // p185 `saturation_boost`'s `switch`, `-g` on sm_100: -0x1530 →
+        // -0x1560).
+        let jumps = bssy || matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM | OP_BRX);
         if !jumps || edits.iter().any(|e| e.at == i && e.word.is_none()) {
             continue;
         }
@@ -1628,13 +1649,79 @@ fn move_info(data: &[u8], moves: &Moves) -> Vec<u8> {
         if at + 4 + size > out.len() {
             break;
         }
-        if let Some(&(_, entry)) = OFFSET_LISTS.iter().find(|l| format == EIFMT_SVAL && l.0 == attribute) {
+        if format == EIFMT_SVAL && attribute == develf_format::nvinfo::EIATTR_INDIRECT_BRANCH_TARGETS {
+            move_branch_targets(&mut out[at + 4..at + 4 + size], moves);
+        } else if let Some(&(_, entry)) = OFFSET_LISTS.iter().find(|l| format == EIFMT_SVAL && l.0 == attribute) {
             for k in (at + 4..at + 4 + size).step_by(entry).filter(|k| k + 4 <= at + 4 + size) {
                 let v = u64::from(word32(&out, k));
                 put32(&mut out, k, moves.instruction(v) as u32);
             }
         }
         at += 4 + size;
+    }
+    out
+}
+
+/// `EIATTR_INDIRECT_BRANCH_TARGETS`' entries (the branch's offset, a 0
+/// word, the number of targets, the targets' offsets): the branch moves as
+/// an instruction, its targets as branch targets (sweep16 p185
+/// `saturation_boost` under `-g`, sm_100: `0x1520: 0x1570 0x1530 0x15a0`
+/// becomes `0x1550: 0x15a0 0x1560 0x15d0`).
+fn move_branch_targets(payload: &mut [u8], moves: &Moves) {
+    let mut at = 0;
+    while at + 12 <= payload.len() {
+        put32(payload, at, moves.instruction(u64::from(word32(payload, at))) as u32);
+        let count = word32(payload, at + 8) as usize;
+        at += 12;
+        for _ in 0..count {
+            if at + 4 > payload.len() {
+                return;
+            }
+            put32(payload, at, moves.address(u64::from(word32(payload, at))) as u32);
+            at += 4;
+        }
+    }
+}
+
+/// The targets `EIATTR_INDIRECT_BRANCH_TARGETS` lists in a `.nv.info.<fn>`.
+fn branch_targets(info: &[u8]) -> Vec<u32> {
+    let mut targets = Vec::new();
+    let mut at = 0;
+    while at + 4 <= info.len() {
+        let (format, attribute) = (info[at], info[at + 1]);
+        let size = if format == EIFMT_SVAL { usize::from(u16::from_le_bytes([info[at + 2], info[at + 3]])) } else { 0 };
+        let Some(payload) = info.get(at + 4..at + 4 + size) else { break };
+        if format == EIFMT_SVAL && attribute == develf_format::nvinfo::EIATTR_INDIRECT_BRANCH_TARGETS {
+            let mut k = 0;
+            while k + 12 <= payload.len() {
+                let count = word32(payload, k + 8) as usize;
+                k += 12;
+                for _ in 0..count {
+                    if k + 4 > payload.len() {
+                        break;
+                    }
+                    targets.push(word32(payload, k));
+                    k += 4;
+                }
+            }
+        }
+        at += 4 + size;
+    }
+    targets
+}
+
+/// A function's `.nv.constant2.<fn>` (its jump tables, unrelocated function
+/// offsets) with each word that names a listed branch target moved as a
+/// branch target is (sweep16 p185 `saturation_boost` under `-g`: the
+/// table `0x1570 0x1530 0x15a0` becomes `0x15a0 0x1560 0x15d0`, where
+/// develf's `switch` jumped 0x30 short).
+fn move_jump_tables(bank: &[u8], targets: &[u32], moves: &Moves) -> Vec<u8> {
+    let mut out = bank.to_vec();
+    for at in (0..out.len().saturating_sub(3)).step_by(4) {
+        let v = word32(&out, at);
+        if targets.contains(&v) {
+            put32(&mut out, at, moves.address(u64::from(v)) as u32);
+        }
     }
     out
 }
@@ -1769,6 +1856,19 @@ fn rewrite_input(input: &Input<'_>, rewrite: Rewrite) -> Option<Vec<u8>> {
         } else if s.sh_type == SHT_CUDA_INFO && s.name.starts_with(".nv.info.") {
             if let Some(m) = moves.get(&(s.info as usize)) {
                 new.push((s.index, move_info(s.data?, m)));
+            }
+        } else if let Some(function) = s.name.strip_prefix(".nv.constant2.") {
+            let text = sections.iter().find(|t| t.name.strip_prefix(".text.") == Some(function));
+            let info = text.and_then(|t| {
+                sections.iter().find(|i| {
+                    i.sh_type == SHT_CUDA_INFO && i.info as usize == t.index && i.name.starts_with(".nv.info.")
+                })
+            });
+            if let (Some(t), Some(info)) = (text, info) {
+                let targets = branch_targets(info.data.unwrap_or_default());
+                if let (Some(m), false) = (moves.get(&t.index), targets.is_empty()) {
+                    new.push((s.index, move_jump_tables(s.data?, &targets, m)));
+                }
             }
         } else if s.sh_type == SHT_CUDA_CAPMERC {
             let text = sections.iter().find(|t| s.name.strip_prefix(".nv.capmerc").is_some_and(|n| t.name == n))?;

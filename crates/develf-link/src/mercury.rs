@@ -2381,9 +2381,13 @@ fn capsule_fields(input: &InputObject<'_>, merc: &[Symbol<'_>], capsule: usize) 
             buf
         }
     };
-    // Rule 11.9: the first numbering that pairs up with the capsule's count;
+    // Rule 11.9: the first numbering that pairs up with the capsule's count,
+    // also a fence's, a release operation's or a grid sync's (sweep16 p186
+    // `sssp_persistent`, `grid.sync()` between two loads of `c_max_iters`:
+    // numbered without its arrival `ATOM.E`, the second load's record is
+    // found and patched, as nvlink does; sm_100/sm_120 exec and `-r`);
     // NOPs left out otherwise.
-    let numbered = crate::errbar::capsule_numbering(&code, stream.count, &crate::errbar::CAPSULE_NUMBERINGS)
+    let numbered = crate::errbar::fallback_numbering(&code, stream.count, &crate::errbar::CAPSULE_NUMBERINGS)
         .unwrap_or_else(|| crate::errbar::numbering_without(&code, crate::errbar::CAPSULE_NUMBERINGS[0]).0);
     for (expanded_offset, text_offset) in pairs {
         let Some(Some(i)) = usize::try_from(text_offset / 16).ok().and_then(|i| numbered.get(i).copied()) else {

@@ -1151,7 +1151,13 @@ fn plan_executable(
             || any_common
             || !k.own.is_empty()
             || k.own_size > 0
-            || (global_align.is_some() && facts.any_extern))
+            // Aligned by the pool with an extern in the link, a window no
+            // input gave a section is kept (fixture `cgt`'s `k_c_scan`); a
+            // `-r -g` output's empty one, a room `-g` ignores, is not
+            // (sweep16 p180/p182 `G-r-relink-g`: `count_cells` and the other
+            // kernels without shared memory lose theirs; fixture
+            // `gkeep-relink-g`).
+            || (global_align.is_some() && facts.any_extern && !k.had_section))
             && !empty_over_aligned;
         if let Some(g) = global_align {
             align = align.max(g);
