@@ -619,6 +619,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbjoin", "sbjoin.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("gsldc", "gsldc.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("jtg-li", "jtg.cu", &["-lineinfo"], Archs::Only(MERCURY_PAIR)),
+    nvcc_with("spg-li", "spg.cu", &["-lineinfo", "-maxrregcount=32"], Archs::Only(MERCURY_PAIR)),
     cu("eorder", "eorder.cu", Archs::Only(EORDER_ARCHS), ABI7_NONE),
     nvcc_with("gkeep-G", "gkeep.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("fence2-O1", "fence2.cu", &["-Xptxas", "-O1"], Archs::Only(MERCURY_PAIR)),
@@ -1352,6 +1353,9 @@ const GROUPS: &[GroupSpec] = &[
     // reversed in a relinked `-r` output (sweep15 p179).
     GroupSpec { name: "eorder", inputs: &[Abi8("eorder")], flags: &[], archs: Archs::Only(EORDER_ARCHS) },
     GroupSpec { name: "eorder-relink", inputs: &[LinkR("eorder")], flags: &[], archs: Archs::Only(EORDER_ARCHS) },
+    // Rule 11.9: spill annotations moved with the code `-g` grows (sweep16
+    // p188).
+    GroupSpec { name: "spg-g", inputs: &[Abi8("spg-li")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: a `switch`'s jump table moved with the code `-g` grows
     // (sweep16 p185).
     GroupSpec { name: "jtg-g", inputs: &[Abi8("jtg-li")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },

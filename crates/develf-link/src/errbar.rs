@@ -1651,6 +1651,8 @@ fn move_info(data: &[u8], moves: &Moves) -> Vec<u8> {
         }
         if format == EIFMT_SVAL && attribute == develf_format::nvinfo::EIATTR_INDIRECT_BRANCH_TARGETS {
             move_branch_targets(&mut out[at + 4..at + 4 + size], moves);
+        } else if format == EIFMT_SVAL && attribute == develf_format::nvinfo::EIATTR_ANNOTATIONS {
+            move_annotations(&mut out[at + 4..at + 4 + size], moves);
         } else if let Some(&(_, entry)) = OFFSET_LISTS.iter().find(|l| format == EIFMT_SVAL && l.0 == attribute) {
             for k in (at + 4..at + 4 + size).step_by(entry).filter(|k| k + 4 <= at + 4 + size) {
                 let v = u64::from(word32(&out, k));
@@ -1680,6 +1682,20 @@ fn move_branch_targets(payload: &mut [u8], moves: &Moves) {
             put32(payload, at, moves.address(u64::from(word32(payload, at))) as u32);
             at += 4;
         }
+    }
+}
+
+/// `EIATTR_ANNOTATIONS`' (kind, instruction offset) pairs, where every kind
+/// is 1 (`SpillRefill` to cuobjdump): the offsets move as instructions
+/// (sweep16 p188 `mc_path_dependent` under `-g`, sm_120: those after the
+/// inserted barriers 0x60 on, 0x2f0 → 0x350). Other kinds, whose layout is
+/// not known, leave the list as it is.
+fn move_annotations(payload: &mut [u8], moves: &Moves) {
+    if payload.len() % 8 != 0 || (0..payload.len()).step_by(8).any(|at| word32(payload, at) != 1) {
+        return;
+    }
+    for at in (0..payload.len()).step_by(8) {
+        put32(payload, at + 4, moves.instruction(u64::from(word32(payload, at + 4))) as u32);
     }
 }
 
