@@ -1031,8 +1031,17 @@ fn check_link(link: &Link, report: &mut Report) {
 /// through copies that lost when met (rule 9.13), are cleared as a dead
 /// function's. `eo_a` on sm_90 (`-g`): a device function's static shared
 /// variable, whose `.symtab` value and applied value differ by the reserved
-/// area (rules 12.1, 12.4).
-const LINKER_DECIDED: [&str; 2] = ["link/sm_100/tlib.cubin", "link/sm_90/eo_a.cubin"];
+/// area (rules 12.1, 12.4). `gkeep` (`-g`, and its relinked `-r -g`
+/// output): likewise `gkeep_sum`'s common-area `part` (at 0x400 in
+/// `.symtab` on sm_90, 4 in the relinked sm_75 one; 0 in the code) and
+/// the extern `dyn`.
+const LINKER_DECIDED: [&str; 5] = [
+    "link/sm_100/tlib.cubin",
+    "link/sm_90/eo_a.cubin",
+    "link/sm_90/gkeep.cubin",
+    "link/sm_90/gkeep-relink-g.cubin",
+    "link/sm_75/gkeep-relink-g.cubin",
+];
 
 fn linker_decided(link: &Link) -> bool {
     let path = link.path.to_string_lossy();
