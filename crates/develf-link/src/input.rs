@@ -257,12 +257,22 @@ fn read_one<'a>(index: usize, input: &Input<'a>, target: Arch) -> Result<InputOb
     // sharing file bytes with code would read differently that way, so it
     // is refused however the input comes (ptxas never writes one).
     if let Some((s, code)) = overlapping_code(&cubin) {
+        // Where the section name table is what overlaps, the code section's
+        // name lies in code bytes, which read as zeros when the code comes
+        // from elsewhere: it is named by its index, so that the message is
+        // the same however the input comes (the `link` fuzz target).
+        let names_in_code = s.index == cubin.header().shstrndx as usize;
+        let (label, code_label) = if names_in_code {
+            (format!("#{} (the section name table)", s.index), format!("section #{}", code.index))
+        } else {
+            (cubin.section_label(s.index), cubin.section_label(code.index))
+        };
         return Err(bad(format!(
             "section {} ({:#x}..{:#x}) overlaps the code of {} ({:#x}..{:#x})",
-            cubin.section_label(s.index),
+            label,
             s.offset,
             s.offset.saturating_add(s.size),
-            cubin.section_label(code.index),
+            code_label,
             code.offset,
             code.offset.saturating_add(code.size)
         )));

@@ -136,6 +136,50 @@ fn arch_mismatch_names_the_file_and_both_targets() {
 /// from a source (`Input::code`), which would read it differently (found by
 /// the `link` fuzz target: calls_lib's `.nv.callgraph` grown over both
 /// `.text` sections).
+/// The section name table grown over code: the code section's name lies
+/// in code bytes, so the message names it by index, the same whether the
+/// code is in the input's bytes or read from elsewhere (found by the `link`
+/// fuzz target: `.text._Z12calls_kernelPii` in memory, `#17` read from a
+/// source).
+#[test]
+fn a_name_table_over_code_is_refused_alike_however_code_comes() {
+    use develf_link::CodeSource;
+    let mut bytes = fixture("obj/sm_90/calls_main.cubin");
+    let cubin = develf_parse::Cubin::parse(&bytes).expect("the fixture parses");
+    let shstrndx = cubin.header().shstrndx as usize;
+    let names = &cubin.sections()[shstrndx];
+    let code: Vec<(usize, usize)> = cubin
+        .sections()
+        .iter()
+        .filter(|s| s.name.starts_with(".text."))
+        .map(|s| (s.offset as usize, s.size as usize))
+        .collect();
+    let code_end = code.iter().map(|&(at, len)| at + len).max().expect("code");
+    let names_offset = names.offset as usize;
+    assert!(names_offset < code_end, "the fixture's name table comes before its code");
+    let shoff = u64::from_le_bytes(bytes[0x28..0x30].try_into().expect("8 bytes")) as usize;
+    let size_at = shoff + 64 * shstrndx + 32;
+    bytes[size_at..size_at + 8].copy_from_slice(&((code_end - names_offset) as u64).to_le_bytes());
+    let mut rest = bytes.clone();
+    for &(at, len) in &code {
+        rest[at..at + len].fill(0);
+    }
+    // The header tables stay as they are.
+    let shnum = usize::from(u16::from_le_bytes([bytes[0x3c], bytes[0x3d]]));
+    rest[shoff..shoff + 64 * shnum].copy_from_slice(&bytes[shoff..shoff + 64 * shnum]);
+    let options = LinkOptions::new(sm("sm_90"));
+    let in_memory = link(&options, &[Input::new("calls_main.cubin", &bytes)]).expect_err("overlap").to_string();
+    let source: &dyn CodeSource = &bytes;
+    let elsewhere = link(&options, &[Input { name: "calls_main.cubin", bytes: &rest, code: Some(source) }])
+        .expect_err("overlap")
+        .to_string();
+    assert_eq!(in_memory, elsewhere);
+    assert!(
+        in_memory.contains("(the section name table)") && in_memory.contains("overlaps the code of section #"),
+        "{in_memory}"
+    );
+}
+
 #[test]
 fn a_section_overlapping_code_is_refused() {
     let mut bytes = fixture("obj/sm_90/calls_lib.cubin");
