@@ -728,9 +728,11 @@ pub(crate) fn write<'a>(
         // window after `.nv.global.init` ends at 0x4f80 give 0x988, not the
         // 0x908 of laying them out from the segment's start (session 5, a
         // TMA kernel linked after a file with initialised globals).
+        // Saturating: a damaged input's NOBITS size may be near 2^64 (the
+        // `link` fuzz target); the link still ends with an error or a file.
         let close = |(f, start, fend, nobits): LoadRun| {
-            let mend = nobits.iter().fold(fend, |m, &(align, size)| align_up(m, align) + size);
-            (f, start, fend - start, mend - start)
+            let mend = nobits.iter().fold(fend, |m, &(align, size)| align_up(m, align).saturating_add(size));
+            (f, start, fend.saturating_sub(start), mend.saturating_sub(start))
         };
         for (k, &id) in kept.iter().enumerate() {
             let h = headers.get(k);

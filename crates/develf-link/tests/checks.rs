@@ -203,3 +203,26 @@ fn a_section_overlapping_code_is_refused() {
         "{text}"
     );
 }
+
+/// A NOBITS size near 2^64 (`shared_b`'s byte 0xfe flipped by 0xf6, with
+/// `shared_a`'s byte 0xa1ff mod its length by 0xee; `-preserve-relocs -g`,
+/// sm_90 exec): the program header's memory size saturates instead of
+/// overflowing (found by the `link` fuzz target, a debug build's panic in
+/// `write`). The link ends with a file or an error, not a panic.
+#[test]
+fn a_huge_nobits_size_does_not_overflow_the_load_segment() {
+    let mut a = fixture("obj/sm_90/shared_a.cubin");
+    let mut b = fixture("obj/sm_90/shared_b.cubin");
+    let at = 0xa1ff % a.len();
+    a[at] ^= 0xee;
+    let at_b = 0xfe % b.len();
+    b[at_b] ^= 0xf6;
+    let mut options = LinkOptions::new(sm("sm_90"));
+    options.preserve_relocs = true;
+    options.debug = true;
+    options.threads = 1;
+    let result = std::panic::catch_unwind(|| {
+        link(&options, &[Input::new("shared_a.cubin", &a), Input::new("shared_b.cubin", &b)]).map(|_| ())
+    });
+    assert!(result.is_ok(), "the link panicked");
+}
