@@ -37,6 +37,7 @@ use crate::capsule_align::aligned_numbering;
 use crate::options::{Input, LinkOptions, is_code_section};
 use crate::resolve::is_kernel;
 use crate::scoreboard::{OP_S2R, OP_S2UR};
+use develf_eiattr::shape::{IndirectBranches, Shape as _};
 use develf_format::section::{SHT_CUDA_CAPMERC, SHT_CUDA_INFO, SHT_RELA, SHT_SYMTAB};
 use develf_parse::Cubin;
 use develf_parse::elf::Section;
@@ -1664,24 +1665,23 @@ fn move_info(data: &[u8], moves: &Moves) -> Vec<u8> {
     out
 }
 
-/// `EIATTR_INDIRECT_BRANCH_TARGETS`' entries (the branch's offset, a 0
-/// word, the number of targets, the targets' offsets): the branch moves as
-/// an instruction, its targets as branch targets (sweep16 p185
-/// `saturation_boost` under `-g`, sm_100: `0x1520: 0x1570 0x1530 0x15a0`
-/// becomes `0x1550: 0x15a0 0x1560 0x15d0`).
+/// `EIATTR_INDIRECT_BRANCH_TARGETS`' entries (develf-eiattr's
+/// [`IndirectBranches`]): each branch moves as an instruction, its targets
+/// as branch targets (sweep16 p185 `saturation_boost` under `-g`, sm_100:
+/// `0x1520: 0x1570 0x1530 0x15a0` becomes `0x1550: 0x15a0 0x1560 0x15d0`).
+/// A payload that does not decode is left as it is.
 fn move_branch_targets(payload: &mut [u8], moves: &Moves) {
-    let mut at = 0;
-    while at + 12 <= payload.len() {
-        put32(payload, at, moves.instruction(u64::from(word32(payload, at))) as u32);
-        let count = word32(payload, at + 8) as usize;
-        at += 12;
-        for _ in 0..count {
-            if at + 4 > payload.len() {
-                return;
-            }
-            put32(payload, at, moves.address(u64::from(word32(payload, at))) as u32);
-            at += 4;
+    let Some(IndirectBranches(mut branches)) = IndirectBranches::decode(0, payload) else { return };
+    for branch in &mut branches {
+        branch.offset = moves.instruction(u64::from(branch.offset)) as u32;
+        for target in &mut branch.targets {
+            *target = moves.address(u64::from(*target)) as u32;
         }
+    }
+    let mut moved = Vec::with_capacity(payload.len());
+    IndirectBranches(branches).encode(&mut moved);
+    if moved.len() == payload.len() {
+        payload.copy_from_slice(&moved);
     }
 }
 
@@ -1701,29 +1701,12 @@ fn move_annotations(payload: &mut [u8], moves: &Moves) {
 
 /// The targets `EIATTR_INDIRECT_BRANCH_TARGETS` lists in a `.nv.info.<fn>`.
 fn branch_targets(info: &[u8]) -> Vec<u32> {
-    let mut targets = Vec::new();
-    let mut at = 0;
-    while at + 4 <= info.len() {
-        let (format, attribute) = (info[at], info[at + 1]);
-        let size = if format == EIFMT_SVAL { usize::from(u16::from_le_bytes([info[at + 2], info[at + 3]])) } else { 0 };
-        let Some(payload) = info.get(at + 4..at + 4 + size) else { break };
-        if format == EIFMT_SVAL && attribute == develf_format::nvinfo::EIATTR_INDIRECT_BRANCH_TARGETS {
-            let mut k = 0;
-            while k + 12 <= payload.len() {
-                let count = word32(payload, k + 8) as usize;
-                k += 12;
-                for _ in 0..count {
-                    if k + 4 > payload.len() {
-                        break;
-                    }
-                    targets.push(word32(payload, k));
-                    k += 4;
-                }
-            }
-        }
-        at += 4 + size;
-    }
-    targets
+    develf_format::nvinfo::records(info)
+        .flatten()
+        .filter(|r| r.format == EIFMT_SVAL && r.attribute == develf_format::nvinfo::EIATTR_INDIRECT_BRANCH_TARGETS)
+        .filter_map(|r| IndirectBranches::decode(r.value, r.payload))
+        .flat_map(|IndirectBranches(branches)| branches.into_iter().flat_map(|b| b.targets))
+        .collect()
 }
 
 /// A function's `.nv.constant2.<fn>` (its jump tables, unrelocated function
@@ -1874,17 +1857,16 @@ fn rewrite_input(input: &Input<'_>, rewrite: Rewrite) -> Option<Vec<u8>> {
                 new.push((s.index, move_info(s.data?, m)));
             }
         } else if let Some(function) = s.name.strip_prefix(".nv.constant2.") {
-            let text = sections.iter().find(|t| t.name.strip_prefix(".text.") == Some(function));
-            let info = text.and_then(|t| {
-                sections.iter().find(|i| {
-                    i.sh_type == SHT_CUDA_INFO && i.info as usize == t.index && i.name.starts_with(".nv.info.")
-                })
-            });
-            if let (Some(t), Some(info)) = (text, info) {
-                let targets = branch_targets(info.data.unwrap_or_default());
-                if let (Some(m), false) = (moves.get(&t.index), targets.is_empty()) {
-                    new.push((s.index, move_jump_tables(s.data?, &targets, m)));
-                }
+            // A moved function's jump tables, the targets its `.nv.info`
+            // lists.
+            let Some(t) = sections.iter().find(|t| t.name.strip_prefix(".text.") == Some(function)) else { continue };
+            let Some(m) = moves.get(&t.index) else { continue };
+            let info = sections
+                .iter()
+                .find(|i| i.sh_type == SHT_CUDA_INFO && i.info as usize == t.index && i.name.starts_with(".nv.info."));
+            let targets = info.map(|i| branch_targets(i.data.unwrap_or_default())).unwrap_or_default();
+            if !targets.is_empty() {
+                new.push((s.index, move_jump_tables(s.data?, &targets, m)));
             }
         } else if s.sh_type == SHT_CUDA_CAPMERC {
             let text = sections.iter().find(|t| s.name.strip_prefix(".nv.capmerc").is_some_and(|n| t.name == n))?;
