@@ -613,6 +613,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("cbk", "cbk.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shown", "shown.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wun", "wun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("pku", "pku.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbtog", "sbtog.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("fence2", "fence2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbbssy", "sbbssy.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1391,6 +1393,25 @@ const GROUPS: &[GroupSpec] = &[
         flags: &["-preserve-relocs", "-kernels-used=cbk_sel"],
         archs: Archs::Only(SHC_ARCHS),
     },
+    // Rule 9.6: under `-preserve-relocs -kernels-used` an unselected kernel
+    // reaching a device function's shared variables gets a window (sweep16
+    // p180).
+    GroupSpec {
+        name: "pku",
+        inputs: &[Abi8("pku")],
+        flags: &["-preserve-relocs", "-kernels-used=_Z7pku_selPfPKf"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    // Rule 12.10: shared variables of functions no kernel reaches, kept by
+    // `-preserve-relocs` or `-g`, at 0 in `.nv_debug.shared` (sweep16 p182).
+    GroupSpec { name: "pun-pr", inputs: &[Abi8("pun")], flags: &["-preserve-relocs"], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec {
+        name: "pun-ku",
+        inputs: &[Abi8("pun")],
+        flags: &["-preserve-relocs", "-kernels-used=_Z5pun_bPi"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    GroupSpec { name: "pun-g", inputs: &[Abi8("pun")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
     // Rule 11.3 in tensor-core loops (sweep13 p145).
     GroupSpec { name: "wmtf", inputs: &[Abi8("wmtf")], flags: &[], archs: Archs::Only(WMTF_ARCHS) },
     // Rule 11.3: release fences' operations left out of the fence capsule's

@@ -906,7 +906,7 @@ pub(crate) fn build(
     // The shared-memory facts (rule 12) and the prototype vetoes (rule 7.8)
     // need only the inputs and their resolution: found beside the walk over
     // the inputs, which is one thread's (it replays nvlink's creation order).
-    let ((), (shared_facts, vetoes)) = rayon::join(
+    let ((), (mut shared_facts, vetoes)) = rayon::join(
         || place_inputs(&mut b, options),
         || {
             (
@@ -916,6 +916,9 @@ pub(crate) fn build(
         },
     );
     b.layout.prototype_vetoed = vetoes;
+    if executable && options.preserve_relocs {
+        shared_facts.set_unwalked(&liveness.unwalked_kernels);
+    }
 
     // Rule 1.3.3: the fixed end.
     b.create(".nv.callgraph", C::CallGraph, SHT_CUDA_CALLGRAPH, 0, 4);
@@ -973,8 +976,18 @@ pub(crate) fn build(
 /// `child_sum` (`-r -kernels-used=tex_k`, `=child_fill`: 0x20, sm_75..sm_120),
 /// f7 p1/p3 (12 targets), fresh4 r-kernels-used-shared (`ns1::kern` 0x20/16 ..
 /// `ns2::kern` 0x100/128) and fresh5 rku_extshared.
+///
+/// An executable under `-preserve-relocs` keeps the unselected kernels, and
+/// one that reaches a device function's shared variables (in
+/// `.nv_debug.shared`) gets its window here too, before those of the extern
+/// users: sweep16 p180 `-preserve-relocs -kernels-used=bounding_box`,
+/// `kinetic_energy` and `momentum` (inlined `block_reduce<float,256>`'s weak
+/// `partial`) get 0x20 each, after the selected kernel's window, the other
+/// kept kernels none; their common area makes `.nv_debug.shared` 0x20
+/// (sm_75..sm_90; fixture `pku`).
 fn unselected_extern_windows(b: &mut Builder<'_, '_>, facts: &crate::shared::Facts, options: &LinkOptions) {
-    let mut made = Vec::new();
+    // The unselected kernels kept, as (input, `.text`), in symbol order.
+    let mut unselected: Vec<crate::shared::Node> = Vec::new();
     for input in b.inputs {
         for s in input.symbols() {
             if !is_kernel(s) || crate::host_info::is_root_kernel(options, s.name) {
@@ -982,16 +995,22 @@ fn unselected_extern_windows(b: &mut Builder<'_, '_>, facts: &crate::shared::Fac
             }
             let Some(text) = s.section_index() else { continue };
             let me = SymbolRef { input: input.index, symbol: s.index };
-            if b.resolution.definition_of(me) != Some(me)
-                || b.resolution.is_discarded(input.index, text)
-                || !facts.uses_extern_itself((input.index, text))
-            {
-                continue;
+            if b.resolution.definition_of(me) == Some(me) && !b.resolution.is_discarded(input.index, text) {
+                unselected.push((input.index, text));
             }
-            let Some(out_text) = b.layout.placed(input.index, text).map(|(id, _)| id) else { continue };
-            let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
-            made.push((companion(".nv.shared.", text_name), out_text));
         }
+    }
+    let (users, others): (Vec<_>, Vec<_>) = unselected.into_iter().partition(|&n| facts.uses_extern_itself(n));
+    let mut windows = Vec::new();
+    if b.layout.executable && options.preserve_relocs {
+        windows = crate::shared::unwalked_windows_order(b.inputs, b.resolution, facts, &others);
+    }
+    windows.extend(users);
+    let mut made = Vec::new();
+    for (i, text) in windows {
+        let Some(out_text) = b.layout.placed(i, text).map(|(id, _)| id) else { continue };
+        let text_name = b.inputs.get(i).and_then(|x| x.section(text)).map(|t| t.name).unwrap_or_default();
+        made.push((companion(".nv.shared.", text_name), out_text));
     }
     for (name, out_text) in made {
         if b.layout.find(&name).is_some() {

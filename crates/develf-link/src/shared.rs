@@ -115,7 +115,7 @@ fn is_shared(s: &develf_parse::elf::Symbol<'_>) -> bool {
 }
 
 /// Input `.text` sections are nodes: (input, section).
-type Node = (usize, usize);
+pub(crate) type Node = (usize, usize);
 
 pub(crate) struct Facts {
     /// Functions called (or referenced) by each function.
@@ -150,6 +150,12 @@ pub(crate) struct Facts {
     node_first_extern_align: HashMap<Node, u64>,
     /// The extern symbols each function's code names.
     node_externs: HashMap<Node, Vec<String>>,
+    /// Kernels an executable keeps without walking them (`-preserve-relocs`
+    /// with `-kernels-used`, [`crate::gc::Liveness`]'s `unwalked_kernels`):
+    /// to nvlink they reach no callee's variables (sweep16 p182
+    /// `rmsnorm<T>` calling `block_sum<T>`, whose static `red` gives it no
+    /// window; `softmax_rows<T>` 0x80 for its own `sm`, not 0x100).
+    unwalked: HashSet<Node>,
 }
 
 /// What the inputs' code says about shared memory; needs no layout.
@@ -172,6 +178,7 @@ pub(crate) fn facts(
         node_extern_align: HashMap::new(),
         node_first_extern_align: HashMap::new(),
         node_externs: HashMap::new(),
+        unwalked: HashSet::new(),
     };
     // Same-named externs are one symbol, and the first copy (input order,
     // symbol order) gives its alignment: the weak `externsharedinstance`s
@@ -279,6 +286,11 @@ impl Facts {
     pub(crate) fn uses_extern_itself(&self, node: Node) -> bool {
         self.extern_users.contains(&node)
     }
+
+    /// Records the kernels kept without being walked (see `unwalked`).
+    pub(crate) fn set_unwalked(&mut self, kernels: &hashbrown::HashSet<(usize, usize)>) {
+        self.unwalked = kernels.iter().copied().collect();
+    }
 }
 
 /// Rule 12.1: in an executable an indirect call site reaches every
@@ -331,6 +343,9 @@ pub(crate) fn indirect_edges(inputs: &[InputObject<'_>], resolution: &Resolution
 }
 
 fn reach(facts: &Facts, start: Node) -> Vec<Node> {
+    if facts.unwalked.contains(&start) {
+        return vec![start];
+    }
     let mut seen: HashSet<Node> = HashSet::from([start]);
     let mut order = vec![start];
     let mut queue = VecDeque::from([start]);
@@ -835,19 +850,15 @@ fn null_value(layout: &Layout, kernels: &[Kernel], reserved: u64) -> u64 {
 /// Rule 12.1. Returns whether a kernel with variables of its own names
 /// extern memory in its own code and reaches the common area (rule 12.8's
 /// condition for dropping a relinked `.nv_debug.shared`, in `plan`).
-fn plan_executable(
+/// Device functions' variables (`.nv_debug.shared`), each with the first
+/// function naming it, in nvlink's order ([`sorted_pool`]), and the
+/// alignment of each one's input `.nv_debug.shared`.
+fn pool(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
-    layout: &mut Layout,
     facts: &Facts,
-    kernels: &[Kernel],
-    reserved: u64,
-    plan: &mut SharedPlan,
-) -> bool {
-    let debug = layout.debug;
-    // Device functions' variables (`.nv_debug.shared`), by the kernels that reach them.
+) -> (Vec<(Variable, Node)>, HashMap<SymbolRef, u64>) {
     let mut pool: Vec<(Variable, Node)> = Vec::new();
-    // The alignment of each pool variable's input `.nv_debug.shared`.
     let mut pool_section_align: HashMap<SymbolRef, u64> = HashMap::new();
     // In node order: a variable several functions name (a function and
     // ptxas's local clone of it, `f_one` and `f_one$2`) takes the first
@@ -870,7 +881,49 @@ fn plan_executable(
             }
         }
     }
-    pool = sorted_pool(inputs, resolution, pool);
+    (sorted_pool(inputs, resolution, pool), pool_section_align)
+}
+
+/// Rule 9.6 under `-preserve-relocs`: the kept unselected kernels of
+/// `candidates` whose own code names a device function's variable, in the
+/// order nvlink names their windows: by the first such variable in the
+/// pool's order ([`sorted_pool`]: largest first), then candidate order
+/// (sweep16 p182: `gemm_tiled<bf16,32>`'s 0x1080-byte `As` first, then
+/// `gemm_tiled<float,16>` before `gemm_tiled<half,16>`, whose equal arrays
+/// nvlink's sort puts in that order; `softmax_rows<float>` before
+/// `softmax_rows<half>`).
+pub(crate) fn unwalked_windows_order(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    facts: &Facts,
+    candidates: &[Node],
+) -> Vec<Node> {
+    let (pool, _) = pool(inputs, resolution, facts);
+    let definition = |v: SymbolRef| resolution.definition_of(v).unwrap_or(v);
+    let mut order = Vec::new();
+    for (v, _) in &pool {
+        let key = definition(v.symbol);
+        for &k in candidates {
+            let names = facts.uses.get(&k).is_some_and(|list| list.iter().any(|&u| definition(u) == key));
+            if names && !order.contains(&k) {
+                order.push(k);
+            }
+        }
+    }
+    order
+}
+
+fn plan_executable(
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &mut Layout,
+    facts: &Facts,
+    kernels: &[Kernel],
+    reserved: u64,
+    plan: &mut SharedPlan,
+) -> bool {
+    let debug = layout.debug;
+    let (pool, pool_section_align) = pool(inputs, resolution, facts);
     let reached_by = |node: Node| -> Vec<usize> {
         kernels.iter().enumerate().filter(|(_, k)| k.reach.contains(&node)).map(|(i, _)| i).collect()
     };
@@ -947,7 +1000,15 @@ fn plan_executable(
                 // `double` array: every window 8-aligned).
                 let a = pool_section_align.get(&v.symbol).copied().unwrap_or(v.align).max(v.align);
                 global_align = Some(global_align.unwrap_or(1).max(a));
-                if by.len() >= 2 {
+                // A variable no kernel reaches, kept with its function
+                // (`-preserve-relocs`, `-g`), is in the common area too, at
+                // 0 with every other such one: /tmp/s32/un `orphan`'s
+                // `tab[8]` (0x20) alone; under `-preserve-relocs
+                // -kernels-used=k_b` also `bsum<float>`'s and
+                // `bsum<double>`'s `red`, `.nv_debug.shared` 0x80, the weak
+                // ones still WEAK (sweep16 p182 `block_sum<T>`'s `red`,
+                // called only by unwalked kernels; fixture `pun`).
+                if by.len() >= 2 || (by.is_empty() && (debug || layout.preserve_relocs)) {
                     common.push((v, by.clone(), *node));
                 }
             }
