@@ -615,6 +615,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("wun", "wun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pku", "pku.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbtog", "sbtog.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("fence2", "fence2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbbssy", "sbbssy.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1412,6 +1413,8 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::Only(SHC_ARCHS),
     },
     GroupSpec { name: "pun-g", inputs: &[Abi8("pun")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 11.3: a CAS returning nothing takes 5 (sweep16 p186).
+    GroupSpec { name: "casrz", inputs: &[Abi8("casrz")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.3 in tensor-core loops (sweep13 p145).
     GroupSpec { name: "wmtf", inputs: &[Abi8("wmtf")], flags: &[], archs: Archs::Only(WMTF_ARCHS) },
     // Rule 11.3: release fences' operations left out of the fence capsule's

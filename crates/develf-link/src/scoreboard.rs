@@ -263,6 +263,8 @@ const MAX_WORK: usize = 1 << 28;
 const GLOBAL_LOADS: [u64; 3] = [0x980, 0x981, 0x983];
 /// Low 12 bits of `ATOMG` (any operation).
 const OP_ATOMG: u64 = 0x9a8;
+/// Low 12 bits of `ATOMG.E.CAS`.
+const OP_ATOMG_CAS: u64 = 0x3a9;
 /// `ATOMG.E.ADD.F32` (a `float` `atomicAdd`), which ptxas numbers as
 /// [`OP_ATOMG`]: sweep9 p22 `sum_last_block`'s `ATOMG.E.ADD.F32.FTZ.RN
 /// PT, RZ` takes 5 with 2 free (sm_100, ptxas's numbering and nvlink's
@@ -302,9 +304,14 @@ fn search_order(
         // a read barrier: sweep p35_coopatom `kwait`'s `ATOM.E.EXCH.64`
         // (r0, w2 from ptxas; sm_100/sm_120), and the 11 such atomics of
         // the sweeps' sm_100+ objects, none of them on 5.
-        0x98a | 0x3a9 | 0x38b if write => [2, 3, 4, 5, 0, 1],
+        // An `ATOMG.E.CAS` whose old value goes to `RZ` returns nothing and
+        // takes 5 as the other atomics do (sweep16 p186 `cc_compress`'s
+        // `ATOMG.E.CAS.STRONG.GPU PT, RZ`: 5 with 2..4 free; sm_100 and
+        // sm_120, ptxas's numbering and nvlink's links; fixture `casrz`).
+        0x98a | 0x38b if write => [2, 3, 4, 5, 0, 1],
+        OP_ATOMG_CAS if write && returns => [2, 3, 4, 5, 0, 1],
         // `TLD.LZ` (0xf66): fixtures `tex_fetch_kernel`, `ptx_tex_kernel`.
-        OP_ATOMG | OP_ATOMG_F32 | 0xf60 | 0xf66 | 0xf99 if write => [5, 0, 1, 2, 3, 4],
+        OP_ATOMG | OP_ATOMG_F32 | OP_ATOMG_CAS | 0xf60 | 0xf66 | 0xf99 if write => [5, 0, 1, 2, 3, 4],
         _ => [0, 1, 2, 3, 4, 5],
     }
 }
