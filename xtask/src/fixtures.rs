@@ -181,6 +181,9 @@ const WNB_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
 const XU_ARCHS: &[&str] = &["sm_86", "sm_90", "sm_100", "sm_120"];
 /// Rules 12.1 (common area order) and 7.2 (the only kernel's EXTERNS).
 const SHC_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// Fixture `pux`: nvlink's `-preserve-relocs` links of it fail on sm_75 and
+/// sm_100 ("reference to deleted symbol").
+const PUX_ARCHS: &[&str] = &["sm_90"];
 /// `cp.async.bulk` on an mbarrier (sm_90+).
 const EORDER_ARCHS: &[&str] = &["sm_90", "sm_100", "sm_120"];
 /// Rule 9.13: a replaced weak copy's indirect call site and, below sm_90,
@@ -616,6 +619,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("pku", "pku.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("pux", "pux.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbtog", "sbtog.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("fence2", "fence2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbbssy", "sbbssy.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1415,6 +1419,18 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "pun-g", inputs: &[Abi8("pun")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
     // Rule 11.3: a CAS returning nothing takes 5 (sweep16 p186).
     GroupSpec { name: "casrz", inputs: &[Abi8("casrz")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 12.10: extern shared relocations of code no kernel reaches are
+    // listed under `-preserve-relocs` (sweep15 p174).
+    // Rule 12.3: `-r` grows `.nv_debug.shared` by the extern alignment when
+    // it holds exactly that much.
+    GroupSpec { name: "pux", inputs: &[Abi8("pux")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec { name: "pux-pr", inputs: &[Abi8("pux")], flags: &["-preserve-relocs"], archs: Archs::Only(PUX_ARCHS) },
+    GroupSpec {
+        name: "pux-ku",
+        inputs: &[Abi8("pux")],
+        flags: &["-preserve-relocs", "-kernels-used=_Z5pux_bPi"],
+        archs: Archs::Only(PUX_ARCHS),
+    },
     // Rule 11.3 in tensor-core loops (sweep13 p145).
     GroupSpec { name: "wmtf", inputs: &[Abi8("wmtf")], flags: &[], archs: Archs::Only(WMTF_ARCHS) },
     // Rule 11.3: release fences' operations left out of the fence capsule's

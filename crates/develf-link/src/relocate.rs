@@ -432,6 +432,7 @@ impl<'a> Context<'_, 'a> {
         offset: u64,
         resolved: &Resolved,
         code: bool,
+        site: (usize, usize),
     ) -> Option<OutRelocation> {
         let writes = descriptor(r.r_type).is_some_and(|d| d.action == Action::Write);
         let slot = resolved.home == SymbolHome::TextureSlot && self.layout.executable;
@@ -462,12 +463,18 @@ impl<'a> Context<'_, 'a> {
         }
         let input_symbol = self.inputs.get(input).and_then(|i| Some((i, i.symbol(r.symbol as usize)?)));
         // Rule 12.10: `-preserve-relocs` alone keeps an `extern __shared__`
-        // symbol (with a common area) but lists none of its code's relocations
-        // (`.debug_info`'s, of `-G` objects, it does: shmG sm_90); `-g` lists
-        // them (rule 12.4).
+        // symbol (with a common area) but lists none of the relocations of
+        // code a kernel reaches (`.debug_info`'s, of `-G` objects, it does:
+        // shmG sm_90); `-g` lists them (rule 12.4). Those of code no kernel
+        // reaches it lists, as resolved against that symbol (sweep15 p174
+        // `-preserve-relocs -kernels-used=callee_kernel`, sm_90: `dyn_dsum`
+        // and `dyn_fill`, called only by an unselected kernel, so unwalked;
+        // /tmp/s32/un/ux.cu: a function only a pointer in data names;
+        // fixture `pux`).
         let extern_shared = input_symbol
             .is_some_and(|(i, s)| s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED && crate::shared::is_extern(i, s));
-        if self.layout.executable && extern_shared && !self.layout.debug && code {
+        let reached = || self.layout.shared.kernel_code.contains(&site);
+        if self.layout.executable && extern_shared && !self.layout.debug && code && reached() {
             return None;
         }
         // U25: nor those against a device function's merged bank 2 (cd
@@ -670,7 +677,14 @@ impl<'a> Context<'_, 'a> {
                             apply(&mut data)?;
                             if resolved_into.is_some() {
                                 let code = crate::gc::is_code_section(&out.name);
-                                if let Some(entry) = self.resolved_entry(piece.input, r, offset, &resolved, code) {
+                                if let Some(entry) = self.resolved_entry(
+                                    piece.input,
+                                    r,
+                                    offset,
+                                    &resolved,
+                                    code,
+                                    (piece.input, rs.target as usize),
+                                ) {
                                     resolved_list.push(((piece.input, rs.section, position), entry));
                                 }
                             }
@@ -692,7 +706,14 @@ impl<'a> Context<'_, 'a> {
                             // it against the null symbol (`resolved_entry`).
                             if resolved.index.is_none() && resolved_into.is_some() && executable {
                                 let code = crate::gc::is_code_section(&out.name);
-                                if let Some(entry) = self.resolved_entry(piece.input, r, offset, &resolved, code) {
+                                if let Some(entry) = self.resolved_entry(
+                                    piece.input,
+                                    r,
+                                    offset,
+                                    &resolved,
+                                    code,
+                                    (piece.input, rs.target as usize),
+                                ) {
                                     resolved_list.push(((piece.input, rs.section, position), entry));
                                 }
                             }

@@ -65,6 +65,9 @@ pub(crate) struct SharedPlan {
     pub extern_bias: u64,
     /// Executables: where the common area (rule 12.1) ends, if there is one.
     pub common_area: Option<u64>,
+    /// Executables: the code sections (input, section) some kernel reaches
+    /// (a kernel kept without being walked reaches only its own).
+    pub kernel_code: HashSet<Node>,
     /// The value nvlink leaves in the null symbol (rule 12.9): not 0 only
     /// when an input `.nv.shared.<k>` has no variables (a `-r` output's
     /// extern room).
@@ -481,6 +484,7 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
         .fold(by_target, u64::max);
     let mut plan = SharedPlan { reserved, null_value: null_value(layout, &kernels, reserved), ..SharedPlan::default() };
     if layout.executable {
+        plan.kernel_code = kernels.iter().flat_map(|k| k.reach.iter().copied()).collect();
         let extern_beside_common = plan_executable(inputs, resolution, layout, &facts, &kernels, reserved, &mut plan);
         // Inputs' `.nv_debug.shared` holding only extern definitions (a
         // `-r -g` output's): their alignment is not kept (fresh4 Grr.g,
@@ -650,12 +654,14 @@ fn non_user_size(k: &Kernel, a: u64) -> u64 {
 }
 
 /// Rule 12.3: `-r`'s room for extern memory in a section whose code does not
-/// use it: `a` more bytes when it holds less than `a` (0 -> 0x10, 4 -> 0x14,
-/// 7 -> 0x17), nothing otherwise (0x31, 0x200). Fits 5 `.nv_debug.shared`
-/// samples; the mechanism is unknown. A kernel's section grows at equality
-/// too ([`non_user_size`], [`grow_by_pool`]).
+/// use it: `a` more bytes when it holds no more than `a` (0 -> 0x10, 4 ->
+/// 0x14, 7 -> 0x17, and at equality: a device function's `int c[4]` beside a
+/// 16-aligned extern, 0x10 -> 0x20, fixture `pux` `-r` on sm_75..sm_100),
+/// nothing otherwise (0x31, 0x200). Fits 6 `.nv_debug.shared` samples; the
+/// mechanism is unknown. A kernel's section grows at equality too
+/// ([`non_user_size`], [`grow_by_pool`]).
 fn grow_by_room(extent: u64, a: u64) -> u64 {
-    if extent < a { extent.saturating_add(a) } else { extent }
+    if extent <= a { extent.saturating_add(a) } else { extent }
 }
 
 /// Rule 12.3: the largest alignment (st_value, 12.0) of the device
