@@ -1424,6 +1424,8 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.3: `-r` grows `.nv_debug.shared` by the extern alignment when
     // it holds exactly that much.
     GroupSpec { name: "pux", inputs: &[Abi8("pux")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 12.10: under `-g` code no kernel reaches gets the extern's offset.
+    GroupSpec { name: "pux-g", inputs: &[Abi8("pux")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "pux-pr", inputs: &[Abi8("pux")], flags: &["-preserve-relocs"], archs: Archs::Only(PUX_ARCHS) },
     GroupSpec {
         name: "pux-ku",

@@ -385,10 +385,18 @@ impl<'a> Context<'_, 'a> {
             Some(&v) => v,
             // A device function no kernel reaches (kept for its address in
             // data, rule 9.12) gets -1 in an executable, like an undefined
-            // extern (fresh `-kernels-used`: `shared_mix`'s `dsm_i`/`dsm_f`).
-            None if is_extern => {
-                plan.extern_offset.get(&patched).copied().unwrap_or(if self.layout.executable { u64::MAX } else { 0 })
-            }
+            // extern (fresh `-kernels-used`: `shared_mix`'s `dsm_i`/`dsm_f`),
+            // but under `-g`, which defines the extern, its offset (fixture
+            // `pux` `-g`: `pux_orphan`'s `pux_dyn` 0x10 after the common
+            // area, sm_75..sm_100).
+            None if is_extern => plan.extern_offset.get(&patched).copied().unwrap_or_else(|| {
+                let name = self.inputs.get(key.input).and_then(|i| i.symbol(key.symbol)).map_or("", |s| s.name);
+                match (self.layout.executable, self.layout.debug) {
+                    (true, true) => plan.extern_values.get(name).copied().unwrap_or(0),
+                    (true, false) => u64::MAX,
+                    (false, _) => 0,
+                }
+            }),
             // A variable of a kernel that is gone (`-kernels-used`): -1, as
             // an undefined one (rule 12.10; a `-G` kernel's `bar` in
             // `.debug_info`: 0x3ff with ptxas's addend 0x400, sm_90 and
