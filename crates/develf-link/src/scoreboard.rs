@@ -658,11 +658,25 @@ fn allocate(
         };
         // A group of loads searches from 5 when one of its later loads
         // would (fixture `gsync`'s `h1`, sm_100: a plain `LDG` and one with a
-        // read barrier, waited on together, share 5 though 2 is free).
+        // read barrier, waited on together, share 5 though 2 is free), if
+        // that load's read barrier is waited on, in code order, no later
+        // than the group's write barrier: sweep16 p181 `refit_leaves` (sm_100)
+        // has nine `LDG`s on 4, from 2 with 2 and 3 held, the last with a
+        // read barrier waited on after the first reader of the loads; p184
+        // `decimate` (sm_120) likewise takes 2 (ptxas's numbering reproduced
+        // for 4 more kernels, none lost; fixture `sbrlate`).
+        let waited_with_write = |p: usize| {
+            let read = controls[p].read;
+            let first_wait = |b: u8| (p + 1..controls.len()).find(|&i| controls[i].waits(b));
+            first_wait(read) <= first_wait(g.barrier) || first_wait(g.barrier).is_none()
+        };
         let order = match order_of(first) {
-            o if write && o[0] == 2 => {
-                g.producers[1..].iter().map(|&(p, _)| order_of(p)).find(|o| o[0] == 5).unwrap_or(o)
-            }
+            o if write && o[0] == 2 => g.producers[1..]
+                .iter()
+                .filter(|&&(p, _)| waited_with_write(p))
+                .map(|&(p, _)| order_of(p))
+                .find(|o| o[0] == 5)
+                .unwrap_or(o),
             o => o,
         };
         // A group of loads waited for at a loop head (before the loop, read
