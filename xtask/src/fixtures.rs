@@ -619,6 +619,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("pku", "pku.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("afbo", "afb.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbrlate", "sbrlate.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("pux", "pux.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbtog", "sbtog.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1345,6 +1346,10 @@ const GROUPS: &[GroupSpec] = &[
     // `-g` executable of the `-r -g` output (sweep13 p143).
     GroupSpec { name: "afs", inputs: &[Abi8("afa-G"), Abi8("afb-G")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "afs-relink-g", inputs: &[LinkR("afs")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 7.2: relinked, a kernel's EXTERNS follow its input's `.nv.info`
+    // order, not its code's (session 32 probe of afb.cu).
+    GroupSpec { name: "afbo", inputs: &[Abi8("afbo")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec { name: "afbo-relink", inputs: &[LinkR("afbo")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // Rule 9.13 in `-r`: wl_b's copy, lost when met, lists no call pairs
     // though wl_c's replaces wl_a's (sweep14 p169).
     GroupSpec {

@@ -1465,6 +1465,13 @@ impl Context<'_, '_> {
     /// Returns the list and how many of its names the kernel's own list gave.
     /// Also says which entries only functions of earlier inputs than the
     /// kernel's brought (see `function_info`'s use of them).
+    /// The index of input `input`'s `.nv.info.<fn>` for its code section
+    /// `text`, if it has one.
+    fn input_info_of(&self, input: usize, text: usize) -> Option<usize> {
+        let sections = self.inputs.get(input)?.sections();
+        sections.iter().find(|s| s.sh_type == SHT_CUDA_INFO && s.info as usize == text && s.index != 0).map(|s| s.index)
+    }
+
     fn kernel_externs(&self, f: u32, facts: &CallFacts) -> (Vec<u32>, usize, Vec<u32>) {
         let mut out: Vec<u32> = Vec::new();
         let add = |out: &mut Vec<u32>, e: u32| {
@@ -1528,7 +1535,19 @@ impl Context<'_, '_> {
             // in the kernel's own input (fresh3 `-kernels-used=ps_make_forces`:
             // ps_a's destructors, ahead of the kernel there, bring `free`
             // before its own `malloc`; sm_75..sm_90a).
-            let earlier = matches!((place_of(t), kernel_place), (Some(i), Some(k)) if i < k);
+            // Within one input, by its `.nv.info.<fn>` sections' order, not
+            // its code's: a relinked `-r` output lists the kernel's info
+            // before its callee's, though its code comes after (fixture
+            // `afb` relinked: `afb_check`'s `__assertfail` before
+            // `afb_note`'s `vprintf`, where the object gives `vprintf
+            // __assertfail`; sm_75..sm_100; fixture `afbo-relink`).
+            let earlier = match (place_of(t), kernel_place) {
+                (Some((i, x)), Some((k, y))) if i == k => {
+                    self.input_info_of(i, x).unwrap_or(x) < self.input_info_of(k, y).unwrap_or(y)
+                }
+                (Some(i), Some(k)) => i < k,
+                _ => false,
+            };
             for &e in facts.externs.get(&g).map(Vec::as_slice).unwrap_or_default() {
                 if earlier && !early.contains(&e) && self.extern_kept(e) {
                     early.push(e);
