@@ -1034,13 +1034,28 @@ fn check_link(link: &Link, report: &mut Report) {
 /// area (rules 12.1, 12.4). `gkeep` (`-g`, and its relinked `-r -g`
 /// output): likewise `gkeep_sum`'s common-area `part` (at 0x400 in
 /// `.symtab` on sm_90, 4 in the relinked sm_75 one; 0 in the code) and
-/// the extern `dyn`.
-const LINKER_DECIDED: [&str; 5] = [
+/// the extern `dyn`. Session 32's `-preserve-relocs`/`-g` links where code
+/// names variables kept in `.nv_debug.shared` (rule 12.10: at 0x400 and up
+/// in `.symtab` on sm_90+, at their window offset in the code) or an extern
+/// a kept unselected kernel's window places: `pku`, `pun-*`, `pux-*`.
+const LINKER_DECIDED: [&str; 17] = [
     "link/sm_100/tlib.cubin",
     "link/sm_90/eo_a.cubin",
     "link/sm_90/gkeep.cubin",
     "link/sm_90/gkeep-relink-g.cubin",
     "link/sm_75/gkeep-relink-g.cubin",
+    "link/sm_90/pku.cubin",
+    "link/sm_100/pku.cubin",
+    "link/sm_90/pun-g.cubin",
+    "link/sm_100/pun-g.cubin",
+    "link/sm_90/pun-ku.cubin",
+    "link/sm_100/pun-ku.cubin",
+    "link/sm_90/pun-pr.cubin",
+    "link/sm_100/pun-pr.cubin",
+    "link/sm_90/pux-g.cubin",
+    "link/sm_100/pux-g.cubin",
+    "link/sm_90/pux-ku.cubin",
+    "link/sm_90/pux-pr.cubin",
 ];
 
 fn linker_decided(link: &Link) -> bool {
