@@ -491,12 +491,14 @@ const EXIT_ITEM_PREDICATE: usize = 6;
 /// is not pending on every path: a compare-and-swap loop's `@P0 EXIT` (its
 /// `return`) waiting on the read barrier of the `LDG` before the loop
 /// (sm_100, sm_120 `-g`; fixture `sumloop`).
-/// `UBLKRED` (0x3bb, `cp.reduce.async.bulk`) and `UTMASTG` (0x3b5, a bulk
-/// tensor store): the `EXIT` keeps its wait on their read barrier, as on a
-/// surface write's (sweep2 p54_hopper `k_red` and `k_tma`, sm_100/sm_120
-/// `-g`, and with a `-G` input: nvlink's final `EXIT` waits on it, its
-/// `ERRBAR` not).
-const OP_BULK_STORES: [u64; 2] = [0x3bb, 0x3b5];
+/// `UBLKRED` (0x3bb, `cp.reduce.async.bulk`), `UTMASTG` (0x3b5, a bulk
+/// tensor store) and `UTMALDG` (0x5b4, a bulk tensor load): the `EXIT` keeps
+/// its wait on their read barrier, as on a surface write's (sweep2
+/// p54_hopper `k_red` and `k_tma`, sm_100/sm_120 `-g`, and with a `-G`
+/// input: nvlink's final `EXIT` waits on it, its `ERRBAR` not; fixture
+/// `tma_b`'s `@!UP1 UTMALDG.2D` with `r0`, sm_100 `-g`, fixture
+/// `tmab-g`).
+const OP_BULK_COPIES: [u64; 3] = [0x3bb, 0x3b5, 0x5b4];
 /// `DSETP`, whatever its operands (`0x22a` registers, `0x42a` an immediate):
 /// the opcode proper is the low 9 bits.
 const OP_DSETP: u64 = 0x02a;
@@ -526,7 +528,7 @@ fn moved_waits(words: &[(u64, u64)], exit: usize) -> u64 {
                 && c.write != b
                 && !opposite(predicate(l))
                 && !OP_SURFACE_WRITES.contains(&(l & 0xfff))
-                && !OP_BULK_STORES.contains(&(l & 0xfff))
+                && !OP_BULK_COPIES.contains(&(l & 0xfff))
                 && !joined(j);
             let compared = c.write == b && l & OPCODE_MASK == OP_DSETP;
             if read || compared {
