@@ -619,6 +619,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("pku", "pku.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("xshma", "xshm_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("tmab", "tma_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("afbo", "afb.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbrlate", "sbrlate.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1430,6 +1431,10 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.9: an `EXIT` keeps its wait on a bulk tensor load's read
     // barrier under `-g` (session 32 probe of tma_b.cu).
     GroupSpec { name: "tmab-g", inputs: &[Abi8("tmab")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 12.10: relinked with `-g`, a `-r -g` output's extern value aligns
+    // `.nv_debug.shared` (session 32 probe of xshm_a.cu).
+    GroupSpec { name: "xshma-g", inputs: &[Abi8("xshma")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec { name: "xshma-relink-g", inputs: &[LinkR("xshma-g")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
     // Rule 11.3: a CAS returning nothing takes 5 (sweep16 p186).
     GroupSpec { name: "casrz", inputs: &[Abi8("casrz")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.10: extern shared relocations of code no kernel reaches are
