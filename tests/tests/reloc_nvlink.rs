@@ -295,6 +295,16 @@ const STT_CUDA_TEXTURE: u8 = 10;
 const STT_CUDA_SAMPLER: u8 = 11;
 const STT_CUDA_SURFACE: u8 = 12;
 
+/// Rule 12.10: code naming a variable or extern that the output keeps in
+/// `.nv_debug.shared` (`-g`, `-preserve-relocs`) gets its offset in the
+/// kernels' windows, which `.symtab` shows plus the reserved area on sm_90+
+/// (0x400 for a common-area variable at 0) and which, for an extern, a
+/// kept kernel's own window may decide; the output alone does not tell it.
+fn window_offset_in_code(symbol_section: &str, patched: &str) -> Option<&'static str> {
+    (symbol_section == ".nv_debug.shared" && patched.contains(".text."))
+        .then_some("shared variable kept in .nv_debug.shared, named by code: its window offset (rule 12.10)")
+}
+
 /// The value of input symbol `sym` (of input number `input_no`) in nvlink's
 /// output, for a relocation patching section `patched`.
 #[allow(clippy::too_many_arguments)]
@@ -371,6 +381,9 @@ fn resolve(
                 }
                 return Resolved::Missing;
             };
+            if let Some(why) = window_offset_in_code(osec.name, patched) {
+                return Resolved::Synthetic(SymbolHome::SharedMemory, why);
+            }
             let home = SymbolHome::of_section(osec.name);
             return match out.locals.get(&(def.to_string(), sym.name.to_string())) {
                 Some(v) => Resolved::Value(*v, home, bank_base(def)),
@@ -378,6 +391,9 @@ fn resolve(
             };
         };
         let Some(osec) = out.cubin.sections().get(p.out_section) else { return Resolved::Missing };
+        if let Some(why) = window_offset_in_code(osec.name, patched) {
+            return Resolved::Synthetic(SymbolHome::SharedMemory, why);
+        }
         let home = SymbolHome::of_section(osec.name);
         return Resolved::Value(osec.addr + p.offset + sym.value, home, bank_base(osec.name));
     }
@@ -414,6 +430,9 @@ fn resolve(
     let Some(osec) = o.section_index().and_then(|i| out.cubin.sections().get(i)) else {
         return Resolved::Missing;
     };
+    if let Some(why) = window_offset_in_code(osec.name, patched) {
+        return Resolved::Synthetic(SymbolHome::SharedMemory, why);
+    }
     let home = SymbolHome::of_section(osec.name);
     let bank = bank_base(osec.name);
     // Rule 12.10: an `extern __shared__` symbol that `-g` defines in
@@ -1034,28 +1053,19 @@ fn check_link(link: &Link, report: &mut Report) {
 /// area (rules 12.1, 12.4). `gkeep` (`-g`, and its relinked `-r -g`
 /// output): likewise `gkeep_sum`'s common-area `part` (at 0x400 in
 /// `.symtab` on sm_90, 4 in the relinked sm_75 one; 0 in the code) and
-/// the extern `dyn`. Session 32's `-preserve-relocs`/`-g` links where code
-/// names variables kept in `.nv_debug.shared` (rule 12.10: at 0x400 and up
-/// in `.symtab` on sm_90+, at their window offset in the code) or an extern
-/// a kept unselected kernel's window places: `pku`, `pun-*`, `pux-*`.
-const LINKER_DECIDED: [&str; 17] = [
+/// the extern `dyn`. `xshma-g` and its relinked `-r -g` output on sm_90 and
+/// sm_100: likewise the kernels' own variables (`xshm_small`'s `a` at 0x420
+/// in `.symtab`, 0x20 in the code).
+const LINKER_DECIDED: [&str; 9] = [
     "link/sm_100/tlib.cubin",
     "link/sm_90/eo_a.cubin",
     "link/sm_90/gkeep.cubin",
     "link/sm_90/gkeep-relink-g.cubin",
     "link/sm_75/gkeep-relink-g.cubin",
-    "link/sm_90/pku.cubin",
-    "link/sm_100/pku.cubin",
-    "link/sm_90/pun-g.cubin",
-    "link/sm_100/pun-g.cubin",
-    "link/sm_90/pun-ku.cubin",
-    "link/sm_100/pun-ku.cubin",
-    "link/sm_90/pun-pr.cubin",
-    "link/sm_100/pun-pr.cubin",
-    "link/sm_90/pux-g.cubin",
-    "link/sm_100/pux-g.cubin",
-    "link/sm_90/pux-ku.cubin",
-    "link/sm_90/pux-pr.cubin",
+    "link/sm_90/xshma-g.cubin",
+    "link/sm_100/xshma-g.cubin",
+    "link/sm_90/xshma-relink-g.cubin",
+    "link/sm_100/xshma-relink-g.cubin",
 ];
 
 fn linker_decided(link: &Link) -> bool {
