@@ -1322,6 +1322,10 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(SHC_ARCHS),
     },
+    // Rule 12.8: relinked, the kernels name their `externsharedinstance`s
+    // and the empty `.nv_debug.shared` goes (session 32 probe).
+    GroupSpec { name: "eqx-relink", inputs: &[LinkR("eqx")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec { name: "eqx-rev-relink", inputs: &[LinkR("eqx-rev")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // The common area's first fit among its successive ends (sweep11 p124).
     GroupSpec { name: "cah", inputs: &[Abi8("cah")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // `-kernels-used` on a relinked `-r` output: the room first, and the

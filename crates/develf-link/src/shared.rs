@@ -223,6 +223,17 @@ pub(crate) fn facts(
                         // `.nv_debug.shared` stays, sm_75..sm_90a).
                         f.defined_extern |=
                             sym.section_index().is_some_and(|x| holds_strong_variables(inputs, input.index, x));
+                        // So does a relinked `-r` output's kernel naming its
+                        // `externsharedinstance` where that output defines
+                        // the externs beside variables (fixture `eqx`'s `-r`
+                        // output relinked: `eqx_kb`, `eqx_kc` share
+                        // `eqx_pair`'s `best`/`pos`, and `.nv_debug.shared`
+                        // goes; sm_75..sm_100; fixture `eqx-relink`).
+                        f.defined_extern |= sym.section_index().is_none()
+                            && sym.name == crate::symbols::EXTERN_INSTANCE
+                            && input.sections().iter().any(|x| {
+                                x.name == ".nv_debug.shared" && holds_strong_variables(inputs, input.index, x.index)
+                            });
                         f.relinked_extern |= sym.section_index().is_some();
                         node_names.entry(from).or_default().push(sym.name);
                     } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {

@@ -24,7 +24,7 @@ use std::hash::BuildHasher as _;
 /// `STT_CUDA_OBJECT`: executables turn it into `STT_OBJECT` (rule 5.3).
 const STT_CUDA_OBJECT: u8 = 13;
 /// The symbol `-r` rewrites `extern __shared__` relocations to (rule 12.3).
-const EXTERN_INSTANCE: &str = "externsharedinstance";
+pub(crate) const EXTERN_INSTANCE: &str = "externsharedinstance";
 
 /// Where a symbol is defined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
