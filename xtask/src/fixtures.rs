@@ -619,6 +619,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("pku", "pku.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    nvcc_with("wrel_a", "wrel_a.cu", &["-ftz=true"], Archs::Only(MERCURY_PAIR)),
+    nvcc_with("wrel_b", "wrel_b.cu", &["--use_fast_math"], Archs::Only(MERCURY_PAIR)),
     cu("xshma", "xshm_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("tmab", "tma_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("afbo", "afb.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1439,6 +1441,9 @@ const GROUPS: &[GroupSpec] = &[
     // `.nv_debug.shared` (session 32 probe of xshm_a.cu).
     GroupSpec { name: "xshma-g", inputs: &[Abi8("xshma")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "xshma-relink-g", inputs: &[LinkR("xshma-g")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
+    // U13 on Mercury: a replaced weak copy's merc relocation section goes
+    // when the winner has no relocations (sweep17 p192).
+    GroupSpec { name: "wrel", inputs: &[Abi8("wrel_a"), Abi8("wrel_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.3: a CAS returning nothing takes 5 (sweep16 p186).
     GroupSpec { name: "casrz", inputs: &[Abi8("casrz")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.10: extern shared relocations of code no kernel reaches are

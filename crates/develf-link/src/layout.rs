@@ -1438,7 +1438,14 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                     .and_then(|n| input.sections().iter().find(|t| t.name == n))
                     .is_some_and(|t| b.resolution.is_discarded(i, t.index) && lost_to_later(b, i, t.index));
             if replaced {
-                b.create(s.name, C::Mercury, s.sh_type, s.flags, s.addralign.max(1));
+                let id = b.create(s.name, C::Mercury, s.sh_type, s.flags, s.addralign.max(1));
+                // Kept only if the winner's relocations fill it: a winner
+                // without any (built with other flags) leaves no empty
+                // section (sweep17 p192 `dot_lp<half>`, gemv's copy replaced
+                // by softmax's, sm_100/sm_120; fixture `wrel`).
+                if let Some(out) = b.layout.sections.get_mut(id) {
+                    out.keep = Keep::IfNotEmpty;
+                }
                 continue;
             }
             if b.class_of(i, s.index) == Some(C::Mercury)
