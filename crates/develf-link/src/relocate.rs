@@ -680,19 +680,16 @@ impl<'a> Context<'_, 'a> {
                         data.patch(offset, site);
                         Ok(())
                     };
+                    // Rule 8.2: the `.nv.resolvedrela` entry of this relocation, if any.
+                    let code = crate::gc::is_code_section(&out.name);
+                    let site = (piece.input, rs.target as usize);
+                    let listed =
+                        |resolved: &Resolved| self.resolved_entry(piece.input, r, offset, resolved, code, site);
                     match disposition(&query, &resolved) {
                         Disposition::Apply => {
                             apply(&mut data)?;
                             if resolved_into.is_some() {
-                                let code = crate::gc::is_code_section(&out.name);
-                                if let Some(entry) = self.resolved_entry(
-                                    piece.input,
-                                    r,
-                                    offset,
-                                    &resolved,
-                                    code,
-                                    (piece.input, rs.target as usize),
-                                ) {
+                                if let Some(entry) = listed(&resolved) {
                                     resolved_list.push(((piece.input, rs.section, position), entry));
                                 }
                             }
@@ -713,15 +710,7 @@ impl<'a> Context<'_, 'a> {
                             // label stays unapplied, but `-preserve-relocs` lists
                             // it against the null symbol (`resolved_entry`).
                             if resolved.index.is_none() && resolved_into.is_some() && executable {
-                                let code = crate::gc::is_code_section(&out.name);
-                                if let Some(entry) = self.resolved_entry(
-                                    piece.input,
-                                    r,
-                                    offset,
-                                    &resolved,
-                                    code,
-                                    (piece.input, rs.target as usize),
-                                ) {
+                                if let Some(entry) = listed(&resolved) {
                                     resolved_list.push(((piece.input, rs.section, position), entry));
                                 }
                             }
