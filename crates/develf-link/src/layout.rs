@@ -946,7 +946,7 @@ pub(crate) fn build(
     // Before `.nv.rel.action` (f6 dynp exec `-kernels-used`: after
     // `.nv.prototype`, before `.nv.rel.action` in `.shstrtab`).
     if !options.debug_given() && (options.kernels_used.is_some() || options.variables_used.is_some()) {
-        unselected_extern_windows(&mut b, &shared_facts, options);
+        unselected_windows(&mut b, &shared_facts, options);
     }
     if executable && !mercury {
         b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
@@ -985,7 +985,7 @@ pub(crate) fn build(
 /// `partial`) get 0x20 each, after the selected kernel's window, the other
 /// kept kernels none; their common area makes `.nv_debug.shared` 0x20
 /// (sm_75..sm_90; fixture `pku`).
-fn unselected_extern_windows(b: &mut Builder<'_, '_>, facts: &crate::shared::Facts, options: &LinkOptions) {
+fn unselected_windows(b: &mut Builder<'_, '_>, facts: &crate::shared::Facts, options: &LinkOptions) {
     // The unselected kernels kept, as (input, `.text`), in symbol order.
     let mut unselected: Vec<crate::shared::Node> = Vec::new();
     for input in b.inputs {
