@@ -619,6 +619,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("pku", "pku.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("dsh128_a", "dsh128_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("dsh128_b", "dsh128_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("dsh128_c", "dsh128_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     nvcc_with("wrel_a", "wrel_a.cu", &["-ftz=true"], Archs::Only(MERCURY_PAIR)),
     nvcc_with("wrel_b", "wrel_b.cu", &["--use_fast_math"], Archs::Only(MERCURY_PAIR)),
     cu("xshma", "xshm_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1444,6 +1447,20 @@ const GROUPS: &[GroupSpec] = &[
     // U13 on Mercury: a replaced weak copy's merc relocation section goes
     // when the winner has no relocations (sweep17 p192).
     GroupSpec { name: "wrel", inputs: &[Abi8("wrel_a"), Abi8("wrel_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rules 12.2/12.9: the pool aligned past 16 by an extern drops the empty
+    // `.nv_debug.shared` and empty windows (sweep17 p197).
+    GroupSpec {
+        name: "dsh128",
+        inputs: &[Abi8("dsh128_a"), Abi8("dsh128_b")],
+        flags: &[],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    GroupSpec {
+        name: "dsh16",
+        inputs: &[Abi8("dsh128_a"), Abi8("dsh128_c")],
+        flags: &[],
+        archs: Archs::Only(SHC_ARCHS),
+    },
     // Rule 11.3: a CAS returning nothing takes 5 (sweep16 p186).
     GroupSpec { name: "casrz", inputs: &[Abi8("casrz")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.10: extern shared relocations of code no kernel reaches are

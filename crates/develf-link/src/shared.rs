@@ -496,7 +496,8 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
     let mut plan = SharedPlan { reserved, null_value: null_value(layout, &kernels, reserved), ..SharedPlan::default() };
     if layout.executable {
         plan.kernel_code = kernels.iter().flat_map(|k| k.reach.iter().copied()).collect();
-        let extern_beside_common = plan_executable(inputs, resolution, layout, &facts, &kernels, reserved, &mut plan);
+        let (extern_beside_common, pool_align) =
+            plan_executable(inputs, resolution, layout, &facts, &kernels, reserved, &mut plan);
         // Inputs' `.nv_debug.shared` holding only extern definitions (a
         // `-r -g` output's): their alignment is not kept (fresh4 Grr.g,
         // lirr.g: G.gr's 0x80-aligned section relinked with `-g` comes out
@@ -533,7 +534,14 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
             // `xshm_read`'s `tile`. Otherwise an empty one stays (p11 `touch`
             // naming `raw`; 21 small variants, `/tmp/s15/dbg`, sm_80;
             // fixtures `dshkeep`, `shroom*`).
-            let dropped = facts.defined_extern && extern_beside_common;
+            // Nor does one the pool aligns (a variable not private to one
+            // kernel, a dead function's included) past an extern's 16 bytes,
+            // (/tmp/s32/p197: a dead function's
+            // `buf[64]` and a 128-aligned extern, in either order; with the
+            // variable private to a live kernel, or a 16-aligned extern, it
+            // stays; sm_75, sm_90, sm_100; sweep17 p197; fixture `dsh128`).
+            let over_aligned = pool_align.is_some_and(|a| a > EXTERN_ALIGN) && !keeps_symbols;
+            let dropped = (facts.defined_extern && extern_beside_common) || over_aligned;
             out.keep = if facts.any_extern && !dropped { Keep::Always } else { Keep::Never };
             // Under `-g` it stays when an input's `.nv_debug.shared` holds
             // variables too (a `-r -g` output's, with a device function's
@@ -946,7 +954,7 @@ fn plan_executable(
     kernels: &[Kernel],
     reserved: u64,
     plan: &mut SharedPlan,
-) -> bool {
+) -> (bool, Option<u64>) {
     let debug = layout.debug;
     let (pool, pool_section_align) = pool(inputs, resolution, facts);
     let reached_by = |node: Node| -> Vec<usize> {
@@ -1227,9 +1235,13 @@ fn plan_executable(
         // a relinked shm_a's `ksb_only_dyn`, 0x100; sm_75 and sm_100), and
         // stays with a plain 16-aligned one (shared: `shared_dynamic_kernel`,
         // xa: `kd`). On sm_90 the reserved 0x400 keeps it.
+        // So does a window kept only because the pool aligns it (below),
+        // empty: /tmp/s32/p197's kernels without shared memory beside a
+        // 128-aligned extern and a dead function's variable (sweep17 p197).
+        let pool_kept_only = vars.is_empty() && k.own.is_empty() && k.own_size == 0 && !k.had_section;
         let empty_over_aligned = cur == 0
             && (layout.mercury || reserved == 0)
-            && k.uses_extern
+            && (k.uses_extern || pool_kept_only)
             && !any_common
             && align.max(global_align.unwrap_or(1)) > EXTERN_ALIGN;
         let keep = (!vars.is_empty()
@@ -1297,7 +1309,7 @@ fn plan_executable(
             *v = (*v).max(start);
         }
     }
-    extern_beside_common
+    (extern_beside_common, global_align)
 }
 
 /// Rule 12.1: a device function's `extern __shared__` memory has one address,
