@@ -477,7 +477,7 @@ impl<'a> Context<'_, 'a> {
         // reaches it lists, as resolved against that symbol (sweep15 p174
         // `-preserve-relocs -kernels-used=callee_kernel`, sm_90: `dyn_dsum`
         // and `dyn_fill`, called only by an unselected kernel, so unwalked;
-        // /tmp/s32/un/ux.cu: a function only a pointer in data names;
+        // fixture `pux`'s `pux_orphan`, which only a pointer in data names;
         // fixture `pux`).
         let extern_shared = input_symbol
             .is_some_and(|(i, s)| s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED && crate::shared::is_extern(i, s));

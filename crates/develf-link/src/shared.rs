@@ -534,12 +534,12 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
             // `xshm_read`'s `tile`. Otherwise an empty one stays (p11 `touch`
             // naming `raw`; 21 small variants, `/tmp/s15/dbg`, sm_80;
             // fixtures `dshkeep`, `shroom*`).
-            // Nor does one the pool aligns (a variable not private to one
-            // kernel, a dead function's included) past an extern's 16 bytes,
-            // (/tmp/s32/p197: a dead function's
-            // `buf[64]` and a 128-aligned extern, in either order; with the
-            // variable private to a live kernel, or a 16-aligned extern, it
-            // stays; sm_75, sm_90, sm_100; sweep17 p197; fixture `dsh128`).
+            // Nor does one when an extern aligns the pool (a variable not
+            // private to one kernel, a dead function's included) past 16
+            // bytes: a dead function's template static and a 128-aligned
+            // extern, in either order; with the static private to a live
+            // kernel, or a 16-aligned extern, it stays (sm_75, sm_90,
+            // sm_100; sweep17 p197; fixtures `dsh128`, `dsh16`).
             let over_aligned = pool_align.is_some_and(|a| a > EXTERN_ALIGN) && !keeps_symbols;
             let dropped = (facts.defined_extern && extern_beside_common) || over_aligned;
             out.keep = if facts.any_extern && !dropped { Keep::Always } else { Keep::Never };
@@ -880,9 +880,6 @@ fn null_value(layout: &Layout, kernels: &[Kernel], reserved: u64) -> u64 {
     }
 }
 
-/// Rule 12.1. Returns whether a kernel with variables of its own names
-/// extern memory in its own code and reaches the common area (rule 12.8's
-/// condition for dropping a relinked `.nv_debug.shared`, in `plan`).
 /// Device functions' variables (`.nv_debug.shared`), each with the first
 /// function naming it, in nvlink's order ([`sorted_pool`]), and the
 /// alignment of each one's input `.nv_debug.shared`.
@@ -946,6 +943,11 @@ pub(crate) fn unwalked_windows_order(
     order
 }
 
+/// Rule 12.1. Returns whether a kernel with variables of its own names
+/// extern memory in its own code and reaches the common area (rule 12.8's
+/// condition for dropping a relinked `.nv_debug.shared`, in `plan`), and the
+/// alignment the pool puts on every window, if it does (rule 12.9's, for
+/// dropping an empty one).
 fn plan_executable(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
@@ -1035,12 +1037,12 @@ fn plan_executable(
                 global_align = Some(global_align.unwrap_or(1).max(a));
                 // A variable no kernel reaches, kept with its function
                 // (`-preserve-relocs`, `-g`), is in the common area too, at
-                // 0 with every other such one: /tmp/s32/un `orphan`'s
+                // 0 with every other such one: fixture `pun`'s `pun_orphan`'s
                 // `tab[8]` (0x20) alone; under `-preserve-relocs
-                // -kernels-used=k_b` also `bsum<float>`'s and
-                // `bsum<double>`'s `red`, `.nv_debug.shared` 0x80, the weak
+                // -kernels-used=pun_b` also `pun_sum<float>`'s and
+                // `pun_sum<double>`'s `red`, `.nv_debug.shared` 0x80, the weak
                 // ones still WEAK (sweep16 p182 `block_sum<T>`'s `red`,
-                // called only by unwalked kernels; fixture `pun`).
+                // called only by unwalked kernels).
                 if by.len() >= 2 || (by.is_empty() && (debug || layout.preserve_relocs)) {
                     common.push((v, by.clone(), *node));
                 }
@@ -1236,7 +1238,7 @@ fn plan_executable(
         // stays with a plain 16-aligned one (shared: `shared_dynamic_kernel`,
         // xa: `kd`). On sm_90 the reserved 0x400 keeps it.
         // So does a window kept only because the pool aligns it (below),
-        // empty: /tmp/s32/p197's kernels without shared memory beside a
+        // empty: fixture `dsh128`'s kernels without shared memory beside a
         // 128-aligned extern and a dead function's variable (sweep17 p197).
         let pool_kept_only = vars.is_empty() && k.own.is_empty() && k.own_size == 0 && !k.had_section;
         let empty_over_aligned = cur == 0
