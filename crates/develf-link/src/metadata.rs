@@ -129,6 +129,10 @@ struct CallFacts {
     /// ([`Context::info_sections`]). Made once, when a kernel will need it,
     /// before the functions' records are made ([`build`]).
     info_of_text: std::sync::OnceLock<Vec<Option<OutId>>>,
+    /// Per input code section: the index of its input `.nv.info.<fn>`
+    /// ([`Context::input_info_sections`]), for rule 7.2's order within one
+    /// input. Made once, when a kernel's EXTERNS first need it.
+    input_info_of_text: std::sync::OnceLock<HashMap<(usize, usize), usize>>,
     /// Whether any call or address-taken target is undefined in the output:
     /// without one, and without EXTERNS, no kernel's list can grow.
     undefined_target: bool,
@@ -1454,6 +1458,18 @@ impl Context<'_, '_> {
         info
     }
 
+    /// Per input code section (input, section index): the index of that
+    /// input's `.nv.info.<fn>` for it, where it has one.
+    fn input_info_sections(&self) -> HashMap<(usize, usize), usize> {
+        let mut info = HashMap::new();
+        for input in self.inputs {
+            for s in input.sections().iter().filter(|s| s.sh_type == SHT_CUDA_INFO && s.index != 0) {
+                info.entry((input.index, s.info as usize)).or_insert(s.index);
+            }
+        }
+        info
+    }
+
     /// Rule 7.2, an executable kernel's EXTERNS: its input list less the
     /// defined device functions, then the lists of the defined functions it
     /// reaches through the call graph in output `.text` order, each name
@@ -1465,13 +1481,6 @@ impl Context<'_, '_> {
     /// Returns the list and how many of its names the kernel's own list gave.
     /// Also says which entries only functions of earlier inputs than the
     /// kernel's brought (see `function_info`'s use of them).
-    /// The index of input `input`'s `.nv.info.<fn>` for its code section
-    /// `text`, if it has one.
-    fn input_info_of(&self, input: usize, text: usize) -> Option<usize> {
-        let sections = self.inputs.get(input)?.sections();
-        sections.iter().find(|s| s.sh_type == SHT_CUDA_INFO && s.info as usize == text && s.index != 0).map(|s| s.index)
-    }
-
     fn kernel_externs(&self, f: u32, facts: &CallFacts) -> (Vec<u32>, usize, Vec<u32>) {
         let mut out: Vec<u32> = Vec::new();
         let add = |out: &mut Vec<u32>, e: u32| {
@@ -1543,7 +1552,9 @@ impl Context<'_, '_> {
             // __assertfail`; sm_75..sm_100; fixture `afbo-relink`).
             let earlier = match (place_of(t), kernel_place) {
                 (Some((i, x)), Some((k, y))) if i == k => {
-                    self.input_info_of(i, x).unwrap_or(x) < self.input_info_of(k, y).unwrap_or(y)
+                    let info = facts.input_info_of_text.get_or_init(|| self.input_info_sections());
+                    let info_of = |text: usize| info.get(&(i, text)).copied().unwrap_or(text);
+                    info_of(x) < info_of(y)
                 }
                 (Some(i), Some(k)) => i < k,
                 _ => false,

@@ -668,7 +668,8 @@ fn allocate(
         let waited_with_write = |p: usize| {
             let read = controls[p].read;
             let first_wait = |b: u8| (p + 1..controls.len()).find(|&i| controls[i].waits(b));
-            first_wait(read) <= first_wait(g.barrier) || first_wait(g.barrier).is_none()
+            let write_wait = first_wait(g.barrier);
+            write_wait.is_none() || first_wait(read) <= write_wait
         };
         let order = match order_of(first) {
             o if write && o[0] == 2 => g.producers[1..]

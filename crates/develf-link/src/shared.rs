@@ -199,6 +199,12 @@ pub(crate) fn facts(
     // every relocation (`cargo xtask bench --only big`: 2% of its time).
     let any_shared = inputs.iter().any(|i| i.symbols().iter().any(is_shared));
     for input in inputs.iter().filter(|_| any_shared) {
+        // Whether each of this input's sections holds strong variables,
+        // found once per section, not per relocation (rule 12.8, below).
+        let mut strong: HashMap<usize, bool> = HashMap::new();
+        let mut holds_strong =
+            |x: usize| *strong.entry(x).or_insert_with(|| holds_strong_variables(inputs, input.index, x));
+        let debug_shared = input.sections().iter().find(|x| x.name == ".nv_debug.shared").map(|x| x.index);
         for rs in input.cubin.relocation_sections() {
             let from = (input.index, rs.target as usize);
             if resolution.is_discarded(input.index, rs.section)
@@ -221,19 +227,17 @@ pub(crate) fn facts(
                         // (f6 cubl's `-r` output: `block_scan<T,N>::s` WEAK
                         // beside the defined `raw`; relinked, the empty
                         // `.nv_debug.shared` stays, sm_75..sm_90a).
-                        f.defined_extern |=
-                            sym.section_index().is_some_and(|x| holds_strong_variables(inputs, input.index, x));
-                        // So does a relinked `-r` output's kernel naming its
-                        // `externsharedinstance` where that output defines
-                        // the externs beside variables (fixture `eqx`'s `-r`
+                        // A relinked `-r` output's kernel naming its
+                        // `externsharedinstance` counts too, where that output
+                        // defines the externs beside variables (fixture `eqx`'s `-r`
                         // output relinked: `eqx_kb`, `eqx_kc` share
                         // `eqx_pair`'s `best`/`pos`, and `.nv_debug.shared`
                         // goes; sm_75..sm_100; fixture `eqx-relink`).
-                        f.defined_extern |= sym.section_index().is_none()
-                            && sym.name == crate::symbols::EXTERN_INSTANCE
-                            && input.sections().iter().any(|x| {
-                                x.name == ".nv_debug.shared" && holds_strong_variables(inputs, input.index, x.index)
-                            });
+                        let defined_in = match sym.section_index() {
+                            None if sym.name == crate::symbols::EXTERN_INSTANCE => debug_shared,
+                            x => x,
+                        };
+                        f.defined_extern |= defined_in.is_some_and(&mut holds_strong);
                         f.relinked_extern |= sym.section_index().is_some();
                         node_names.entry(from).or_default().push(sym.name);
                     } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {
