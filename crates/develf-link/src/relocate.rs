@@ -373,13 +373,15 @@ impl<'a> Context<'_, 'a> {
         // their `externsharedinstance`s instead) is defined at 0, as in
         // `.symtab` (sweep8 p90/p91/p96 `G-r` relinked with `-g`, sm_75 to
         // sm_120: nvlink writes 0).
+        // An extern no window places, in an executable: -1 as undefined,
+        // but under `-g`, which defines it, its offset.
+        let unplaced_extern = || {
+            let name = self.inputs.get(key.input).and_then(|i| i.symbol(key.symbol)).map_or("", |s| s.name);
+            if self.layout.debug { plan.extern_values.get(name).copied().unwrap_or(0) } else { u64::MAX }
+        };
         let code = self.layout.section(patched).is_some_and(|s| crate::gc::is_code_section(&s.name));
         if is_extern && self.layout.executable && !code {
-            let name = self.inputs.get(key.input).and_then(|i| i.symbol(key.symbol)).map_or("", |s| s.name);
-            if !self.layout.debug {
-                return u64::MAX;
-            }
-            return plan.extern_values.get(name).copied().unwrap_or(0);
+            return unplaced_extern();
         }
         match plan.offsets.get(&key) {
             Some(&v) => v,
@@ -389,14 +391,11 @@ impl<'a> Context<'_, 'a> {
             // but under `-g`, which defines the extern, its offset (fixture
             // `pux` `-g`: `pux_orphan`'s `pux_dyn` 0x10 after the common
             // area, sm_75..sm_100).
-            None if is_extern => plan.extern_offset.get(&patched).copied().unwrap_or_else(|| {
-                let name = self.inputs.get(key.input).and_then(|i| i.symbol(key.symbol)).map_or("", |s| s.name);
-                match (self.layout.executable, self.layout.debug) {
-                    (true, true) => plan.extern_values.get(name).copied().unwrap_or(0),
-                    (true, false) => u64::MAX,
-                    (false, _) => 0,
-                }
-            }),
+            None if is_extern => plan
+                .extern_offset
+                .get(&patched)
+                .copied()
+                .unwrap_or_else(|| if self.layout.executable { unplaced_extern() } else { 0 }),
             // A variable of a kernel that is gone (`-kernels-used`): -1, as
             // an undefined one (rule 12.10; a `-G` kernel's `bar` in
             // `.debug_info`: 0x3ff with ptxas's addend 0x400, sm_90 and
@@ -477,8 +476,7 @@ impl<'a> Context<'_, 'a> {
         // reaches it lists, as resolved against that symbol (sweep15 p174
         // `-preserve-relocs -kernels-used=callee_kernel`, sm_90: `dyn_dsum`
         // and `dyn_fill`, called only by an unselected kernel, so unwalked;
-        // fixture `pux`'s `pux_orphan`, which only a pointer in data names;
-        // fixture `pux`).
+        // fixture `pux`'s `pux_orphan`, which only a pointer in data names).
         let extern_shared = input_symbol
             .is_some_and(|(i, s)| s.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED && crate::shared::is_extern(i, s));
         let reached = || self.layout.shared.kernel_code.contains(&site);
@@ -562,6 +560,7 @@ impl<'a> Context<'_, 'a> {
         // Rule 8.2: what `-preserve-relocs` lists in `.nv.resolvedrela.<target>`,
         // keyed by (input, input relocation section, entry) for its order.
         let resolved_into = self.layout.resolved_relocations.get(&id).copied();
+        let code = crate::gc::is_code_section(&out.name);
         let mut resolved_list: Vec<((usize, usize, usize), OutRelocation)> = Vec::new();
         let executable = self.layout.executable;
         let output = if executable { keep::OutputKind::Executable } else { keep::OutputKind::Relocatable };
@@ -572,6 +571,7 @@ impl<'a> Context<'_, 'a> {
                 let Some(input) = self.inputs.get(piece.input) else { continue };
                 let Some(rs) = input.cubin.relocation_section(piece.section) else { continue };
                 let Some((_, base)) = self.layout.placed(piece.input, rs.target as usize) else { continue };
+                let site = (piece.input, rs.target as usize);
                 let losing = self.losing_data(piece.input, rs.target as usize);
                 for r in rs.entries().rev() {
                     let r = &r;
@@ -681,8 +681,6 @@ impl<'a> Context<'_, 'a> {
                         Ok(())
                     };
                     // Rule 8.2: the `.nv.resolvedrela` entry of this relocation, if any.
-                    let code = crate::gc::is_code_section(&out.name);
-                    let site = (piece.input, rs.target as usize);
                     let listed =
                         |resolved: &Resolved| self.resolved_entry(piece.input, r, offset, resolved, code, site);
                     match disposition(&query, &resolved) {
