@@ -515,6 +515,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("wfd_b", "wfd_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
     nvcc_with("wfd_c", "wfd_c.cu", &["-maxrregcount=40"], Archs::Only(MDBG_ARCHS)),
+    // Rule 11.2.1: no row added past the end of the winner's Mercury code.
+    cu("wfp_a", "wfp_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    nvcc_with("wfp_b", "wfp_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
     // Rule 6.1 with U9: cbr_y's cbr_smooth<double> (-Xptxas -O1, fewer
     // registers) replaces cbr_x's; both have a `.nv.constant2.<fn>` bank.
     cu("cbr_x", "cbr_x.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
@@ -1003,6 +1006,9 @@ const GROUPS: &[GroupSpec] = &[
     },
     GroupSpec { name: "wfd", inputs: &[Abi8("wfd_a"), Abi8("wfd_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd-leaf", inputs: &[Abi8("wfd_a"), Abi8("wfd_c")], flags: &[], archs: Archs::Only(MDBG_ARCHS) },
+    // Rule 11.2.1: wfp_a's last Mercury frame row lies past the winner's
+    // Mercury code (sm_120), and its FDE gets no row added.
+    GroupSpec { name: "wfp", inputs: &[Abi8("wfp_a"), Abi8("wfp_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 6.1 with U9: the executable has no `.nv.constant2.<fn>` for
     // cbr_x's replaced copy (the winner's bank goes into the kernels' banks).
     GroupSpec { name: "cbrepl", inputs: &[Abi8("cbr_x"), Abi8("cbr_y")], flags: &[], archs: Archs::Only(WCB_ARCHS) },

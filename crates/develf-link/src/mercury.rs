@@ -1448,8 +1448,14 @@ fn replaced_frames(
         if mercury.len() == sass.len() + 1 && mercury.first() == Some(&0) {
             mercury.remove(0);
         }
+        // A row past the end of the winner's Mercury code has nothing to map
+        // to, and none is added (sweep17 p195 `poly_eval<float>`: the first
+        // copy's last row at 0x1460, the `-maxrregcount=24` winner's Mercury
+        // range 0x13e0; sm_120 exec). A row at the end itself is mapped
+        // (fixture `wfd-leaf`: 0x900, the winner's range).
+        let w_mrange = w_mfde_bytes.get(28..36).and_then(|r| r.try_into().ok()).map(u64::from_le_bytes);
         let added = cfa_rows(f_mprogram, fm_align).into_iter().rfind(|&x| x > 0).and_then(|x| {
-            if mercury.len() != sass.len() {
+            if mercury.len() != sass.len() || w_mrange.is_some_and(|r| x > r) {
                 return None;
             }
             let (m, s) = std::iter::once((0, 0))
