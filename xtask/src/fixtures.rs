@@ -631,6 +631,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("tmab", "tma_b.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("afbo", "afb.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbrlate", "sbrlate.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbldg", "sbldg.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("pux", "pux.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbtog", "sbtog.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("fence2", "fence2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1443,6 +1444,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: a load group's later read barrier waited after its write
     // (sweep16 p181).
     GroupSpec { name: "sbrlate", inputs: &[Abi8("sbrlate")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a global load and a constant load pressed onto one barrier
+    // and read together at its wait stay on one barrier.
+    GroupSpec { name: "sbldg", inputs: &[Abi8("sbldg")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: an `EXIT` keeps its wait on a bulk tensor load's read
     // barrier under `-g` (session 32 probe of tma_b.cu).
     GroupSpec { name: "tmab-g", inputs: &[Abi8("tmab")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },

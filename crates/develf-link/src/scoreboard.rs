@@ -413,13 +413,30 @@ struct Group {
     producers: Vec<(usize, bool)>,
 }
 
-fn groups(controls: &[Control]) -> Vec<Group> {
+fn groups(controls: &[Control], succ: &[Vec<usize>]) -> Vec<Group> {
     let mut all: Vec<Group> = Vec::new();
     let mut open: [Option<usize>; BARRIERS as usize] = [None; BARRIERS as usize];
     for (i, &c) in controls.iter().enumerate() {
         for (b, slot) in (0..BARRIERS).zip(open.iter_mut()) {
             if c.waits(b) {
                 *slot = None;
+            }
+        }
+        // Code that control cannot fall into from the instruction before
+        // (after an unconditional branch or `EXIT`) continues an open group
+        // only where the group may be pending there: two sides of an
+        // if/else each set the barrier for their own loads, and are two
+        // groups (sweep17 p190 `stencil_cluster`, sm_100/sm_120: the `LDS`
+        // of 0x2f0 on the else side, after the then side's `STS` read
+        // barriers on 2, with no wait on 2 between them in code order).
+        if i > 0 && !succ[i - 1].contains(&i) {
+            for (b, slot) in (0..BARRIERS).zip(open.iter_mut()) {
+                if let Some(g) = *slot {
+                    let from = all[g].producers.iter().map(|&(p, _)| p);
+                    if !reaches_without_wait(controls, succ, from, i, b) {
+                        *slot = None;
+                    }
+                }
             }
         }
         for (barrier, write) in [(c.write, true), (c.read, false)] {
@@ -439,6 +456,30 @@ fn groups(controls: &[Control]) -> Vec<Group> {
     // the model gave w=1 r=2 and left the 4 `warp_max` kernels alone).
     all.sort_by_key(|g| (g.start, g.producers[0].1));
     all
+}
+
+/// Whether control can go from one of `from` to `to` without an
+/// instruction on the way (`to` aside) waiting on `barrier`.
+fn reaches_without_wait(
+    controls: &[Control],
+    succ: &[Vec<usize>],
+    from: impl Iterator<Item = usize>,
+    to: usize,
+    barrier: u8,
+) -> bool {
+    let mut seen = Bits::new(controls.len());
+    let mut work: Vec<usize> = from.flat_map(|p| succ[p].iter().copied()).collect();
+    while let Some(i) = work.pop() {
+        if i == to {
+            return true;
+        }
+        if seen.get(i) || controls[i].waits(barrier) {
+            continue;
+        }
+        seen.set(i);
+        work.extend(succ[i].iter().copied());
+    }
+    false
 }
 
 /// The successors of each instruction, or `None` for control flow the
@@ -802,16 +843,32 @@ fn waited_at_loop_head(controls: &[Control], loop_heads: &Bits, g: &Group, live:
 /// p183 `dot_kernel`, now identical to nvlink's; sm_100/sm_120: 392 of 446
 /// kernels' ptxas numbering reproduced, 386 before, none lost; fixture
 /// `sbjoin`). `conv2d_const` still differs: nvlink splits ptxas's group of
-/// that `LDCU.64` and `S2R` though ptxas left 5 free, not modelled. Groups
-/// with a read barrier keep the narrower rule (not tried).
+/// that `LDCU.64` and `S2R` though ptxas left 5 free, not modelled.
+/// Groups of any kind share ptxas's barrier where neither is pending where
+/// the other is produced ([`apart`]): the two sides of an if/else, or a
+/// group before a loop and one round its back edge, each pending at the
+/// join by its own path (ptxas's numbering reproduced for 689 of the 766
+/// kernels of the sweeps' and fixtures' sm_100+ objects, 645 before, none
+/// lost: sweep16 p183 `transpose_fill`, p184 `fir_filter`, p189
+/// `bitap_search`, sweep14 p161 `unrolled`). nvlink's own numbering of
+/// those kernels still differs from the model's, which gives them ptxas's
+/// shared barrier again (transpose_fill: nvlink puts the loop's `STG` read
+/// barrier on the barrier of the `LDC.64` before the loop, which ptxas
+/// kept apart); no sweep link changes.
 fn consumed_together(controls: &[Control], (g, g_live): (&Group, &Bits), (h, h_live): (&Group, &Bits)) -> bool {
     let (Some(&(h_last, _)), Some(&(g_first, _))) = (h.producers.last(), g.producers.first()) else { return false };
     let writes_only = |x: &Group| x.producers.iter().all(|&(_, write)| write);
     g.barrier == h.barrier
         && h_last < g_first
-        && controls[h_last + 1..g_first].iter().any(|c| c.waits(h.barrier))
-        && ((writes_only(g) && writes_only(h))
-            || (g.producers.iter().all(|&(p, _)| holds(controls, h, h_live, p)) && g_live.within(h_live)))
+        && ((controls[h_last + 1..g_first].iter().any(|c| c.waits(h.barrier))
+            && ((writes_only(g) && writes_only(h))
+                || (g.producers.iter().all(|&(p, _)| holds(controls, h, h_live, p)) && g_live.within(h_live))))
+            || apart((g, g_live), (h, h_live)))
+}
+
+/// Whether neither of two groups is pending where the other is produced.
+fn apart((g, g_live): (&Group, &Bits), (h, h_live): (&Group, &Bits)) -> bool {
+    !g.producers.iter().any(|&(p, _)| h_live.get(p)) && !h.producers.iter().any(|&(p, _)| g_live.get(p))
 }
 
 /// A group's later producer that ptxas put on the group's barrier only
@@ -962,7 +1019,10 @@ fn split_pressed(
 /// keeps them on one barrier, as ptxas did (sweep8 p68 `conv2d`: `S2R R10`
 /// and `S2R R5` on one barrier, read by `IMAD R5, R5, 0x10, R10`; p67
 /// `spmv_vector`: `S2R R5`, `S2UR UR4`, `LDC R0` read by `IMAD R0, R0, UR4,
-/// R5`; sm_100 and sm_120). Keeping a group whole keeps ptxas's waits, so a
+/// R5`; sm_100 and sm_120), also with a global load among them (sweep17
+/// p190 `stencil_plain`: `LDG.E R15` and `LDCU UR8` pressed onto one
+/// barrier, read by `FFMA R0, R15, UR8, R0`; fixture `sbldg`). Keeping a
+/// group whole keeps ptxas's waits, so a
 /// register field misread here can only make the numbering differ from
 /// nvlink's, never wait for a register too late.
 fn read_together_at_wait(code: &[(u64, u64)], controls: &[Control], succ: &[Vec<usize>], group: &Group) -> bool {
@@ -972,7 +1032,7 @@ fn read_together_at_wait(code: &[(u64, u64)], controls: &[Control], succ: &[Vec<
     }
     let Some(wait) = group_wait(controls, succ, group.barrier, last) else { return false };
     let (Some(vector), Some(uniform)) = (vector_fields(code[wait]), uniform_fields(code[wait])) else { return false };
-    group.producers.iter().all(|&(p, _)| match (vector_destination(code[p]), uniform_destination(code[p])) {
+    group.producers.iter().all(|&(p, _)| match (vector_written(code[p]), uniform_destination(code[p])) {
         (Some(d), _) => names_any(&vector, d),
         (_, Some(d)) => names_any(&uniform, d),
         _ => false,
@@ -1259,7 +1319,7 @@ enum PtxasCheck {
 /// [`PtxasCheck`] of a kernel, or `None` past [`MAX_WORK`].
 fn ptxas_check(code: &[(u64, u64)], flow: &Flow, stack_load: bool) -> Option<PtxasCheck> {
     let Flow { succ, regions, preds, original, reserved, .. } = flow;
-    let all = groups(original);
+    let all = groups(original, succ);
     if all.len().saturating_mul(all.len()).saturating_mul(code.len().div_ceil(64)) > MAX_WORK {
         return None;
     }
@@ -1297,7 +1357,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     let Flow { succ, regions, preds, original, reserved, waits_all } = flow;
     let cleared = Control { write: NO_BARRIER, read: NO_BARRIER, wait: 0 };
     let controls: Vec<Control> = original.iter().zip(removed).map(|(&c, &r)| if r { cleared } else { c }).collect();
-    let mut all = groups(&controls);
+    let mut all = groups(&controls, &succ);
     let live = pending(&controls, &succ, &regions, &all);
     // The stack-pointer load's group: alone and waited on, the kernel uses
     // its stack (untouched); shared with later producers (stencil_smem: the
