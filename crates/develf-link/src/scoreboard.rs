@@ -858,12 +858,13 @@ fn waited_at_loop_head(controls: &[Control], loop_heads: &Bits, g: &Group, live:
 fn consumed_together(controls: &[Control], (g, g_live): (&Group, &Bits), (h, h_live): (&Group, &Bits)) -> bool {
     let (Some(&(h_last, _)), Some(&(g_first, _))) = (h.producers.last(), g.producers.first()) else { return false };
     let writes_only = |x: &Group| x.producers.iter().all(|&(_, write)| write);
+    // A wait on the barrier between them in code order, and either both
+    // groups of write barriers, or `g` produced and pending only where `h` is.
+    let waited_between = || controls[h_last + 1..g_first].iter().any(|c| c.waits(h.barrier));
+    let nested = || g.producers.iter().all(|&(p, _)| holds(controls, h, h_live, p)) && g_live.within(h_live);
     g.barrier == h.barrier
         && h_last < g_first
-        && ((controls[h_last + 1..g_first].iter().any(|c| c.waits(h.barrier))
-            && ((writes_only(g) && writes_only(h))
-                || (g.producers.iter().all(|&(p, _)| holds(controls, h, h_live, p)) && g_live.within(h_live))))
-            || apart((g, g_live), (h, h_live)))
+        && ((waited_between() && ((writes_only(g) && writes_only(h)) || nested())) || apart((g, g_live), (h, h_live)))
 }
 
 /// Whether neither of two groups is pending where the other is produced.

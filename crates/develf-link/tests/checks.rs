@@ -131,11 +131,6 @@ fn arch_mismatch_names_the_file_and_both_targets() {
     }
 }
 
-/// A section sharing file bytes with code (a hostile or damaged input: ptxas
-/// never writes one) is refused, whether the code comes with the bytes or
-/// from a source (`Input::code`), which would read it differently (found by
-/// the `link` fuzz target: calls_lib's `.nv.callgraph` grown over both
-/// `.text` sections).
 /// The section name table grown over code: the code section's name lies
 /// in code bytes, so the message names it by index, the same whether the
 /// code is in the input's bytes or read from elsewhere (found by the `link`
@@ -180,6 +175,11 @@ fn a_name_table_over_code_is_refused_alike_however_code_comes() {
     );
 }
 
+/// A section sharing file bytes with code (a hostile or damaged input: ptxas
+/// never writes one) is refused, whether the code comes with the bytes or
+/// from a source (`Input::code`), which would read it differently (found by
+/// the `link` fuzz target: calls_lib's `.nv.callgraph` grown over both
+/// `.text` sections).
 #[test]
 fn a_section_overlapping_code_is_refused() {
     let mut bytes = fixture("obj/sm_90/calls_lib.cubin");
