@@ -888,6 +888,9 @@ impl Reporter {
 #[derive(Debug, Clone)]
 pub struct LinkRequest {
     pub arch: Arch,
+    /// The target as nvlink names it in messages ([`target_name`]): a
+    /// family target keeps its `f`, which [`LinkRequest::arch`] drops.
+    pub target_name: String,
     pub output: PathBuf,
     pub relocatable: bool,
     pub debug: bool,
@@ -940,13 +943,31 @@ pub fn target_arch(value: &str) -> Result<Arch, String> {
             "Link target of '{value}' is virtual target that is not JIT-able; use 'sm_' target instead"
         ));
     }
-    let sm_name = value.strip_prefix("compute_").map_or_else(|| value.to_string(), |d| format!("sm_{d}"));
+    let sm_name = target_name(value);
     // A family target (`sm_100f`, `sm_103f`, `sm_120f`): nvlink 13.5 links it
     // as the plain SM (same objects accepted, same output but for the
     // command line its tkinfo note records; sm_100f objects for sm_100f,
     // sm_103f, sm_103 and sm_100).
     let base = sm_name.strip_suffix('f').filter(|b| b.len() > 3 && !b.ends_with('a')).unwrap_or(&sm_name);
     Arch::parse(base).ok_or_else(|| format!("Unknown arch name '{value}'"))
+}
+
+/// Whether fatbin `data` holds any device ELF or PTX: a direct input with
+/// code, none of it for the target, gets nvlink's "SM Arch not found"
+/// warning (PTX-only objects too: compute_86 PTX in an sm_80 link,
+/// compute_100a PTX in an sm_100 one).
+fn has_code(data: &[u8]) -> bool {
+    develf_fatbin::device_elfs(data).is_ok_and(|all| !all.is_empty())
+        || develf_fatbin::Container::parse(data).is_ok_and(|c| {
+            c.entries(&develf_fatbin::Limits::default()).iter().any(|e| e.kind == develf_fatbin::EntryKind::Ptx)
+        })
+}
+
+/// The `-arch` value as nvlink's messages name the target: `sm_100f` for
+/// `-arch=sm_100f` ("SM Arch ('sm_100f') not found in ..."), `sm_90` for
+/// `compute_90`.
+pub fn target_name(value: &str) -> String {
+    value.strip_prefix("compute_").map_or_else(|| value.to_string(), |d| format!("sm_{d}"))
 }
 
 /// Entry point of `develf nvlink ARGS` and of `develf` invoked as `nvlink`
@@ -1099,6 +1120,7 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
     }
     Ok(LinkRequest {
         arch,
+        target_name: parsed.arch.as_deref().map(target_name).unwrap_or_default(),
         output: PathBuf::from(output),
         relocatable: parsed.relocatable,
         debug: parsed.debug && !parsed.suppress_debug_info,
@@ -1212,7 +1234,7 @@ fn load_files(request: &LinkRequest, reporter: &mut Reporter) -> Result<Loaded, 
     };
     for (name, data) in names.into_iter().zip(results) {
         let data = data.map_err(|e| format!("Could not open input file '{name}': {e}"))?;
-        match named_input_kind(name, read.bytes(&data.bytes), request.arch) {
+        match named_input_kind(name, read.bytes(&data.bytes), request) {
             NamedInput::Use => {}
             NamedInput::Skip(why) => {
                 // Silent in nvlink; an info, so that -Werror fails no link nvlink makes.
@@ -1273,7 +1295,8 @@ enum NamedInput {
 /// without a suffix or named `.so` is skipped whatever it holds; under any
 /// other suffix but `.o` a device ELF is skipped (a damaged one is fatal), and
 /// a bare fatbin is skipped unless it is named `.fatbin`.
-fn named_input_kind(name: &str, data: &[u8], arch: Arch) -> NamedInput {
+fn named_input_kind(name: &str, data: &[u8], request: &LinkRequest) -> NamedInput {
+    let arch = request.arch;
     const NVLINK_HEADER: usize = 56;
     if data.is_empty() {
         return NamedInput::Skip("the file is empty");
@@ -1305,7 +1328,7 @@ fn named_input_kind(name: &str, data: &[u8], arch: Arch) -> NamedInput {
             None => header_sm(data) == arch.sm,
         };
         if !target {
-            return NamedInput::SkipWarning(format!("SM Arch ('{arch}') not found in '{name}'"));
+            return NamedInput::SkipWarning(format!("SM Arch ('{}') not found in '{name}'", request.target_name));
         }
     }
     // Below sm_90 nvlink takes nothing from a `.ptx` that passes its content
@@ -1400,7 +1423,8 @@ fn device_objects<'a>(
         return Ok(Vec::new());
     }
     if develf_fatbin::sniff(data).is_some() {
-        let entries = develf_fatbin::relocatable_elfs_compatible(data, arch.sm).map_err(|d| format!("{name}: {d}"))?;
+        let entries = develf_fatbin::relocatable_elfs_compatible(data, arch.sm, arch.accelerator)
+            .map_err(|d| format!("{name}: {d}"))?;
         // Rule 13.7.1: SASS of an older SM of the family loses to PTX of a
         // newer SM (sm_80 SASS + compute_86 PTX linked for sm_86 or sm_89 is
         // the PTX compiled; with compute_80 PTX the SASS; sweep4 p59
@@ -1431,14 +1455,11 @@ fn device_objects<'a>(
         }
         // nvlink warns about a file given directly, not about an archive member
         // (rule 13.3: an sm_75-only member of an sm_90 link goes by silently).
-        let any_for_target = develf_fatbin::device_elfs(data).is_ok_and(|all| all.iter().any(|e| e.sm == arch.sm));
-        if unit.direct
-            && !request.suppress_arch_warning
-            && out.is_empty()
-            && !any_for_target
-            && develf_fatbin::device_elfs(data).is_ok_and(|all| !all.is_empty())
-        {
-            reporter.warning(&format!("SM Arch ('{arch}') not found in '{name}'"));
+        let any_for_target = develf_fatbin::device_elfs(data).is_ok_and(|all| {
+            all.iter().any(|e| e.sm == arch.sm && develf_fatbin::serves_accelerated(e, arch.sm, arch.accelerator))
+        });
+        if unit.direct && !request.suppress_arch_warning && out.is_empty() && !any_for_target && has_code(data) {
+            reporter.warning(&format!("SM Arch ('{}') not found in '{name}'", request.target_name));
         }
         return Ok(out);
     }
@@ -2432,6 +2453,7 @@ pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
     inputs.extend(args.libraries.iter().cloned().map(InputArg::Library));
     let request = LinkRequest {
         arch,
+        target_name: target_name(&args.arch),
         output: args.output.clone(),
         relocatable: args.relocatable,
         debug: args.debug,

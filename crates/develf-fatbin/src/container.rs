@@ -474,42 +474,76 @@ pub fn relocatable_elfs_for(data: &[u8], sm: u32) -> Result<Vec<Entry<'_>>, Diag
     Ok(device_elfs(data)?.into_iter().filter(|e| e.sm == sm && (e.data.is_err() || e.is_relocatable_elf())).collect())
 }
 
-/// For a linker targeting `sm`: [`relocatable_elfs_for`] the SM itself when
-/// the file has code for it, else for the newest SM of the same major version
-/// below it, whose SASS the target runs (nvlink 13.5 with host objects made
-/// by `nvcc -c -rdc=true -gencode ...`: sm_80 + sm_90 linked for sm_86 and
-/// sm_89 takes sm_80's; sm_75 + sm_80 + sm_86 for sm_87 and sm_89 takes
-/// sm_86's; sm_75 alone for sm_80 has nothing, with nvlink's warning).
-pub fn relocatable_elfs_compatible(data: &[u8], sm: u32) -> Result<Vec<Entry<'_>>, Diagnostic> {
+/// For a linker targeting `sm` (`accelerator`: `sm_XXa`):
+/// [`relocatable_elfs_for`] the SM itself when the file has code for it,
+/// else for the newest SM of the same major version below it, whose SASS the
+/// target runs (nvlink 13.5 with host objects made by `nvcc -c -rdc=true
+/// -gencode ...`: sm_80 + sm_90 linked for sm_86 and sm_89 takes sm_80's;
+/// sm_75 + sm_80 + sm_86 for sm_87 and sm_89 takes sm_86's; sm_75 alone for
+/// sm_80 has nothing, with nvlink's warning). An `sm_XXa` entry serves only
+/// an `sm_XXa` target: for any other it is not there (nvlink 13.5 links
+/// nothing from an sm_100a-only host object for sm_100 or sm_103, with its
+/// "not found" warning, where a bare sm_100a cubin is an error).
+pub fn relocatable_elfs_compatible(data: &[u8], sm: u32, accelerator: bool) -> Result<Vec<Entry<'_>>, Diagnostic> {
     let all = device_elfs(data)?;
-    let usable = |e: &Entry<'_>| e.data.is_err() || e.is_relocatable_elf();
+    let usable = |e: &Entry<'_>| (e.data.is_err() || e.is_relocatable_elf()) && serves_accelerated(e, sm, accelerator);
     let chosen = if all.iter().any(|e| e.sm == sm && usable(e)) {
         Some(sm)
     } else {
         all.iter().filter(|e| usable(e) && e.sm / 10 == sm / 10 && e.sm < sm).map(|e| e.sm).max()
     };
-    Ok(all.into_iter().filter(|e| Some(e.sm) == chosen && usable(e)).collect())
+    let chosen: Vec<Entry<'_>> = all.into_iter().filter(|e| Some(e.sm) == chosen && usable(e)).collect();
+    Ok(most_specific(chosen))
+}
+
+/// How specific an entry's code is: `sm_XXa` (2) over `sm_XXf` (1) over the
+/// plain SM (0).
+fn specificity(e: &Entry<'_>) -> u8 {
+    match e.arch.as_bytes().last() {
+        Some(b'a') => 2,
+        Some(b'f') => 1,
+        _ => 0,
+    }
+}
+
+/// Of entries for one SM, those of the most specific kind: nvlink 13.5
+/// takes the one that fits the target best (sm_100 + sm_100a SASS linked
+/// for sm_100a takes sm_100a's alone; compute_100 + compute_100f PTX for
+/// sm_100 or sm_103 compiles compute_100f's), not both.
+fn most_specific(entries: Vec<Entry<'_>>) -> Vec<Entry<'_>> {
+    let best = entries.iter().map(specificity).max();
+    entries.into_iter().filter(|e| Some(specificity(e)) == best).collect()
+}
+
+/// Whether entry `e` may serve a target `sm` (`accelerator`: `sm_XXa`) as
+/// far as its `a` suffix goes: an `sm_XXa`/`compute_XXa` entry only the
+/// `sm_XXa` target itself.
+pub fn serves_accelerated(e: &Entry<'_>, sm: u32, accelerator: bool) -> bool {
+    !e.arch.ends_with('a') || (accelerator && e.sm == sm)
 }
 
 /// For a linker targeting `sm` (`accelerator`: `sm_XXa`) when a file has no
 /// device ELF it can use ([`relocatable_elfs_compatible`] is empty): the PTX
-/// entries to compile for it, those of the newest PTX target not above `sm`
-/// (PTX runs on later architectures; a `compute_XXa` one only on `sm_XXa`).
-/// nvlink compiles these with its built-in ptxas (nvcc `-arch=sm_80` host
-/// objects linked for sm_90: the output is what `ptxas -arch=sm_90 -m64 -c`
-/// gives for the sm_80 PTX, byte for byte).
+/// entries to compile for it, those of the newest PTX target not above `sm`.
+/// PTX runs on later architectures; a `compute_XXa` one only on `sm_XXa`; a
+/// family one (`compute_XXf`) on the later SMs of its major version only
+/// (nvlink 13.5: compute_100f PTX is compiled for sm_100, sm_100a, sm_100f,
+/// sm_103, sm_103a and sm_103f, not for sm_110 or sm_120; compute_120f for
+/// sm_120 and sm_121). nvlink compiles these with its built-in ptxas (nvcc
+/// `-arch=sm_80` host objects linked for sm_90: the output is what `ptxas
+/// -arch=sm_90 -m64 -c` gives for the sm_80 PTX, byte for byte).
 pub fn ptx_entries_compatible(data: &[u8], sm: u32, accelerator: bool) -> Result<Vec<Entry<'_>>, Diagnostic> {
     if sniff(data).is_none() {
         return Ok(Vec::new());
     }
     let container = Container::parse(data)?;
     let usable = |e: &Entry<'_>| {
-        let specific = e.arch.ends_with('a') || e.arch.ends_with('f');
-        e.kind == EntryKind::Ptx && e.sm <= sm && (!specific || (accelerator && e.sm == sm && e.arch.ends_with('a')))
+        let family = !e.arch.ends_with('f') || e.sm / 10 == sm / 10;
+        e.kind == EntryKind::Ptx && e.sm <= sm && family && serves_accelerated(e, sm, accelerator)
     };
     let all: Vec<Entry<'_>> = container.entries(&Limits::default()).into_iter().filter(usable).collect();
     let newest = all.iter().map(|e| e.sm).max();
-    Ok(all.into_iter().filter(|e| Some(e.sm) == newest).collect())
+    Ok(most_specific(all.into_iter().filter(|e| Some(e.sm) == newest).collect()))
 }
 
 fn bare_elf(data: &[u8]) -> Entry<'_> {

@@ -32,7 +32,7 @@ pub mod write;
 pub use compress::{Codec, Limits};
 pub use container::{
     Container, ContainerKind, Entry, FatbinSite, Object, Wrapper, cuobjdump_name, device_elfs, device_elfs_with,
-    ptx_entries_compatible, relocatable_elfs_compatible, relocatable_elfs_for, sniff,
+    ptx_entries_compatible, relocatable_elfs_compatible, relocatable_elfs_for, serves_accelerated, sniff,
 };
 pub use fatbin::{EntryHeader, EntryKind, Fatbin, FatbinHeader, Flags, RawEntry, parse_fatbins, trim_elf};
 pub use write::{NewEntry, normalize_ptx, write_fatbin};
