@@ -632,6 +632,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("afbo", "afb.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbrlate", "sbrlate.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbldg", "sbldg.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbhoist", "sbhoist.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbjoin5", "sbjoin5.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("pux", "pux.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbtog", "sbtog.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("fence2", "fence2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1447,6 +1449,12 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: a global load and a constant load pressed onto one barrier
     // and read together at its wait stay on one barrier.
     GroupSpec { name: "sbldg", inputs: &[Abi8("sbldg")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: the stack-pointer load's barrier waited for before a shared
+    // CAS loop that reuses it (sweep17 p197 `static_plus_dynamic`).
+    GroupSpec { name: "sbhoist", inputs: &[Abi8("sbhoist")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: global loads behind branches, pending at the join, on
+    // barrier 5 (sweep17 p197 `stencil_d`).
+    GroupSpec { name: "sbjoin5", inputs: &[Abi8("sbjoin5")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: an `EXIT` keeps its wait on a bulk tensor load's read
     // barrier under `-g` (session 32 probe of tma_b.cu).
     GroupSpec { name: "tmab-g", inputs: &[Abi8("tmab")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },

@@ -196,6 +196,14 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
     if opcode == OP_WARPSYNC_REGISTER {
         return (lo >> 24) & 0xff == 1;
     }
+    // `LDS Rd, [Ra+URb]` reads its 32-bit shared address `Ra` only: `URb`
+    // is a uniform register and the high word's low byte no register
+    // (sweep17 p197 `static_plus_dynamic`, sm_100/sm_120: `LDS R9,
+    // [R7+UR4]` before a CAS loop waits on the stack-pointer load's barrier
+    // for the loop's `ATOMS` to reuse it; nvlink drops both).
+    if opcode == OP_LDS {
+        return (lo >> 24) & 0xff == 1;
+    }
     // `MOV Rd, Rb` moves 32 bits: only `R1` is the stack pointer.
     if opcode == OP_MOV {
         return (lo >> 32) & 0xff == 1;
@@ -677,6 +685,7 @@ fn allocate(
     // The groups pressed onto a barrier another holds (below).
     let mut pressed = Vec::new();
     let loop_heads = loop_heads(succ);
+    let preds = predecessors(succ);
     for (k, g) in groups.iter().enumerate() {
         if Some(k) == skip {
             out.push(NO_BARRIER);
@@ -727,7 +736,13 @@ fn allocate(
         // head 0x150, takes 5 with 2 free; p14 `bvh_refit_level` likewise;
         // sm_100 and sm_120).
         let order = match order {
-            o if write && o[0] == 2 && waited_at_loop_head(controls, &loop_heads, g, &live[k]) => [5, 2, 3, 4, 0, 1],
+            o if write
+                && o[0] == 2
+                && (waited_at_loop_head(controls, &loop_heads, g, &live[k])
+                    || pending_at_partial_join(controls, &preds, g, &live[k])) =>
+            {
+                [5, 2, 3, 4, 0, 1]
+            }
             o => o,
         };
         let from = order[0];
@@ -765,7 +780,27 @@ fn allocate(
                     live[j].meets(&reachable_avoiding(succ, first, &producers))
                 }
             };
-            if (pair(k, j) && !consumed_together(controls, (g, &live[k]), (h, &live[j]))) || waited_here() {
+            // The stack-pointer load's group alone, never read, is waited on
+            // only where ptxas gives its barrier to a later group: that wait,
+            // hoisted before a loop, ends it after the waiting instruction's
+            // own groups are numbered, unless another group on the barrier
+            // is pending there too (then the wait is that group's). Sweep17
+            // p197 `static_plus_dynamic` (sm_100/sm_120): the `LDS` before a
+            // shared CAS loop waits on barrier 0 for the loop's `ATOMS` to
+            // reuse it and takes 2, not 0; sweep16 p183 `transpose_count`
+            // likewise (ptxas's numbering of 695 of the 766 corpus kernels
+            // reproduced, 689 before, none lost; fixture `sbhoist`).
+            let stack_waited_here = || {
+                Some(j) == share
+                    && h.producers.len() == 1
+                    && controls[first].waits(h.barrier)
+                    && live[j].get(first)
+                    && !groups.iter().enumerate().any(|(i, o)| i != j && o.barrier == h.barrier && live[i].get(first))
+            };
+            if (pair(k, j) && !consumed_together(controls, (g, &live[k]), (h, &live[j])))
+                || waited_here()
+                || stack_waited_here()
+            {
                 taken[usize::from(b)] = true;
                 latest[usize::from(b)] = latest[usize::from(b)].max(Some(h.start));
             }
@@ -822,6 +857,19 @@ fn loop_heads(succ: &[Vec<usize>]) -> Bits {
 /// head.
 fn waited_at_loop_head(controls: &[Control], loop_heads: &Bits, g: &Group, live: &Bits) -> bool {
     (0..controls.len()).any(|i| loop_heads.get(i) && live.get(i) && controls[i].waits(g.barrier))
+}
+
+/// Whether group `g` is pending at a join that some of its incoming paths
+/// reach with `g` not pending: a load there searches from 5, as one waited
+/// for at a loop head does (sweep17 p197 `stencil_d`, sm_100/sm_120: the
+/// halo `LDG.E.64`s behind `if (threadIdx.x == 0)` take 5 with 2 free;
+/// p193 `produce`, p199 `kth_smallest`; ptxas's numbering of 272 of the 291
+/// sweep17 kernels reproduced, 268 before, and of the 766 corpus kernels
+/// unchanged; fixture `sbjoin5`).
+fn pending_at_partial_join(controls: &[Control], preds: &[Vec<usize>], g: &Group, live: &Bits) -> bool {
+    let pending_after =
+        |p: usize| g.producers.iter().any(|&(q, _)| q == p) || (live.get(p) && !controls[p].waits(g.barrier));
+    (0..controls.len()).any(|i| live.get(i) && preds[i].len() > 1 && preds[i].iter().any(|&p| !pending_after(p)))
 }
 
 /// Whether group `g` may share the barrier of the earlier group `h` it
