@@ -634,6 +634,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbldg", "sbldg.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbhoist", "sbhoist.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbjoin5", "sbjoin5.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbexit", "sbexit.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("pux", "pux.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbtog", "sbtog.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("fence2", "fence2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1455,6 +1456,10 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: global loads behind branches, pending at the join, on
     // barrier 5 (sweep17 p197 `stencil_d`).
     GroupSpec { name: "sbjoin5", inputs: &[Abi8("sbjoin5")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: an `EXIT` (sm_100) and a 32-bit `IADD` of `R0` (sm_120)
+    // wait on the stack-pointer load's barrier without reading `R1`
+    // (sweep17 p196 `reverse_bits`).
+    GroupSpec { name: "sbexit", inputs: &[Abi8("sbexit")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: an `EXIT` keeps its wait on a bulk tensor load's read
     // barrier under `-g` (session 32 probe of tma_b.cu).
     GroupSpec { name: "tmab-g", inputs: &[Abi8("tmab")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },

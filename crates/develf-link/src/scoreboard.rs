@@ -176,6 +176,10 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
             OP_WARPSYNC_ALL,
             OP_NOP,
             OP_BRA,
+            // An `EXIT` reads no register (sweep17 p196 `reverse_bits`,
+            // sm_100: `@!P1 EXIT` after the unrolled loop waits on the
+            // load's barrier; nvlink drops both; fixture `sbexit`).
+            OP_EXIT,
             OP_MOV_IMMEDIATE,
             OP_MOV64_IMMEDIATE,
             OP_CS2R,
@@ -212,9 +216,14 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
     // `Ra` may be the pair `R0:R1`) has no `Rc`: the high word's low byte
     // is not a register (CUB's `DeviceReduceKernel`, sm_120: `IADD R7, R5,
     // -0xc00` waits on the load's barrier).
+    // Bit 9 of the high word marks `.64` (nvdisasm 13.5: `IADD.64 R6, R6,
+    // R10` is 0x...078e0200, `IADD R2, R0, R0` 0x...078e0000); 32-bit, only
+    // `R1` itself is the stack pointer (sweep17 p196 `reverse_bits`, sm_120:
+    // `IADD R2, R0, R0` waits on the load's barrier; nvlink drops both).
     if opcode & 0x1ff == OP_IADD {
         let rb = (opcode >> 9 == 1).then_some((lo >> 32) & 0xff);
-        return [Some((lo >> 24) & 0xff), rb].into_iter().flatten().any(|r| r <= 1);
+        let wide = hi >> 9 & 1 == 1;
+        return [Some((lo >> 24) & 0xff), rb].into_iter().flatten().any(|r| r == 1 || (wide && r == 0));
     }
     // `IMAD.WIDE Rd, Ra, Rb/imm, Rc`: 32-bit `Ra` and `Rb`, the pair `Rc`
     // (CUB's `DeviceReduceKernel`, sm_120: `IMAD.WIDE R4, R0, 0x4, R4`).
