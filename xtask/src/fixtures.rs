@@ -1484,6 +1484,14 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(SHC_ARCHS),
     },
+    // Rule 12.10: under `-preserve-relocs` the 128-aligned extern aligns
+    // `.nv_debug.shared` as under `-g` (sweep17/18 p197 `preserve`).
+    GroupSpec {
+        name: "dsh128-pr",
+        inputs: &[Abi8("dsh128_a"), Abi8("dsh128_b")],
+        flags: &["-preserve-relocs"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
     // Rule 11.3: a CAS returning nothing takes 5 (sweep16 p186).
     GroupSpec { name: "casrz", inputs: &[Abi8("casrz")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.10: extern shared relocations of code no kernel reaches are

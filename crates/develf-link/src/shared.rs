@@ -515,13 +515,16 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
         if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
             if only_externs && facts.any_extern {
                 out.align = EXTERN_ALIGN;
-            } else if layout.debug && facts.any_extern {
+            } else if (layout.debug || layout.preserve_relocs) && facts.any_extern {
                 // Under `-g`, which defines the externs here, their largest
                 // `st_value` counts as an alignment, as a relinked `-r`
                 // output's instances do (rule 12.8.1): xshm_a's `-r -g`
                 // output defines `xshm_dyn` at 0x30 beside `xshm_read`'s
                 // `tile`; relinked with `-g` the section is 0x30-aligned
                 // (sm_75..sm_100, plain and `-G`; fixture `xshma-relink-g`).
+                // So does `-preserve-relocs`: sweep17 p197's 128-aligned
+                // `dyn_raw` makes the section 128-aligned (sm_75..sm_120;
+                // fixture `dsh128-pr`).
                 out.align = out.align.max(facts.extern_value);
             }
             // Rule 12.2: no bytes of its own in an executable (sm_100+: the
