@@ -635,6 +635,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbhoist", "sbhoist.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbjoin5", "sbjoin5.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbexit", "sbexit.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("kuweak_a", "kuweak_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    nvcc_with("kuweak_b", "kuweak_b.cu", &["-maxrregcount=24"], Archs::Only(SHC_ARCHS)),
     cu("pux", "pux.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("sbtog", "sbtog.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("fence2", "fence2.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -834,8 +836,11 @@ struct GroupSpec {
 /// defeat reloc_nvlink's by-name model of which relocations nvlink keeps;
 /// the group is for the `-r` call graph (rule 9.13). `gsldc`'s executable
 /// differs in the scoreboards the finaliser renumbers (not modelled for its
-/// grid sync); the group is for the `-r` capsule (rule 11.7).
-const RELOCATABLE_ONLY: &[&str] = &["wl", "gsldc"];
+/// grid sync); the group is for the `-r` capsule (rule 11.7). `kuweak-ku`'s
+/// executable is byte-identical too, but nvlink keeps the value of the
+/// losing weak kernel copy's `.debug_frame` relocation, which reloc_nvlink's
+/// model of dead symbols clears; the group is for the `-r` names (rule 9.6).
+const RELOCATABLE_ONLY: &[&str] = &["wl", "gsldc", "kuweak-ku"];
 
 const fn group(name: &'static str, inputs: &'static [Input]) -> GroupSpec {
     GroupSpec { name, inputs, flags: &[], archs: Archs::All }
@@ -1482,6 +1487,15 @@ const GROUPS: &[GroupSpec] = &[
         name: "dsh16",
         inputs: &[Abi8("dsh128_a"), Abi8("dsh128_c")],
         flags: &[],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    // Rule 9.6: a weak kernel's later copy wins, and `-kernels-used` does not
+    // select it: under `-r` no `.nv.shared.<k>` name for it (sweep17 p197
+    // `ku-r`).
+    GroupSpec {
+        name: "kuweak-ku",
+        inputs: &[Abi8("kuweak_a"), Abi8("kuweak_b")],
+        flags: &["-kernels-used=_Z11kuweak_mainPfi"],
         archs: Archs::Only(SHC_ARCHS),
     },
     // Rule 12.10: under `-preserve-relocs` the 128-aligned extern aligns

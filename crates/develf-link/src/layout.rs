@@ -1086,9 +1086,16 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                     .and_then(|y| y.section_index())
                     .filter(|&x| !b.liveness.is_dead(d.input, x));
                 let header = input.section(text).copied();
+                // Rule 9.6: under `-kernels-used` a kernel the list does not
+                // select is a device function here too: no `.nv.info.<k>` or
+                // `.nv.shared.<k>` name, its `.nv.info` created with the
+                // input's function infos (1.3.2.5; sweep17 p197
+                // `reduce_k<float, 128>`, whose copy in red.cu wins, `-r
+                // -kernels-used` of another kernel; sm_75..sm_90).
+                let selected = selected_by_lists(options, s.name);
                 if let (Some(_), Some(h)) = (later, header) {
                     let id = b.create(h.name, C::Text, h.sh_type, h.flags, h.addralign.max(1));
-                    if is_kernel(s) {
+                    if is_kernel(s) && selected {
                         let info = b.create(&companion(".nv.info.", h.name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
                         let shared = b.create(&companion(".nv.shared.", h.name), C::Shared, SHT_CUDA_SHARED, 0x43, 4);
                         for x in [info, shared] {
@@ -1154,7 +1161,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 .resolution
                 .global(me)
                 .and_then(|g| b.resolution.globals.get(g))
-                .is_some_and(|g| g.first.input < input.index);
+                .is_some_and(|g| g.first.input < input.index && g.first_definition != Some(g.first));
             let selected = options.debug_given()
                 || (options.kernels_used.is_none() && options.variables_used.is_none())
                 || crate::host_info::is_root_kernel(options, s.name)
@@ -1297,7 +1304,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                         && y.section_index() == Some(s.info as usize)
                         && resolution.definition_of(SymbolRef { input: i, symbol: y.index }).is_some_and(|d| {
                             d.input > i
-                                && !is_kernel(y)
+                                && (!is_kernel(y) || !selected_by_lists(options, y.name))
                                 && inputs
                                     .get(d.input)
                                     .and_then(|x| x.symbol(d.symbol))
@@ -1519,6 +1526,15 @@ fn keep_symtab_shndx(layout: &mut Layout) {
 
 /// The finaliser's extended index table for `.nv.merc.symtab` (rule 3.6).
 pub(crate) const MERC_SYMTAB_SHNDX: &str = ".nv.merc.symtab_shndx";
+
+/// Whether kernel `name` counts as a kernel for rule 9.6: always without
+/// `-kernels-used`/`-variables-used` or under `-g` (rule 9.7), else when
+/// the list selects it; an unselected one is laid out as a device function.
+fn selected_by_lists(options: &LinkOptions, name: &str) -> bool {
+    options.debug_given()
+        || (options.kernels_used.is_none() && options.variables_used.is_none())
+        || crate::host_info::is_root_kernel(options, name)
+}
 
 /// Whether section `index` of input `i` is a removed kernel's own
 /// `.nv.shared.<k>` whose name rule 9.2 still logs ([`create_for_symbol`]),
