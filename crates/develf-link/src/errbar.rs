@@ -1256,17 +1256,15 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
         if *place < from {
             return None;
         }
-        out.extend_from_slice(&bytes[from..*place]);
+        out.extend_from_slice(bytes.get(from..*place)?);
         out.extend_from_slice(item);
         from = *place + replaced;
     }
-    if from > close_at {
-        return None;
-    }
-    out.extend_from_slice(&bytes[from..close_at]);
+    out.extend_from_slice(bytes.get(from..close_at)?);
     let bra = moves.own.get(ops.iter().rposition(|&o| o == OP_BRA)?)? / 16;
-    let tail = moves.new_size / 16 - bra;
-    let first = bytes[close_at];
+    // A damaged capsule may put its final `BRA` past the code's new end.
+    let tail = (moves.new_size / 16).checked_sub(bra)?;
+    let first = *bytes.get(close_at)?;
     out.push((first & 0x7f) | (((tail & 1) as u8) << 7));
     out.push((tail >> 1) as u8);
     Some(out)
