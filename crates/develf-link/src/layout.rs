@@ -1162,10 +1162,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 .global(me)
                 .and_then(|g| b.resolution.globals.get(g))
                 .is_some_and(|g| g.first.input < input.index && g.first_definition != Some(g.first));
-            let selected = options.debug_given()
-                || (options.kernels_used.is_none() && options.variables_used.is_none())
-                || crate::host_info::is_root_kernel(options, s.name)
-                || met_earlier;
+            let selected = selected_by_lists(options, s.name) || met_earlier;
             if is_kernel(s) {
                 let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
                 let shared_name = companion(".nv.shared.", text_name);
