@@ -952,15 +952,14 @@ pub fn target_arch(value: &str) -> Result<Arch, String> {
     Arch::parse(base).ok_or_else(|| format!("Unknown arch name '{value}'"))
 }
 
-/// Whether fatbin `data` holds any device ELF or PTX: a direct input with
-/// code, none of it for the target, gets nvlink's "SM Arch not found"
-/// warning (PTX-only objects too: compute_86 PTX in an sm_80 link,
+/// Whether fatbin `data` holds any PTX: a direct input with code (device
+/// ELFs or PTX), none of it for the target, gets nvlink's "SM Arch not
+/// found" warning, PTX-only objects too (compute_86 PTX in an sm_80 link,
 /// compute_100a PTX in an sm_100 one).
-fn has_code(data: &[u8]) -> bool {
-    develf_fatbin::device_elfs(data).is_ok_and(|all| !all.is_empty())
-        || develf_fatbin::Container::parse(data).is_ok_and(|c| {
-            c.entries(&develf_fatbin::Limits::default()).iter().any(|e| e.kind == develf_fatbin::EntryKind::Ptx)
-        })
+fn has_ptx(data: &[u8]) -> bool {
+    develf_fatbin::Container::parse(data).is_ok_and(|c| {
+        c.entries(&develf_fatbin::Limits::default()).iter().any(|e| e.kind == develf_fatbin::EntryKind::Ptx)
+    })
 }
 
 /// The `-arch` value as nvlink's messages name the target: `sm_100f` for
@@ -1455,11 +1454,14 @@ fn device_objects<'a>(
         }
         // nvlink warns about a file given directly, not about an archive member
         // (rule 13.3: an sm_75-only member of an sm_90 link goes by silently).
-        let any_for_target = develf_fatbin::device_elfs(data).is_ok_and(|all| {
-            all.iter().any(|e| e.sm == arch.sm && develf_fatbin::serves_accelerated(e, arch.sm, arch.accelerator))
-        });
-        if unit.direct && !request.suppress_arch_warning && out.is_empty() && !any_for_target && has_code(data) {
-            reporter.warning(&format!("SM Arch ('{}') not found in '{name}'", request.target_name));
+        // Only a file that contributed nothing is looked at again.
+        if unit.direct && !request.suppress_arch_warning && out.is_empty() {
+            let elfs = develf_fatbin::device_elfs(data).unwrap_or_default();
+            let any_for_target =
+                elfs.iter().any(|e| e.sm == arch.sm && develf_fatbin::serves_accelerated(e, arch.sm, arch.accelerator));
+            if !any_for_target && (!elfs.is_empty() || has_ptx(data)) {
+                reporter.warning(&format!("SM Arch ('{}') not found in '{name}'", request.target_name));
+            }
         }
         return Ok(out);
     }

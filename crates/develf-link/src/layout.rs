@@ -1092,10 +1092,9 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 // input's function infos (1.3.2.5; sweep17 p197
                 // `reduce_k<float, 128>`, whose copy in red.cu wins, `-r
                 // -kernels-used` of another kernel; sm_75..sm_90).
-                let selected = selected_by_lists(options, s.name);
                 if let (Some(_), Some(h)) = (later, header) {
                     let id = b.create(h.name, C::Text, h.sh_type, h.flags, h.addralign.max(1));
-                    if is_kernel(s) && selected {
+                    if is_kernel(s) && selected_by_lists(options, s.name) {
                         let info = b.create(&companion(".nv.info.", h.name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
                         let shared = b.create(&companion(".nv.shared.", h.name), C::Shared, SHT_CUDA_SHARED, 0x43, 4);
                         for x in [info, shared] {

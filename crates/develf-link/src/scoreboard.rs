@@ -670,6 +670,9 @@ fn reachable_avoiding(succ: &[Vec<usize>], from: usize, avoid: &[usize]) -> Bits
     seen
 }
 
+/// A kernel's control flow: each instruction's successors and predecessors.
+type Edges<'a> = (&'a [Vec<usize>], &'a [Vec<usize>]);
+
 /// The model's numbering of `groups` (in start order); `NO_BARRIER` for
 /// `skip` (the stack-pointer load's group); `None` when every barrier is
 /// taken. With `share` (the stack-pointer load's group, checking ptxas's
@@ -681,7 +684,7 @@ fn reachable_avoiding(succ: &[Vec<usize>], from: usize, avoid: &[usize]) -> Bits
 fn allocate(
     code: &[(u64, u64)],
     controls: &[Control],
-    (succ, groups, live): (&[Vec<usize>], &[Group], &[Bits]),
+    ((succ, preds), groups, live): (Edges<'_>, &[Group], &[Bits]),
     over: &[Bits],
     (skip, share, joins): (Option<usize>, Option<usize>, &[Option<usize>]),
     reserved: u8,
@@ -694,7 +697,6 @@ fn allocate(
     // The groups pressed onto a barrier another holds (below).
     let mut pressed = Vec::new();
     let loop_heads = loop_heads(succ);
-    let preds = predecessors(succ);
     for (k, g) in groups.iter().enumerate() {
         if Some(k) == skip {
             out.push(NO_BARRIER);
@@ -748,7 +750,7 @@ fn allocate(
             o if write
                 && o[0] == 2
                 && (waited_at_loop_head(controls, &loop_heads, g, &live[k])
-                    || pending_at_partial_join(controls, &preds, g, &live[k])) =>
+                    || pending_at_partial_join(controls, preds, g, &live[k])) =>
             {
                 [5, 2, 3, 4, 0, 1]
             }
@@ -804,7 +806,7 @@ fn allocate(
                     && h.producers.len() == 1
                     && controls[first].waits(h.barrier)
                     && live[j].get(first)
-                    && !groups.iter().enumerate().any(|(i, o)| i != j && o.barrier == h.barrier && live[i].get(first))
+                    && !other_pending(groups, live, j, first)
             };
             if (pair(k, j) && !consumed_together(controls, (g, &live[k]), (h, &live[j])))
                 || waited_here()
@@ -866,6 +868,13 @@ fn loop_heads(succ: &[Vec<usize>]) -> Bits {
 /// head.
 fn waited_at_loop_head(controls: &[Control], loop_heads: &Bits, g: &Group, live: &Bits) -> bool {
     (0..controls.len()).any(|i| loop_heads.get(i) && live.get(i) && controls[i].waits(g.barrier))
+}
+
+/// Whether a group other than `all[j]` on its barrier may be pending at
+/// instruction `at`: a wait there on that barrier is then (also) that group's.
+fn other_pending(all: &[Group], live: &[Bits], j: usize, at: usize) -> bool {
+    let barrier = all[j].barrier;
+    all.iter().zip(live).enumerate().any(|(k, (g, l))| k != j && g.barrier == barrier && l.get(at))
 }
 
 /// Whether group `g` is pending at a join that some of its incoming paths
@@ -1384,7 +1393,8 @@ fn ptxas_check(code: &[(u64, u64)], flow: &Flow, stack_load: bool) -> Option<Ptx
     let live = pending(original, succ, regions, &all);
     let stack = all.iter().position(|g| stack_load && g.start == 0 && g.producers[0] == (0, true));
     let over = awaited_parts(original, preds, &all, &live);
-    let Some((numbering, _)) = allocate(code, original, (succ, &all, &live), &over, (None, stack, &[]), *reserved)
+    let Some((numbering, _)) =
+        allocate(code, original, ((succ, preds), &all, &live), &over, (None, stack, &[]), *reserved)
     else {
         return Some(PtxasCheck::Declined);
     };
@@ -1436,9 +1446,12 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             // alone), or it is for a later group ptxas put on the same
             // barrier (`minmax` on sm_100: 0x340 waits for the `LDCU` of
             // 0x2c0).
-            let other = |i: usize| (0..all.len()).any(|k| k != stack && all[k].barrier == b && live[k].get(i));
-            let uses_stack =
-                |i: usize| live[stack].get(i) && controls[i].waits(b) && reads_stack_pointer(code[i]) && !other(i);
+            let uses_stack = |i: usize| {
+                live[stack].get(i)
+                    && controls[i].waits(b)
+                    && reads_stack_pointer(code[i])
+                    && !other_pending(&all, &live, stack, i)
+            };
             if !removing && (0..code.len()).any(uses_stack) {
                 return None;
             }
@@ -1457,7 +1470,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     let (mut renumbered, mut pressed_onto) = allocate(
         code,
         &controls,
-        (&succ, &all, &live),
+        ((&succ, &preds), &all, &live),
         &awaited_parts(&controls, &preds, &all, &live),
         (stack, None, &[]),
         reserved,
@@ -1537,7 +1550,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             })
             .collect();
         (renumbered, pressed_onto) =
-            allocate(code, &controls, (&succ, &all, &live), &over, (stack, None, &joins), reserved)?;
+            allocate(code, &controls, ((&succ, &preds), &all, &live), &over, (stack, None, &joins), reserved)?;
     }
     let mut out = controls.clone();
     for (g, &b) in all.iter().zip(&renumbered) {
