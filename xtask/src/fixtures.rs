@@ -719,6 +719,8 @@ const OBJECTS: &[ObjectSpec] = &[
     // kernels kept without being live, and CTAIDZ_USED taken from a callee.
     cu("launch", "launch.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     cu("launch_rt", "launch_rt.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
+    // Rule 9.2 for launched kernels the lists do not reach (sweep19 p206).
+    cu("kul", "kul.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     // Rule 9.6, for options/commands.txt only: a launch across files.
     cu("xlaunch_a", "xlaunch_a.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     cu("xlaunch_b", "xlaunch_b.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
@@ -1361,6 +1363,18 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 9.6 under `-r`: the unselected kernels' rooms come after the
     // input's relocation sections, also `kur_dyn`'s, which has a section
     // symbol; with no kernel selected the null symbol is 0.
+    // Rule 9.2: relinking an `-r` output with `-kernels-used`, the windows
+    // of the kernels the selected one launches (kept, not walked) come with
+    // the removed kernels' windows in section order, `kul_dyn`'s too, which
+    // its own code names; sm_90 keeps them without the reserved area
+    // (sweep19 p206).
+    GroupSpec { name: "kul", inputs: &[Abi8("kul"), Abi8("launch_rt")], flags: &[], archs: Archs::Only(LAUNCH_ARCHS) },
+    GroupSpec {
+        name: "kul-relink-ku",
+        inputs: &[LinkR("kul")],
+        flags: &["-kernels-used=_Z8kul_mainPi"],
+        archs: Archs::Only(LAUNCH_ARCHS),
+    },
     GroupSpec {
         name: "kur-relink-kx",
         inputs: &[LinkR("kur")],

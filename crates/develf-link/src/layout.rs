@@ -1542,7 +1542,24 @@ fn is_dead_shared(b: &Builder<'_, '_>, i: usize, index: usize) -> bool {
     b.class_of(i, index) == Some(C::Shared)
         && b.layout.placed(i, index).is_none()
         && ((!b.usable(i, index) && b.liveness.is_dead(i, index) && !b.resolution.is_discarded(i, index))
-            || b.unselected_kernel_shared.contains(&(i, index)))
+            || b.unselected_kernel_shared.contains(&(i, index))
+            || unwalked_window(b, i, index))
+}
+
+/// Rule 9.2 for a kept kernel the lists do not reach: an executable keeps
+/// a kernel whose address live code takes (a device-side launch) without
+/// walking into it (`gc`), and nvlink names its `.nv.shared.<k>`, when no
+/// variable in it is met first, with the removed kernels' windows, in
+/// section order, though the kernel's own code refers to it. Sweep19 p206
+/// (dynamic parallelism, an `-r` output relinked with
+/// `-kernels-used=dp_pipeline_k`): `dp_bitonic_k`'s window, which only its
+/// section symbol names, comes after `dp_reset_stats_k`'s and the others'
+/// (sm_75..sm_90).
+fn unwalked_window(b: &Builder<'_, '_>, i: usize, index: usize) -> bool {
+    let Some(s) = b.inputs.get(i).and_then(|x| x.section(index)) else { return false };
+    b.layout.executable
+        && s.flags & crate::resolve::SHF_INFO_LINK != 0
+        && b.liveness.unwalked_kernels.contains(&(i, s.info as usize))
 }
 
 /// Rule 1.3.2.2-4: creates the data, debug or constant section `index` of

@@ -1272,8 +1272,14 @@ fn plan_executable(
         if cur == 0 && (layout.mercury || reserved == 0) {
             plan.no_symbol.insert(k.shared);
         }
+        // Rule 9.2: a kept kernel the lists do not reach keeps its input
+        // room as it is, without the reserved area (sweep19 p206 relinked
+        // with `-kernels-used`, sm_90: `dp_bitonic_k`'s 0x20, the others'
+        // 0x10; fixture `kul-relink-ku`). On sm_100+ the finaliser adds the
+        // area to it as to every window (0x420, 0x410).
+        let room_as_is = layout.executable && !layout.mercury && layout.unselected_rooms.contains(&k.shared);
         if let Some(out) = layout.sections.get_mut(k.shared) {
-            out.size = cur.saturating_add(reserved);
+            out.size = if room_as_is { cur } else { cur.saturating_add(reserved) };
             out.align = align;
             out.keep = if keep { Keep::Always } else { Keep::Never };
         }
