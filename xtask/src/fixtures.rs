@@ -721,6 +721,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("launch_rt", "launch_rt.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     // Rule 9.2 for launched kernels the lists do not reach (sweep19 p206).
     cu("kul", "kul.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
+    // Rule 7.2: appended CTAIDZ_USED and EXTERNS in a relinked executable
+    // (sweep19 p200).
+    cu("czo", "czo.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     // Rule 9.6, for options/commands.txt only: a launch across files.
     cu("xlaunch_a", "xlaunch_a.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     cu("xlaunch_b", "xlaunch_b.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
@@ -1375,6 +1378,11 @@ const GROUPS: &[GroupSpec] = &[
         flags: &["-kernels-used=_Z8kul_mainPi"],
         archs: Archs::Only(LAUNCH_ARCHS),
     },
+    // Rule 7.2: relinked, a kernel's appended CTAIDZ_USED and EXTERNS come
+    // in the order a depth-first walk meets them, a function's records after
+    // its callees' (sweep19 p200 `r-relink`, sm_75..sm_90).
+    GroupSpec { name: "czo", inputs: &[Abi8("czo")], flags: &[], archs: Archs::Only(LAUNCH_ARCHS) },
+    GroupSpec { name: "czo-relink", inputs: &[LinkR("czo")], flags: &[], archs: Archs::Only(LAUNCH_ARCHS) },
     GroupSpec {
         name: "kur-relink-kx",
         inputs: &[LinkR("kur")],

@@ -1380,8 +1380,8 @@ impl Context<'_, '_> {
     }
 
     /// Rule 7.2: whether a kernel's appended CTAIDZ_USED comes before its
-    /// appended EXTERNS, met in a breadth-first walk of the call graph
-    /// (NUM_BARRIERS no longer follows it: [`Context::appended_keys`]); a function
+    /// appended EXTERNS, met in a depth-first walk of the call graph that
+    /// counts a function's records after its callees' (NUM_BARRIERS no longer follows it: [`Context::appended_keys`]); a function
     /// with both brings them in its own records' order (ptxas writes
     /// CTAIDZ_USED after the EXTERNS: launch's `fz` gives `kz` EXTERNS, then
     /// CTAIDZ_USED, sm_80; a `-r` output reverses them, and relinking it
@@ -1390,8 +1390,8 @@ impl Context<'_, '_> {
         self.met_before_externs(f, facts, |g| facts.ctaidz.contains(&g), |g| facts.ctaidz_first.contains(&g))
     }
 
-    /// Walking kernel `f`'s call graph breadth first, whether a function
-    /// `has` a record before one brings EXTERNS (`tie`: which wins in one
+    /// Walking kernel `f`'s call graph depth first (post-order), whether a
+    /// function `has` a record before one brings EXTERNS (`tie`: which wins in one
     /// function having both).
     fn met_before_externs(
         &self,
@@ -1408,30 +1408,45 @@ impl Context<'_, '_> {
         if facts.only_kernel == Some(f) && !facts.reach(f).0.iter().any(|&g| g != f && has(g)) {
             return true;
         }
+        // Depth first, a function's records counted after its callees'
+        // (post-order): sweep19 p200 relinked, `arena_names_kernel` reaches
+        // `report_error` (EXTERNS) and, through it, the local `fill_record`
+        // (CTAIDZ_USED), and nvlink puts CTAIDZ_USED first; `arena_stress`
+        // reaches `malloc` through `arena_alloc_or_malloc` first: EXTERNS
+        // first (sm_75..sm_90).
         let mut seen: HashSet<u32> = HashSet::from([f]);
-        let mut queue: std::collections::VecDeque<u32> = std::collections::VecDeque::from([f]);
-        while let Some(node) = queue.pop_front() {
-            // The output's call graph lists a caller's callees by their
-            // output symbol index, not in the inputs' order.
+        // (function, its callees still to visit, in output symbol order).
+        let callees_of = |node: u32| {
             let mut callees = facts.callees.get(&node).cloned().unwrap_or_default();
             callees.sort_unstable();
-            for g in callees {
-                if !seen.insert(g) {
-                    continue;
+            callees.dedup();
+            callees.reverse();
+            callees
+        };
+        let mut stack: Vec<(u32, Vec<u32>)> = vec![(f, callees_of(f))];
+        while let Some((node, pending)) = stack.last_mut() {
+            if let Some(g) = pending.pop() {
+                if seen.insert(g) {
+                    let next = callees_of(g);
+                    stack.push((g, next));
                 }
-                let undefined = matches!(
-                    self.symbols.symbols.get(g as usize).map(|s| &s.section),
-                    Some(crate::symbols::SymbolSection::Raw(0))
-                );
-                let externs =
-                    facts.externs.get(&g).is_some_and(|l| !l.is_empty()) || (undefined && self.extern_kept(g));
-                match (has(g), externs) {
-                    (true, true) => return tie(g),
-                    (true, false) => return true,
-                    (false, true) => return false,
-                    (false, false) => {}
-                }
-                queue.push_back(g);
+                continue;
+            }
+            let g = *node;
+            stack.pop();
+            if g == f {
+                break;
+            }
+            let undefined = matches!(
+                self.symbols.symbols.get(g as usize).map(|s| &s.section),
+                Some(crate::symbols::SymbolSection::Raw(0))
+            );
+            let externs = facts.externs.get(&g).is_some_and(|l| !l.is_empty()) || (undefined && self.extern_kept(g));
+            match (has(g), externs) {
+                (true, true) => return tie(g),
+                (true, false) => return true,
+                (false, true) => return false,
+                (false, false) => {}
             }
         }
         true
