@@ -620,6 +620,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("shown", "shown.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wun", "wun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pku", "pku.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("pkb", "pkb.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("dsh128_a", "dsh128_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1459,6 +1460,14 @@ const GROUPS: &[GroupSpec] = &[
         name: "pku",
         inputs: &[Abi8("pku")],
         flags: &["-preserve-relocs", "-kernels-used=_Z7pku_selPfPKf"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    // Rule 9.6 with U25: those windows are named before the selected
+    // kernel's new bank 2 (sweep19 p200).
+    GroupSpec {
+        name: "pkb",
+        inputs: &[Abi8("pkb")],
+        flags: &["-preserve-relocs", "-kernels-used=_Z7pkb_selPdPKi"],
         archs: Archs::Only(SHC_ARCHS),
     },
     // Rule 12.10: shared variables of functions no kernel reaches, kept by

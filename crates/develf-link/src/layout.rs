@@ -929,6 +929,14 @@ pub(crate) fn build(
     if let Some(out) = b.layout.sections.get_mut(prototype) {
         out.keep = if keep_prototype { Keep::Always } else { Keep::Never };
     }
+    // Before `.nv.rel.action` (f6 dynp exec `-kernels-used`: after
+    // `.nv.prototype`, before `.nv.rel.action` in `.shstrtab`), and before
+    // the kernels' new banks (sweep19 p200 `-preserve-relocs
+    // -kernels-used=watchdog_kernel`, sm_75: `fmt_selftest_kernel`'s and
+    // `histo_kernel`'s windows, then `.nv.constant2.<watchdog_kernel>`).
+    if !options.debug_given() && (options.kernels_used.is_some() || options.variables_used.is_some()) {
+        unselected_windows(&mut b, &shared_facts, options);
+    }
     // U25: the kernels' new banks are named after `.nv.prototype`, before
     // `.nv.rel.action` (cd sm_75: `.nv.constant2._Z3kd1Pd` in `.shstrtab`).
     merge_function_banks(&mut b);
@@ -942,11 +950,6 @@ pub(crate) fn build(
                 out.entsize = entsize;
             }
         }
-    }
-    // Before `.nv.rel.action` (f6 dynp exec `-kernels-used`: after
-    // `.nv.prototype`, before `.nv.rel.action` in `.shstrtab`).
-    if !options.debug_given() && (options.kernels_used.is_some() || options.variables_used.is_some()) {
-        unselected_windows(&mut b, &shared_facts, options);
     }
     if executable && !mercury {
         b.create(".nv.rel.action", C::RelAction, SHT_CUDA_RELOCINFO, 0, 8);
