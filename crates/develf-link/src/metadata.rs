@@ -1381,8 +1381,9 @@ impl Context<'_, '_> {
 
     /// Rule 7.2: whether a kernel's appended CTAIDZ_USED comes before its
     /// appended EXTERNS, met in a depth-first walk of the call graph that
-    /// counts a function's records after its callees' (NUM_BARRIERS no longer follows it: [`Context::appended_keys`]); a function
-    /// with both brings them in its own records' order (ptxas writes
+    /// counts a function's records after its callees' (NUM_BARRIERS no
+    /// longer follows it: [`Context::appended_keys`]); a function with both
+    /// brings them in its own records' order (ptxas writes
     /// CTAIDZ_USED after the EXTERNS: launch's `fz` gives `kz` EXTERNS, then
     /// CTAIDZ_USED, sm_80; a `-r` output reverses them, and relinking it
     /// gives CTAIDZ_USED first, sm_75).
@@ -1391,8 +1392,8 @@ impl Context<'_, '_> {
     }
 
     /// Walking kernel `f`'s call graph depth first (post-order), whether a
-    /// function `has` a record before one brings EXTERNS (`tie`: which wins in one
-    /// function having both).
+    /// function `has` a record before one brings EXTERNS (`tie`: which wins
+    /// in one function having both).
     fn met_before_externs(
         &self,
         f: u32,
@@ -1415,7 +1416,9 @@ impl Context<'_, '_> {
         // reaches `malloc` through `arena_alloc_or_malloc` first: EXTERNS
         // first (sm_75..sm_90).
         let mut seen: HashSet<u32> = HashSet::from([f]);
-        // (function, its callees still to visit, in output symbol order).
+        // (function, its callees still to visit). The output's call graph
+        // lists a caller's callees by their output symbol index, not in the
+        // inputs' order: visited in that order (popped from the end).
         let callees_of = |node: u32| {
             let mut callees = facts.callees.get(&node).cloned().unwrap_or_default();
             callees.sort_unstable();
