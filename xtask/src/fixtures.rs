@@ -1380,8 +1380,8 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::Only(LAUNCH_ARCHS),
     },
     // Rule 7.2: relinked, a kernel's appended CTAIDZ_USED and EXTERNS come
-    // in the order a depth-first walk meets them, a function's records after
-    // its callees' (sweep19 p200 `r-relink`, sm_75..sm_90).
+    // in the order of their first contributors' `.nv.info.<fn>` (sweep19
+    // p200 `r-relink`, sm_75..sm_86).
     GroupSpec { name: "czo", inputs: &[Abi8("czo")], flags: &[], archs: Archs::Only(LAUNCH_ARCHS) },
     GroupSpec { name: "czo-relink", inputs: &[LinkR("czo")], flags: &[], archs: Archs::Only(LAUNCH_ARCHS) },
     GroupSpec {

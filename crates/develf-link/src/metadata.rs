@@ -1304,6 +1304,34 @@ impl Context<'_, '_> {
         bytes
     }
 
+    /// The code section of output function symbol `g`, if it is defined.
+    fn text_section(&self, g: u32) -> Option<crate::layout::OutId> {
+        match self.symbols.symbols.get(g as usize).map(|s| &s.section) {
+            Some(crate::symbols::SymbolSection::Section(id)) => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// Whether function `g` brings EXTERNS to the kernels reaching it: a
+    /// list of its own, or it is itself an undefined function kept.
+    fn brings_externs(&self, g: u32, facts: &CallFacts) -> bool {
+        facts.externs.get(&g).is_some_and(|l| !l.is_empty())
+            || (self.text_section(g).is_none() && !self.is_defined_output(g) && self.extern_kept(g))
+    }
+
+    /// Where contributor `g` comes in [`Context::appended_keys`]' order:
+    /// the input of its code, then its `.nv.info.<fn>`; undefined last.
+    fn contributor_key(&self, g: u32, info_sections: &[Option<usize>]) -> ContributorKey {
+        match self.text_section(g) {
+            Some(t) => {
+                let input = self.layout.section(t).and_then(|s| s.pieces.first()).map_or(usize::MAX, |p| p.input);
+                let info = info_sections.get(t).copied().flatten().unwrap_or(usize::MAX);
+                ContributorKey(input, info, g as usize)
+            }
+            None => ContributorKey(usize::MAX, usize::MAX, g as usize),
+        }
+    }
+
     /// Rule 7.2: the first contributors of a kernel's appended NUM_BARRIERS,
     /// NUM_MBARRIERS and EXTERNS (in that order), which order the three
     /// records, ties in that order too. nvlink adds each record when it
@@ -1339,28 +1367,16 @@ impl Context<'_, '_> {
             if g == f {
                 continue;
             }
-            let section = match self.symbols.symbols.get(g as usize).map(|s| &s.section) {
-                Some(crate::symbols::SymbolSection::Section(id)) => Some(*id),
-                _ => None,
-            };
             let has = [
                 facts.barriers.contains_key(&g),
                 facts.mbarriers.contains_key(&g),
-                facts.externs.get(&g).is_some_and(|l| !l.is_empty())
-                    || (section.is_none() && !self.is_defined_output(g) && self.extern_kept(g)),
+                self.brings_externs(g, facts),
                 facts.reserved_smem.contains(&g),
             ];
             if !has.contains(&true) {
                 continue;
             }
-            let key = match section {
-                Some(t) => {
-                    let input = self.layout.section(t).and_then(|s| s.pieces.first()).map_or(usize::MAX, |p| p.input);
-                    let info = info_sections.get(t).copied().flatten().unwrap_or(usize::MAX);
-                    ContributorKey(input, info, g as usize)
-                }
-                None => ContributorKey(usize::MAX, usize::MAX, g as usize),
-            };
+            let key = self.contributor_key(g, info_sections);
             for (slot, _) in keys.iter_mut().zip(has).filter(|(_, h)| *h) {
                 *slot = (*slot).min(key);
             }
@@ -1380,79 +1396,51 @@ impl Context<'_, '_> {
     }
 
     /// Rule 7.2: whether a kernel's appended CTAIDZ_USED comes before its
-    /// appended EXTERNS, met in a depth-first walk of the call graph that
-    /// counts a function's records after its callees' (NUM_BARRIERS no
-    /// longer follows it: [`Context::appended_keys`]); a function with both
-    /// brings them in its own records' order (ptxas writes
+    /// appended EXTERNS: by which of their first contributors comes first in
+    /// the order that places NUM_BARRIERS ([`Context::appended_keys`]: the
+    /// input of the function's code, then its `.nv.info.<fn>`), not by the
+    /// call graph's shape. Sweep19 p200 relinked: `fill_record`'s
+    /// `.nv.info` (CTAIDZ_USED) precedes `report_error`'s (EXTERNS) and
+    /// follows `arena_alloc_or_malloc`'s (EXTERNS), so `arena_names_kernel`
+    /// gets CTAIDZ_USED first and `arena_stress_kernel` EXTERNS first; in
+    /// the `-G` build `report_fatal`'s and `handler_print`'s come first and
+    /// every such kernel gets EXTERNS first (sm_75..sm_86; a breadth-first
+    /// and a depth-first walk each got some of these wrong). A function
+    /// with both brings them in its own records' order (ptxas writes
     /// CTAIDZ_USED after the EXTERNS: launch's `fz` gives `kz` EXTERNS, then
     /// CTAIDZ_USED, sm_80; a `-r` output reverses them, and relinking it
     /// gives CTAIDZ_USED first, sm_75).
     fn ctaidz_first(&self, f: u32, facts: &CallFacts) -> bool {
-        self.met_before_externs(f, facts, |g| facts.ctaidz.contains(&g), |g| facts.ctaidz_first.contains(&g))
-    }
-
-    /// Walking kernel `f`'s call graph depth first (post-order), whether a
-    /// function `has` a record before one brings EXTERNS (`tie`: which wins
-    /// in one function having both).
-    fn met_before_externs(
-        &self,
-        f: u32,
-        facts: &CallFacts,
-        has: impl Fn(u32) -> bool,
-        tie: impl Fn(u32) -> bool,
-    ) -> bool {
         // The only kernel whose record comes from functions it does not
         // reach: first (`-kernels-used=k1` with libcudadevrt, whose
         // `memset_3d` kernels have barriers and read `%ctaid.z` while k1
         // reaches the launch functions' EXTERNS: CTAIDZ_USED, NUM_BARRIERS,
         // EXTERNS; sm_75..sm_100).
-        if facts.only_kernel == Some(f) && !facts.reach(f).0.iter().any(|&g| g != f && has(g)) {
+        if facts.only_kernel == Some(f) && !facts.reach(f).0.iter().any(|&g| g != f && facts.ctaidz.contains(&g)) {
             return true;
         }
-        // Depth first, a function's records counted after its callees'
-        // (post-order): sweep19 p200 relinked, `arena_names_kernel` reaches
-        // `report_error` (EXTERNS) and, through it, the local `fill_record`
-        // (CTAIDZ_USED), and nvlink puts CTAIDZ_USED first; `arena_stress`
-        // reaches `malloc` through `arena_alloc_or_malloc` first: EXTERNS
-        // first (sm_75..sm_90).
-        let mut seen: HashSet<u32> = HashSet::from([f]);
-        // (function, its callees still to visit). The output's call graph
-        // lists a caller's callees by their output symbol index, not in the
-        // inputs' order: visited in that order (popped from the end).
-        let callees_of = |node: u32| {
-            let mut callees = facts.callees.get(&node).cloned().unwrap_or_default();
-            callees.sort_unstable();
-            callees.dedup();
-            callees.reverse();
-            callees
-        };
-        let mut stack: Vec<(u32, Vec<u32>)> = vec![(f, callees_of(f))];
-        while let Some((node, pending)) = stack.last_mut() {
-            if let Some(g) = pending.pop() {
-                if seen.insert(g) {
-                    let next = callees_of(g);
-                    stack.push((g, next));
+        let info_sections = facts.info_of_text.get_or_init(|| self.info_sections());
+        let (mut ctaidz, mut externs) = (ContributorKey::LAST, ContributorKey::LAST);
+        for g in facts.reach_through_addresses(f).into_iter().filter(|&g| g != f) {
+            let (has_ctaidz, has_externs) = (facts.ctaidz.contains(&g), self.brings_externs(g, facts));
+            if has_ctaidz || has_externs {
+                let key = self.contributor_key(g, info_sections);
+                if has_ctaidz {
+                    ctaidz = ctaidz.min(key);
                 }
-                continue;
-            }
-            let g = *node;
-            stack.pop();
-            if g == f {
-                break;
-            }
-            let undefined = matches!(
-                self.symbols.symbols.get(g as usize).map(|s| &s.section),
-                Some(crate::symbols::SymbolSection::Raw(0))
-            );
-            let externs = facts.externs.get(&g).is_some_and(|l| !l.is_empty()) || (undefined && self.extern_kept(g));
-            match (has(g), externs) {
-                (true, true) => return tie(g),
-                (true, false) => return true,
-                (false, true) => return false,
-                (false, false) => {}
+                if has_externs {
+                    externs = externs.min(key);
+                }
             }
         }
-        true
+        match ctaidz.cmp(&externs) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Greater => false,
+            // One function brings both (or neither is brought).
+            std::cmp::Ordering::Equal => {
+                ctaidz == ContributorKey::LAST || u32::try_from(ctaidz.2).is_ok_and(|g| facts.ctaidz_first.contains(&g))
+            }
+        }
     }
 
     /// Per output section: for a `.text.<fn>`, its `.nv.info.<fn>`: the

@@ -404,7 +404,7 @@ fn fixtures_match_nvlink() {
 /// exec: the windows of launched kernels the lists do not reach come with
 /// the removed kernels', sm_90 without the reserved area, rule 9.2;
 /// czo-relink exec sm_75: a relinked kernel's appended CTAIDZ_USED and
-/// EXTERNS in depth-first post-order, rule 7.2; pkb exec: under
+/// EXTERNS in their first contributors' `.nv.info` order, rule 7.2; pkb exec: under
 /// `-preserve-relocs -kernels-used` the unselected kernels' windows are named
 /// before the selected kernel's new bank 2, rule 9.6 with U25, session 35).
 const FLOOR_NON_MERC_LINKED: usize = 784;
