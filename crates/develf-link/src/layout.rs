@@ -934,7 +934,7 @@ pub(crate) fn build(
     // the kernels' new banks (sweep19 p200 `-preserve-relocs
     // -kernels-used=watchdog_kernel`, sm_75: `fmt_selftest_kernel`'s and
     // `histo_kernel`'s windows, then `.nv.constant2.<watchdog_kernel>`).
-    if !options.debug_given() && (options.kernels_used.is_some() || options.variables_used.is_some()) {
+    if lists_apply(options) {
         unselected_windows(&mut b, &shared_facts, options);
     }
     // U25: the kernels' new banks are named after `.nv.prototype`, before
@@ -1530,9 +1530,13 @@ pub(crate) const MERC_SYMTAB_SHNDX: &str = ".nv.merc.symtab_shndx";
 /// `-kernels-used`/`-variables-used` or under `-g` (rule 9.7), else when
 /// the list selects it; an unselected one is laid out as a device function.
 fn selected_by_lists(options: &LinkOptions, name: &str) -> bool {
-    options.debug_given()
-        || (options.kernels_used.is_none() && options.variables_used.is_none())
-        || crate::host_info::is_root_kernel(options, name)
+    !lists_apply(options) || crate::host_info::is_root_kernel(options, name)
+}
+
+/// Whether `-kernels-used`/`-variables-used` select the kernels (rule 9.6):
+/// given, and not under `-g`, which ignores them (rule 9.7).
+fn lists_apply(options: &LinkOptions) -> bool {
+    !options.debug_given() && (options.kernels_used.is_some() || options.variables_used.is_some())
 }
 
 /// Whether section `index` of input `i` is a removed kernel's own

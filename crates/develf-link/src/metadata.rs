@@ -733,12 +733,8 @@ impl Context<'_, '_> {
             let s = self.symbols.symbols.get(i as usize);
             s.and_then(|s| string_at(&self.symbols.strtab.bytes, s.name)).unwrap_or_default().to_string()
         };
-        let text_of = |k: u32| match self.symbols.symbols.get(k as usize).map(|s| s.section) {
-            Some(crate::symbols::SymbolSection::Section(id)) => id,
-            _ => usize::MAX,
-        };
         let mut kernels = self.kernels();
-        kernels.sort_by_key(|&k| text_of(k));
+        kernels.sort_by_key(|&k| self.text_section(k).unwrap_or(usize::MAX));
         let mut warnings = Vec::new();
         for k in kernels {
             let mut callees: Vec<u32> = Vec::new();
@@ -1514,10 +1510,6 @@ impl Context<'_, '_> {
             rest.sort_unstable();
             reach.extend(rest);
         }
-        let text_of = |g: u32| match self.symbols.symbols.get(g as usize).map(|s| &s.section) {
-            Some(crate::symbols::SymbolSection::Section(id)) => Some(*id),
-            _ => None,
-        };
         // In the order of the functions' `.nv.info.<fn>` sections (creation
         // order: kernels with their `.text`, device functions later), not of
         // their `.text` (polyG: `_ZN6SquareD0Ev`'s `free` before
@@ -1540,10 +1532,10 @@ impl Context<'_, '_> {
             reach
                 .iter()
                 .filter(|&&g| g != f && facts.externs.get(&g).is_some_and(|l| !l.is_empty()))
-                .filter_map(|&g| text_of(g).map(|t| (place_of(t).map(|(input, _)| input), info_of(t), t, g)))
+                .filter_map(|&g| self.text_section(g).map(|t| (place_of(t).map(|(input, _)| input), info_of(t), t, g)))
                 .collect();
         defined.sort_unstable();
-        let kernel_place = text_of(f).and_then(place_of);
+        let kernel_place = self.text_section(f).and_then(place_of);
         let mut early = Vec::new();
         for (_, _, t, g) in defined {
             // Before the kernel in input order: an earlier input, or earlier
