@@ -181,7 +181,9 @@ pub(crate) const CAPSULE_NUMBERINGS: [&[Pattern]; 4] = [
 /// Per instruction of `code` up to its last `BRA`: its number among the
 /// instructions a capsule of `count` counts, by the first of `numberings`
 /// that pairs up, then by the first that pairs up with the window-pointer
-/// moves left out too ([`window_pointer_pairs`]); `None` when none does.
+/// moves ([`window_pointer_pairs`]) or the waterfall loops' predicate
+/// set-ups ([`waterfall_predicate_setups`]) left out too, then with both;
+/// `None` when none does.
 pub(crate) fn capsule_numbering(code: &[u8], count: usize, numberings: &[&[Pattern]]) -> Option<Vec<Option<usize>>> {
     let words = instruction_words(code);
     let number = |fused: &[bool]| {
@@ -196,9 +198,35 @@ pub(crate) fn capsule_numbering(code: &[u8], count: usize, numberings: &[&[Patte
             .map(|(v, _)| v)
     };
     number(&[]).or_else(|| {
-        let fused = window_pointer_pairs(&words);
-        fused.contains(&true).then(|| number(&fused)).flatten()
+        let pairs = window_pointer_pairs(&words);
+        let setups = waterfall_predicate_setups(&words);
+        let both: Vec<bool> = pairs.iter().zip(&setups).map(|(&a, &b)| a || b).collect();
+        [pairs, setups, both].iter().filter(|f| f.contains(&true)).find_map(|f| number(f))
     })
+}
+
+/// `PLOP3.LUT` and `R2UR`.
+const OP_PLOP3: u64 = 0x81c;
+
+/// Rule 11.9: the `PLOP3.LUT P1, PT, P1, P0, PT, 0xf2, 0x2f` right before
+/// an `R2UR` that also writes a predicate (`@P0 R2UR P1, UR4, R4`, `@P0
+/// R2UR.OR P1, UR5, R5`; the predicate destination, bits 17..19 of the high
+/// word, is not `PT`): ptxas's waterfall loop around a texture fetch whose
+/// handle is not uniform (a texture object passed to a device function).
+/// The capsule counts the `R2UR` and leaves the `PLOP3` out, putting a
+/// 2-byte mark (`51 01`) in its place: sweep19 p203 `filter_tap` (49
+/// unrolled `tex2D` fetches, count 478 for 576 instructions, two set-ups
+/// each; nvlink patches the `c_filter` loads' records that this numbering
+/// finds, sm_100/sm_120 `-r`). Tried only where the other numberings fail.
+fn waterfall_predicate_setups(words: &[(u64, u64)]) -> Vec<bool> {
+    let writes_predicate = |&(lo, hi): &(u64, u64)| lo & 0xfff == OP_R2UR && (hi >> 17) & 7 != 7;
+    let mut out = vec![false; words.len()];
+    for (i, pair) in words.windows(2).enumerate() {
+        if pair[0].0 & 0xfff == OP_PLOP3 && writes_predicate(&pair[1]) {
+            out[i] = true;
+        }
+    }
+    out
 }
 
 /// The system register of the shared window's high address half
