@@ -624,6 +624,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("wtf", "wtf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbmm", "sbmm.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("dsh128_a", "dsh128_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("dsh128_b", "dsh128_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("dsh128_c", "dsh128_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1543,6 +1544,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.9: a texture fetch's waterfall set-ups are not counted in the
     // capsule, whose constant loads after them nvlink patches (sweep19 p203).
     GroupSpec { name: "wtf", inputs: &[Abi8("wtf")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: never-awaited read barriers, `PLOP3` waits and shared
+    // counts in the scoreboard model (sweep19 p207).
+    GroupSpec { name: "sbmm", inputs: &[Abi8("sbmm")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.10: extern shared relocations of code no kernel reaches are
     // listed under `-preserve-relocs` (sweep15 p174).
     // Rule 12.3: `-r` grows `.nv_debug.shared` by the extern alignment when

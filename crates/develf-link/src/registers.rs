@@ -124,9 +124,18 @@ pub(crate) fn written((lo, hi): (u64, u64)) -> Option<Option<Registers>> {
     Some(run(rd, count))
 }
 
+/// `ATOMS.POPC.INC.32 RZ, [Ra+URb]`: a shared-memory count, which writes
+/// no register and reads its 32-bit address `Ra` only (sweep19 p207
+/// `img_hist_partial_k`, a histogram loop; its read barrier is the one a
+/// store's would be).
+const ATOMS_POPC_INC: u64 = 0xf8c;
+
 /// The general registers a store reads (its address, taken as a pair, and
 /// its data), or `None` for an instruction that is not a store.
 pub(crate) fn store_sources((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
+    if lo & 0xfff == ATOMS_POPC_INC {
+        return Some(run(field(lo, 24), 1).into_iter().collect());
+    }
     if !STORES.contains(&(lo & 0xfff)) {
         return None;
     }

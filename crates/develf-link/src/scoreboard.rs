@@ -124,6 +124,8 @@ const OP_CS2R: u64 = 0x805;
 const OP_BAR_SYNC_IMMEDIATE: u64 = 0xb1d;
 /// `LDS` (shared memory into vector registers).
 const OP_LDS: u64 = 0x984;
+/// `PLOP3.LUT`, a logic operation on predicates.
+const OP_PLOP3: u64 = 0x81c;
 /// The predicate field (bits 12..15 of the low word) and its value for `PT`.
 const PREDICATE_SHIFT: u32 = 12;
 /// `BPT`, and its mode (bits 20..23 of the high word; nvdisasm 13.5 prints
@@ -184,6 +186,11 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
             OP_MOV64_IMMEDIATE,
             OP_CS2R,
             OP_BAR_SYNC_IMMEDIATE,
+            // `PLOP3.LUT` reads predicates only (sweep19 p207
+            // `img_minmax_k`: `PLOP3.LUT P0, PT, PT, PT, PT, 0x8, 0x80`
+            // waits on the load's barrier before an unrolled loop of `LDS`;
+            // nvlink drops both; sm_100/sm_120 exec).
+            OP_PLOP3,
         ]
         .contains(&opcode)
         || (opcode == OP_LDC && (lo >> 24) & 0xff == 0xff)
@@ -631,9 +638,29 @@ fn awaited(controls: &[Control], preds: &[Vec<usize>], at: &Bits, barrier: u8) -
     out
 }
 
-/// `awaited` of each group's pending set.
+/// `awaited` of each group's pending set; for a group that no instruction
+/// ever waits on, every instruction after its start, in code order. ptxas
+/// keeps such a barrier from the later groups of the code, whatever path
+/// they are on: sweep19 p207 `img_minmax_k<float>` (and `<unsigned short>`,
+/// `<unsigned char>`, sm_100/sm_120) ends in an if/else of two `ATOMG`s,
+/// each with a read barrier that nothing waits on; the then side's takes 1,
+/// and the else side's, on no path from it, 2. Over the 1,071 distinct
+/// kernels of the sm_100/sm_120 sweep and fixture objects, this gives back
+/// ptxas's numbering in 6 more and in none fewer. A group waited on along
+/// some path keeps [`awaited`]'s part (CUB's exclusive-sum kernel, above).
 fn awaited_parts(controls: &[Control], preds: &[Vec<usize>], all: &[Group], live: &[Bits]) -> Vec<Bits> {
-    all.iter().zip(live).map(|(g, at)| awaited(controls, preds, at, g.barrier)).collect()
+    let n = controls.len();
+    all.iter()
+        .zip(live)
+        .map(|(g, at)| {
+            let part = awaited(controls, preds, at, g.barrier);
+            let never_waited = (0..n).all(|i| !part.get(i)) && (0..n).any(|i| at.get(i));
+            if !never_waited {
+                return part;
+            }
+            at.clone()
+        })
+        .collect()
 }
 
 /// Whether group `h`'s barrier may be pending at instruction `i` after its
@@ -1795,6 +1822,11 @@ mod tests {
         for arch in ["sm_100", "sm_120"] {
             assert!(has(arch, "gatomf", ".text._Z18gaf_sum_last_blockPKfiPfS1_"), "{arch} gatomf");
             assert!(has(arch, "gloop", ".text._Z12gl_occupancyPj"), "{arch} gloop");
+        }
+        // A read barrier nothing waits on keeps its barrier from the groups
+        // on the other side of its if/else (session 36).
+        for arch in ["sm_100", "sm_120"] {
+            assert!(has(arch, "sbmm", ".text._Z11sbmm_minmaxPKfi"), "{arch} sbmm_minmax");
         }
         // `TLD.LZ` searches from 5, as the other texture loads do.
         assert!(has("sm_100", "tex_a", ".text._Z16tex_fetch_kernelyPii"), "sm_100 tex_fetch_kernel");
