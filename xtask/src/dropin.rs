@@ -89,6 +89,15 @@ const PROGRAMS: &[Program] = &[
         device_runtime: false,
     },
     Program {
+        name: "weakhost",
+        // Rule 13.5 with U13: a weak kernel no host code launches, whose later
+        // copy wins, leaves its `.nv.shared.<k>` name where its first copy is.
+        sources: &["main.cu", "a.cu", "b.cu"],
+        library: &[],
+        targets: &["-gencode", "arch=compute_75,code=sm_75", "-gencode", "arch=compute_90,code=sm_90"],
+        device_runtime: false,
+    },
+    Program {
         name: "gencode",
         sources: &["main.cu", "kernels.cu"],
         library: &[],

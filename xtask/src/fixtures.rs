@@ -181,6 +181,10 @@ const WNB_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
 const XU_ARCHS: &[&str] = &["sm_86", "sm_90", "sm_100", "sm_120"];
 /// Rules 12.1 (common area order) and 7.2 (the only kernel's EXTERNS).
 const SHC_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// The `rrm` objects: not sm_100, where rrm_a's `DFMA` chain over pending
+/// loads is a scoreboard numbering the rule 11.3 model does not reproduce
+/// (nvlink's exec link of rrm_a alone; the relink itself is identical).
+const RRM_ARCHS: &[&str] = &["sm_75", "sm_90"];
 /// Fixture `pux`: nvlink's `-preserve-relocs` links of it fail on sm_75 and
 /// sm_100 ("reference to deleted symbol").
 const PUX_ARCHS: &[&str] = &["sm_90"];
@@ -625,6 +629,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("wtf", "wtf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbmm", "sbmm.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("rrm_a", "rrm_a.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
+    cu("rrm_b", "rrm_b.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
     cu("dsh128_a", "dsh128_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("dsh128_b", "dsh128_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("dsh128_c", "dsh128_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1544,6 +1550,10 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.9: a texture fetch's waterfall set-ups are not counted in the
     // capsule, whose constant loads after them nvlink patches (sweep19 p203).
     GroupSpec { name: "wtf", inputs: &[Abi8("wtf")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // U13 with rule 12.3: a relinked `-r` output's extern room stays with a
+    // weak kernel whose later copy wins (sweep20 part-relink).
+    GroupSpec { name: "rrm", inputs: &[Abi8("rrm_a")], flags: &[], archs: Archs::Only(RRM_ARCHS) },
+    GroupSpec { name: "rrm-relink", inputs: &[LinkR("rrm"), Abi8("rrm_b")], flags: &[], archs: Archs::Only(RRM_ARCHS) },
     // Rule 11.3: never-awaited read barriers, `PLOP3` waits and shared
     // counts in the scoreboard model (sweep19 p207).
     GroupSpec { name: "sbmm", inputs: &[Abi8("sbmm")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

@@ -701,6 +701,12 @@ impl Builder<'_, '_> {
         if !self.usable(input, index) {
             return None;
         }
+        self.place_unchecked(input, index)
+    }
+
+    /// [`Builder::place`] of a section resolution or dead-code elimination
+    /// dropped (a losing weak kernel's `-r` extern room, U13).
+    fn place_unchecked(&mut self, input: usize, index: usize) -> Option<OutId> {
         let s = *self.inputs.get(input)?.section(index)?;
         let class = self.class_of(input, index)?;
         if class == C::ConstantBank && self.is_function_bank(input, index) {
@@ -1083,23 +1089,57 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             // `-kernels-used`: `wsum<T>`'s winning copies die with `tkern<T>`
             // and nvlink creates no name for the first copies).
             if let Some(d) = def.filter(|d| d.input > i) {
-                let later = inputs
-                    .get(d.input)
-                    .and_then(|x| x.symbol(d.symbol))
-                    .and_then(|y| y.section_index())
-                    .filter(|&x| !b.liveness.is_dead(d.input, x));
+                let winner = inputs.get(d.input).and_then(|x| x.symbol(d.symbol)).and_then(|y| y.section_index());
+                let later = winner.filter(|&x| !b.liveness.is_dead(d.input, x));
                 let header = input.section(text).copied();
+                // Rule 13.5 with U13: a weak kernel no host object names
+                // leaves its `.nv.shared.<k>` name where its first copy is
+                // met, not at the later copy that wins (sweep20 p210
+                // `cg_fill_k<double>` in cgstate.o, blas1.o and driver.o,
+                // driver.o's copy winning: host-object links, sm_75..sm_86).
+                if let (None, Some(x), Some(h)) = (later, winner, header) {
+                    if is_kernel(s) && b.liveness.host_pruned.contains(&(d.input, x)) {
+                        let id = b.create(&companion(".nv.shared.", h.name), C::Shared, SHT_CUDA_SHARED, 0x43, 4);
+                        if let Some(out) = b.layout.sections.get_mut(id) {
+                            out.keep = Keep::Never;
+                        }
+                    }
+                }
                 // Rule 9.6: under `-kernels-used` a kernel the list does not
                 // select is a device function here too: no `.nv.info.<k>` or
                 // `.nv.shared.<k>` name, its `.nv.info` created with the
                 // input's function infos (1.3.2.5; sweep17 p197
                 // `reduce_k<float, 128>`, whose copy in red.cu wins, `-r
                 // -kernels-used` of another kernel; sm_75..sm_90).
-                if let (Some(_), Some(h)) = (later, header) {
+                if let (Some(winner_text), Some(h)) = (later, header) {
                     let id = b.create(h.name, C::Text, h.sh_type, h.flags, h.addralign.max(1));
                     if is_kernel(s) && selected_by_lists(options, s.name) {
                         let info = b.create(&companion(".nv.info.", h.name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
-                        let shared = b.create(&companion(".nv.shared.", h.name), C::Shared, SHT_CUDA_SHARED, 0x43, 4);
+                        let shared_name = companion(".nv.shared.", h.name);
+                        // A relinked `-r` output's extern room (a `.nv.shared.<k>`
+                        // with no variables) stays with the kernel when a later
+                        // copy without shared memory wins (sweep20 p213
+                        // `nb_foreach_k<ZeroAcc>`: the `-r` output of two files
+                        // first, tiles.cu's 8-register copy winning; nvlink's
+                        // window is the room, 0x10 on sm_75..sm_86, 0x410 on
+                        // sm_90; p210, p212, p214 alike).
+                        let room =
+                            input.sections().iter().find(|x| x.name == shared_name).map(|x| x.index).filter(|&x| {
+                                !input
+                                    .symbols()
+                                    .iter()
+                                    .any(|y| y.section_index() == Some(x) && y.st_type != STT_SECTION)
+                            });
+                        let winner_has_own = inputs.get(d.input).is_some_and(|w| {
+                            let name = w.section(winner_text).map(|t| companion(".nv.shared.", t.name));
+                            w.sections().iter().any(|x| Some(x.name) == name.as_deref())
+                        });
+                        let shared = match room.filter(|_| !winner_has_own) {
+                            Some(x) => b
+                                .place_unchecked(i, x)
+                                .unwrap_or_else(|| b.create(&shared_name, C::Shared, SHT_CUDA_SHARED, 0x43, 4)),
+                            None => b.create(&shared_name, C::Shared, SHT_CUDA_SHARED, 0x43, 4),
+                        };
                         for x in [info, shared] {
                             if let Some(out) = b.layout.sections.get_mut(x) {
                                 out.info = InfoField::Section(id);
@@ -1601,7 +1641,11 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
             && !winner_bank_held(b, i, s.info as usize, s.name)
         {
             let id = b.create(s.name, C::ConstantBank, s.sh_type, s.flags, s.addralign.max(1));
-            if linker_relocations {
+            // As for a placed bank, only a kernel's bank 0 gets the linker's
+            // `.rel` name: a replaced copy's `.nv.constant2.<k>` (its
+            // double-precision constants) does not (fixture `rrm-relink`,
+            // sm_75 exec: no `.rel.nv.constant2._Z8rrm_fillIdEvPT_iS0_`).
+            if linker_relocations && s.name.starts_with(".nv.constant0") {
                 let rel = b.create(&format!(".rel{}", s.name), C::Relocation, SHT_REL, 0, 8);
                 if let Some(out) = b.layout.sections.get_mut(rel) {
                     out.set_target(Some(id));
