@@ -656,6 +656,7 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("spg-li", "spg.cu", &["-lineinfo", "-maxrregcount=32"], Archs::Only(MERCURY_PAIR)),
     cu("eorder", "eorder.cu", Archs::Only(EORDER_ARCHS), ABI7_NONE),
     nvcc_with("gkeep-G", "gkeep.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
+    nvcc_with("gkeep2-G", "gkeep2.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("fence2-O1", "fence2.cu", &["-Xptxas", "-O1"], Archs::Only(MERCURY_PAIR)),
     cu("wl_a", "wl_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wl_b", "wl_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1419,6 +1420,9 @@ const GROUPS: &[GroupSpec] = &[
     // when relinked with `-g` (sweep16 p180/p182).
     GroupSpec { name: "gkeep", inputs: &[Abi8("gkeep-G")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
     GroupSpec { name: "gkeep-relink-g", inputs: &[LinkR("gkeep")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
+    // Rule 12.9: with an extern defined past offset 0 the rooms all stay.
+    GroupSpec { name: "gkeep2", inputs: &[Abi8("gkeep2-G")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
+    GroupSpec { name: "gkeep2-relink-g", inputs: &[LinkR("gkeep2")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
     // Rule 7.2: one callee's appended records in its own order, also
     // reversed in a relinked `-r` output (sweep15 p179).
     GroupSpec { name: "eorder", inputs: &[Abi8("eorder")], flags: &[], archs: Archs::Only(EORDER_ARCHS) },

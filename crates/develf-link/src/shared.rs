@@ -146,6 +146,10 @@ pub(crate) struct Facts {
     /// The largest `st_value` of the extern symbols, 0 when every one is an
     /// extern a `-r -g` output defined at offset 0 (rule 12.9).
     extern_value: u64,
+    /// Whether code names an extern a `-r` output defined past offset 0 (in
+    /// its `.nv_debug.shared`, after an extern user's own variables): a `-g`
+    /// executable then keeps every kernel's room, empty (rule 12.9).
+    extern_past_zero: bool,
     /// The largest extern alignment each function's code refers to.
     node_extern_align: HashMap<Node, u64>,
     /// Per code section: the alignment of the extern its first input
@@ -178,6 +182,7 @@ pub(crate) fn facts(
         zero_extern_align: false,
         extern_align: 0,
         extern_value: 0,
+        extern_past_zero: false,
         node_extern_align: HashMap::new(),
         node_first_extern_align: HashMap::new(),
         node_externs: HashMap::new(),
@@ -239,6 +244,7 @@ pub(crate) fn facts(
                         };
                         f.defined_extern |= defined_in.is_some_and(&mut holds_strong);
                         f.relinked_extern |= sym.section_index().is_some();
+                        f.extern_past_zero |= sym.section_index().is_some() && sym.value > 0;
                         node_names.entry(from).or_default().push(sym.name);
                     } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {
                         f.uses.entry(from).or_default().push(here);
@@ -1264,7 +1270,14 @@ fn plan_executable(
             // (sweep16 p180/p182 `G-r-relink-g`: `count_cells` and the other
             // kernels without shared memory lose theirs; fixture
             // `gkeep-relink-g`).
-            || (global_align.is_some() && facts.any_extern && !k.had_section))
+            || (global_align.is_some() && facts.any_extern && !k.had_section)
+            // Though `-g` ignores the rooms, it keeps them all, empty, when
+            // a `-r -g` output defined an extern past offset 0 (its user
+            // kernel's own variables first): sweep20 p212 `G-r-relink-g`,
+            // `tok_class_hist_k`'s `sh_hist[4]` then `sh_text` at 0x10, and
+            // `ht_reset_k`'s window kept (0, 0x400 on sm_90); fixture
+            // `gkeep2-relink-g`.
+            || (layout.debug && layout.executable && facts.extern_past_zero && k.had_section))
             && !empty_over_aligned;
         if let Some(g) = global_align {
             align = align.max(g);
