@@ -22,19 +22,21 @@ const RZ: u64 = 0xff;
 /// `I2FP`, `VIADD`, `FSEL`, `SEL`, `LEA`, `PRMT`, `HFMA2`, `MUFU`, `IADD`,
 /// `VIMNMX` (sweep12 p131 `level_sweep`, sm_120), in the operand forms seen
 /// (0x2.. register, 0x4.. and 0x8.. immediate, 0xa.. constant, 0xc.. and
-/// 0xe.. uniform register).
-const WRITES_ONE: [u64; 53] = [
+/// 0xe.. uniform register); `FSEL` and `SEL` with a uniform operand (0xc08,
+/// 0xc07: sweep20 p216 `ds_norms_k`, sm_100).
+const WRITES_ONE: [u64; 55] = [
     0x202, 0x802, 0xc02, 0x210, 0x810, 0xc10, 0xa10, 0xe10, 0x224, 0x824, 0xc24, 0xa24, 0xe24, 0x424, 0x827, 0x235,
     0x835, 0x219, 0x819, 0xc19, 0x223, 0x823, 0x423, 0xa23, 0xc23, 0xe23, 0x212, 0x812, 0xc12, 0x221, 0x821, 0xc21,
     0xa21, 0x220, 0x820, 0xc20, 0xa20, 0x919, 0x245, 0xc45, 0x836, 0x208, 0x808, 0x207, 0x807, 0x211, 0x811, 0xc11,
-    0x816, 0x216, 0x431, 0x308, 0x248,
+    0x816, 0x216, 0x431, 0x308, 0x248, 0xc08, 0xc07,
 ];
 
 /// Low 12 bits of instructions writing a register pair at `Rd`:
-/// `IMAD.WIDE` (and `.U32`), `DADD`, `DMUL`, `DFMA`.
-const WRITES_PAIR: [u64; 17] = [
+/// `IMAD.WIDE` (and `.U32`), `DADD` (also with an immediate, 0x429: p216
+/// `ds_norms_k`'s `DADD R26, |R14|, 1`), `DMUL`, `DFMA`.
+const WRITES_PAIR: [u64; 18] = [
     0x225, 0x825, 0xa25, 0xc25, 0xe25, 0x229, 0x829, 0xc29, 0xe29, 0x228, 0x828, 0xc28, 0x22b, 0x82b, 0xe2b, 0x42b,
-    0xc2b,
+    0xc2b, 0x429,
 ];
 
 /// Low 12 bits of loads whose width is the size field (bits 9..12 of the
@@ -76,16 +78,16 @@ fn matrix_shape((lo, hi): (u64, u64)) -> Option<(u64, u64, u64)> {
 const STORES: [u64; 4] = [0x387, 0x388, 0x985, 0x986];
 
 /// Low 12 bits of instructions that write no general register: compares
-/// into predicates (`ISETP`, `FSETP`, `PLOP3`), the stores, control flow
+/// into predicates (`ISETP`, `FSETP`, `DSETP`, `PLOP3`), the stores, control flow
 /// (`BRA`, `BRA.U`, `EXIT`, `BSSY`, `BSYNC`, `BREAK`, `NOP`, `BAR`,
 /// `YIELD`, `WARPSYNC.ALL`), `MEMBAR` and the uniform datapath (`UMOV`,
 /// `UIADD3`, `UIMAD`, `S2UR`, `LDCU`, `R2UR`; session 30, sweep13 p145's
 /// tensor-core loops: `UIMAD.WIDE.U32`, `ULEA.HI`, `ULOP3`, `UISETP` and
 /// `UIADD3.64` in the immediate and register forms, `UMOV UR, UR`).
-const WRITES_NONE: [u64; 40] = [
-    0x20c, 0x80c, 0xc0c, 0xa0c, 0x20b, 0x80b, 0xc0b, 0x81c, 0x387, 0x388, 0x985, 0x986, 0x947, 0x547, 0x94d, 0x945,
-    0x941, 0x942, 0x918, 0xb1d, 0x946, 0x948, 0x992, 0x882, 0x482, 0x290, 0x890, 0x8a4, 0x2a4, 0x9c3, 0x7ac, 0x2ca,
-    0x8a5, 0x891, 0x892, 0x88c, 0x28c, 0x897, 0x297, 0xc82,
+const WRITES_NONE: [u64; 43] = [
+    0x20c, 0x80c, 0xc0c, 0xa0c, 0x20b, 0x80b, 0xc0b, 0x22a, 0xe2a, 0x42a, 0x81c, 0x387, 0x388, 0x985, 0x986, 0x947,
+    0x547, 0x94d, 0x945, 0x941, 0x942, 0x918, 0xb1d, 0x946, 0x948, 0x992, 0x882, 0x482, 0x290, 0x890, 0x8a4, 0x2a4,
+    0x9c3, 0x7ac, 0x2ca, 0x8a5, 0x891, 0x892, 0x88c, 0x28c, 0x897, 0x297, 0xc82,
 ];
 
 /// The registers a memory access of this size field moves: 1 up to 32
@@ -165,7 +167,7 @@ pub(crate) fn may_read((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
     let alu = WRITES_ONE.contains(&opcode) || WRITES_PAIR.contains(&opcode) || COMPARES.contains(&opcode);
     // (Ra, Rb, Rc) widths of an ALU instruction.
     let widths = match low {
-        0x28 | 0x29 | 0x2b | 0x35 | 0x0c => (2, 2, 2),
+        0x28 | 0x29 | 0x2b | 0x2a | 0x35 | 0x0c => (2, 2, 2),
         0x25 => (1, 1, 2),
         0x02 => (1, 1 + (hi >> 16 & 1), 1),
         _ => (1, 1, 1),
@@ -190,7 +192,7 @@ pub(crate) fn may_read((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
             // |R22|, +INF, PT`'s high byte 0 is no `R0`) and sm_120's
             // two-operand `IADD` (`IADD R27, R17, 0x40`; sweep13 p145
             // `wmma_tf32`, sm_120).
-            let rc = (!matches!(low, 0x20 | 0x21 | 0x48 | 0x0b | 0x0c | 0x35)).then_some((rc, widths.2));
+            let rc = (!matches!(low, 0x20 | 0x21 | 0x48 | 0x0b | 0x0c | 0x2a | 0x35)).then_some((rc, widths.2));
             [Some((ra, widths.0)), rb, rc].into_iter().flatten().filter_map(|(r, n)| run(r, n)).collect()
         }
         // `R2UR` reads `Ra`.
@@ -204,8 +206,10 @@ pub(crate) fn may_read((lo, hi): (u64, u64)) -> Option<Vec<Registers>> {
 }
 
 /// Low 12 bits of the compares into predicates among [`WRITES_NONE`]
-/// (`ISETP`, `FSETP`), which read `Ra` and `Rb` as ALU instructions do.
-const COMPARES: [u64; 7] = [0x20c, 0x80c, 0xc0c, 0xa0c, 0x20b, 0x80b, 0xc0b];
+/// (`ISETP`, `FSETP`, and `DSETP` on register pairs: register, uniform and
+/// immediate forms, sweep20 p216 `ds_norms_k`'s `DSETP.MAX.AND P0, P1,
+/// |R8|, |R10|, PT`), which read `Ra` and `Rb` as ALU instructions do.
+const COMPARES: [u64; 10] = [0x20c, 0x80c, 0xc0c, 0xa0c, 0x20b, 0x80b, 0xc0b, 0x22a, 0xe2a, 0x42a];
 
 /// Whether two runs of registers share one.
 pub(crate) fn overlap((a, n): Registers, (b, m): Registers) -> bool {

@@ -1290,12 +1290,15 @@ fn first_reader(code: &[(u64, u64)], succ: &[Vec<usize>], part: &[usize]) -> Opt
 }
 
 /// The vector registers a producer writes: an `S2R`, `LDC` or `LDS`
-/// ([`vector_destination`]) or a global load.
+/// ([`vector_destination`]), or any other instruction crate::registers
+/// knows (global loads, double-precision arithmetic).
 fn vector_written(word: (u64, u64)) -> Option<(u64, u64)> {
     match vector_destination(word) {
         Some(d) => Some(d),
-        None if GLOBAL_LOADS.contains(&(word.0 & 0xfff)) => crate::registers::written(word)?,
-        None => None,
+        // A global load, or a variable-latency ALU producer crate::registers
+        // knows (sm_100's `DFMA`/`DMUL`/`DADD` on write barriers: sweep20
+        // p216 `ds_norms_k`, whose pressed `DFMA` group nvlink splits).
+        None => crate::registers::written(word)?,
     }
 }
 

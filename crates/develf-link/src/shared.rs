@@ -146,9 +146,12 @@ pub(crate) struct Facts {
     /// The largest `st_value` of the extern symbols, 0 when every one is an
     /// extern a `-r -g` output defined at offset 0 (rule 12.9).
     extern_value: u64,
-    /// Whether code names an extern a `-r` output defined past offset 0 (in
-    /// its `.nv_debug.shared`, after an extern user's own variables): a `-g`
-    /// executable then keeps every kernel's room, empty (rule 12.9).
+    /// Whether code names an extern a `-r` output defined past offset 0 in a
+    /// `.nv_debug.shared` that holds variables too (the common area's, then
+    /// an extern user's own): a `-g` executable then keeps every kernel's
+    /// room, empty (rule 12.9). Not where the section holds externs only
+    /// (sweep19 p200 `G-r-relink-g`: `probe_dyn` at 0x40, and the rooms of
+    /// kernels not using extern memory go).
     extern_past_zero: bool,
     /// The largest extern alignment each function's code refers to.
     node_extern_align: HashMap<Node, u64>,
@@ -244,7 +247,8 @@ pub(crate) fn facts(
                         };
                         f.defined_extern |= defined_in.is_some_and(&mut holds_strong);
                         f.relinked_extern |= sym.section_index().is_some();
-                        f.extern_past_zero |= sym.section_index().is_some() && sym.value > 0;
+                        f.extern_past_zero |= sym.value > 0
+                            && sym.section_index().is_some_and(|x| holds_variables(inputs, input.index, x));
                         node_names.entry(from).or_default().push(sym.name);
                     } else if !f.uses.get(&from).is_some_and(|l| l.contains(&here)) {
                         f.uses.entry(from).or_default().push(here);
