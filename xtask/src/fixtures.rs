@@ -629,6 +629,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("wtf", "wtf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbmm", "sbmm.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbdbl", "sbdbl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("rrm_a", "rrm_a.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
     cu("rrm_b", "rrm_b.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
     cu("dsh128_a", "dsh128_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1561,6 +1562,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: never-awaited read barriers, `PLOP3` waits and shared
     // counts in the scoreboard model (sweep19 p207).
     GroupSpec { name: "sbmm", inputs: &[Abi8("sbmm")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a pressed group of double-precision producers split
+    // (sweep20 p216).
+    GroupSpec { name: "sbdbl", inputs: &[Abi8("sbdbl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.10: extern shared relocations of code no kernel reaches are
     // listed under `-preserve-relocs` (sweep15 p174).
     // Rule 12.3: `-r` grows `.nv_debug.shared` by the extern alignment when
