@@ -1053,15 +1053,19 @@ fn check_link(link: &Link, report: &mut Report) {
 /// area (rules 12.1, 12.4). `gkeep` (`-g`, and its relinked `-r -g`
 /// output): likewise `gkeep_sum`'s common-area `part` (at 0x400 in
 /// `.symtab` on sm_90, 4 in the relinked sm_75 one; 0 in the code) and
-/// the extern `dyn`. `xshma-g` and its relinked `-r -g` output on sm_90 and
+/// the extern `dyn`; `gkeep2` (session 36) likewise, with `gkeep2_dyn`'s own
+/// `hist` too. `xshma-g` and its relinked `-r -g` output on sm_90 and
 /// sm_100: likewise the kernels' own variables (`xshm_small`'s `a` at 0x420
 /// in `.symtab`, 0x20 in the code).
-const LINKER_DECIDED: [&str; 9] = [
+const LINKER_DECIDED: [&str; 12] = [
     "link/sm_100/tlib.cubin",
     "link/sm_90/eo_a.cubin",
     "link/sm_90/gkeep.cubin",
     "link/sm_90/gkeep-relink-g.cubin",
     "link/sm_75/gkeep-relink-g.cubin",
+    "link/sm_90/gkeep2.cubin",
+    "link/sm_90/gkeep2-relink-g.cubin",
+    "link/sm_75/gkeep2-relink-g.cubin",
     "link/sm_90/xshma-g.cubin",
     "link/sm_100/xshma-g.cubin",
     "link/sm_90/xshma-relink-g.cubin",
