@@ -205,8 +205,8 @@ pub(crate) fn capsule_numbering(code: &[u8], count: usize, numberings: &[&[Patte
     })
 }
 
-/// `PLOP3.LUT` and `R2UR`.
-const OP_PLOP3: u64 = 0x81c;
+/// `PLOP3.LUT`, a logic operation on predicates.
+pub(crate) const OP_PLOP3: u64 = 0x81c;
 
 /// Rule 11.9: the `PLOP3.LUT P1, PT, P1, P0, PT, 0xf2, 0x2f` right before
 /// an `R2UR` that also writes a predicate (`@P0 R2UR P1, UR4, R4`, `@P0

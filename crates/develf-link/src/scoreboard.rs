@@ -124,8 +124,7 @@ const OP_CS2R: u64 = 0x805;
 const OP_BAR_SYNC_IMMEDIATE: u64 = 0xb1d;
 /// `LDS` (shared memory into vector registers).
 const OP_LDS: u64 = 0x984;
-/// `PLOP3.LUT`, a logic operation on predicates.
-const OP_PLOP3: u64 = 0x81c;
+use crate::errbar::OP_PLOP3;
 /// The predicate field (bits 12..15 of the low word) and its value for `PT`.
 const PREDICATE_SHIFT: u32 = 12;
 /// `BPT`, and its mode (bits 20..23 of the high word; nvdisasm 13.5 prints
@@ -639,15 +638,18 @@ fn awaited(controls: &[Control], preds: &[Vec<usize>], at: &Bits, barrier: u8) -
 }
 
 /// `awaited` of each group's pending set; for a group that no instruction
-/// ever waits on, every instruction after its start, in code order. ptxas
-/// keeps such a barrier from the later groups of the code, whatever path
-/// they are on: sweep19 p207 `img_minmax_k<float>` (and `<unsigned short>`,
-/// `<unsigned char>`, sm_100/sm_120) ends in an if/else of two `ATOMG`s,
-/// each with a read barrier that nothing waits on; the then side's takes 1,
-/// and the else side's, on no path from it, 2. Over the 1,071 distinct
-/// kernels of the sm_100/sm_120 sweep and fixture objects, this gives back
-/// ptxas's numbering in 6 more and in none fewer. A group waited on along
-/// some path keeps [`awaited`]'s part (CUB's exclusive-sum kernel, above).
+/// ever waits on, its whole pending set. ptxas keeps such a barrier from a
+/// group pending where it is: sweep19 p207 `img_minmax_k<float>` (and
+/// `<unsigned short>`, `<unsigned char>`, sm_100/sm_120) ends in an if/else
+/// of two `ATOMG`s, each with a read barrier that nothing waits on, both
+/// pending after the join; the then side's takes 1 and the else side's 2.
+/// Over the 1,071 distinct kernels of the sm_100/sm_120 sweep and fixture
+/// objects this gives back ptxas's numbering in 6 more and in none fewer.
+/// (Holding the barrier to the end of the code, in code order, fits those
+/// too but not nvlink's numbering of libcudadevrt's `memcpy_3d_device`,
+/// whose unawaited groups end at an `EXIT` before the next ones.) A group
+/// waited on along some path keeps [`awaited`]'s part (CUB's exclusive-sum
+/// kernel, above).
 fn awaited_parts(controls: &[Control], preds: &[Vec<usize>], all: &[Group], live: &[Bits]) -> Vec<Bits> {
     let n = controls.len();
     all.iter()
@@ -655,10 +657,7 @@ fn awaited_parts(controls: &[Control], preds: &[Vec<usize>], all: &[Group], live
         .map(|(g, at)| {
             let part = awaited(controls, preds, at, g.barrier);
             let never_waited = (0..n).all(|i| !part.get(i)) && (0..n).any(|i| at.get(i));
-            if !never_waited {
-                return part;
-            }
-            at.clone()
+            if never_waited { at.clone() } else { part }
         })
         .collect()
 }

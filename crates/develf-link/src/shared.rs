@@ -1276,8 +1276,9 @@ fn plan_executable(
             // `gkeep-relink-g`).
             || (global_align.is_some() && facts.any_extern && !k.had_section)
             // Though `-g` ignores the rooms, it keeps them all, empty, when
-            // a `-r -g` output defined an extern past offset 0 (its user
-            // kernel's own variables first): sweep20 p212 `G-r-relink-g`,
+            // a `-r -g` output defined an extern past offset 0 in a
+            // `.nv_debug.shared` holding variables (`extern_past_zero`; its
+            // user kernel's own variables first): sweep20 p212 `G-r-relink-g`,
             // `tok_class_hist_k`'s `sh_hist[4]` then `sh_text` at 0x10, and
             // `ht_reset_k`'s window kept (0, 0x400 on sm_90); fixture
             // `gkeep2-relink-g`.
