@@ -630,6 +630,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("wtf", "wtf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbmm", "sbmm.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbdbl", "sbdbl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    nvcc_with("sbpr", "sbpr.cu", &["--use_fast_math"], Archs::Only(MERCURY_PAIR)),
     cu("rrm_a", "rrm_a.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
     cu("rrm_b", "rrm_b.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
     cu("dsh128_a", "dsh128_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1565,6 +1566,8 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: a pressed group of double-precision producers split
     // (sweep20 p216).
     GroupSpec { name: "sbdbl", inputs: &[Abi8("sbdbl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a pressed load takes its own read barrier's (sweep20 p214).
+    GroupSpec { name: "sbpr", inputs: &[Abi8("sbpr")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.10: extern shared relocations of code no kernel reaches are
     // listed under `-preserve-relocs` (sweep15 p174).
     // Rule 12.3: `-r` grows `.nv_debug.shared` by the extern alignment when

@@ -847,7 +847,17 @@ fn allocate(
         // `LDG` of 0xcc0 joins the two of 0xc90 and 0xca0 on 2, with 1
         // free).
         if write && order == [2, 3, 4, 5, 0, 1] && (2..BARRIERS).all(|b| taken[usize::from(b)]) {
-            if let Some(b) = (2..BARRIERS).max_by_key(|&b| latest[usize::from(b)]) {
+            // Onto its own read barrier's, where the load sets one in 2..5
+            // (numbered first, `groups`): sweep20 p214 `opt_bs_ladder_k`,
+            // sm_100: the `LDG` of 0x100, r3 with the `LDC` its read is
+            // waited for with, takes w3 too, not the one set last (5).
+            let own_read = groups
+                .iter()
+                .zip(&out)
+                .find(|(h, _)| h.producers.iter().any(|&(p, w)| p == first && !w))
+                .map(|(_, &b)| b)
+                .filter(|b| (2..BARRIERS).contains(b));
+            if let Some(b) = own_read.or_else(|| (2..BARRIERS).max_by_key(|&b| latest[usize::from(b)])) {
                 out.push(b);
                 pressed.push(k);
                 continue;
