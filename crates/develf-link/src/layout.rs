@@ -559,6 +559,16 @@ impl Builder<'_, '_> {
         self.create_in(false, name, class, sh_type, flags, align)
     }
 
+    /// A `.nv.shared.<k>` that nvlink names (its string stays in `.shstrtab`,
+    /// rule 4.1) but writes no header for: a pruned or removed kernel's
+    /// (rules 9.2, 13.5).
+    fn log_shared_name(&mut self, name: &str) {
+        let id = self.create(name, C::Shared, SHT_CUDA_SHARED, 0x43, 4);
+        if let Some(out) = self.layout.sections.get_mut(id) {
+            out.keep = Keep::Never;
+        }
+    }
+
     /// Rule 1.4: a static function named like one met before (two files'
     /// `__internal_trig_reduction_slowpathd`, from `sin()`) keeps its own
     /// `.text`, `.nv.info`, relocation and capsule sections.
@@ -1099,10 +1109,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 // driver.o's copy winning: host-object links, sm_75..sm_86).
                 if let (None, Some(x), Some(h)) = (later, winner, header) {
                     if is_kernel(s) && b.liveness.host_pruned.contains(&(d.input, x)) {
-                        let id = b.create(&companion(".nv.shared.", h.name), C::Shared, SHT_CUDA_SHARED, 0x43, 4);
-                        if let Some(out) = b.layout.sections.get_mut(id) {
-                            out.keep = Keep::Never;
-                        }
+                        b.log_shared_name(&companion(".nv.shared.", h.name));
                     }
                 }
                 // Rule 9.6: under `-kernels-used` a kernel the list does not
@@ -1173,10 +1180,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 // `.nv.shared.<k>` name behind (staticlib: `dev_unused_kernel`).
                 if b.liveness.host_pruned.contains(&(i, text)) {
                     let text_name = input.section(text).map(|t| t.name).unwrap_or_default();
-                    let id = b.create(&companion(".nv.shared.", text_name), C::Shared, SHT_CUDA_SHARED, 0x43, 4);
-                    if let Some(out) = b.layout.sections.get_mut(id) {
-                        out.keep = Keep::Never;
-                    }
+                    b.log_shared_name(&companion(".nv.shared.", text_name));
                 }
                 continue;
             };
@@ -1658,10 +1662,7 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
         // sync_spin`: `.nv.shared._Z18sync_atomic_kernelPiPfi` after the kept
         // kernel's bank, at its `$s_count`); other dead sections leave nothing.
         if class == C::Shared && b.liveness.is_dead(i, index) && !b.resolution.is_discarded(i, index) {
-            let id = b.create(s.name, C::Shared, SHT_CUDA_SHARED, 0x43, 4);
-            if let Some(out) = b.layout.sections.get_mut(id) {
-                out.keep = Keep::Never;
-            }
+            b.log_shared_name(s.name);
         }
         return;
     }

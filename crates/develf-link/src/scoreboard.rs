@@ -1302,13 +1302,10 @@ fn first_reader(code: &[(u64, u64)], succ: &[Vec<usize>], part: &[usize]) -> Opt
 /// ([`vector_destination`]), or any other instruction crate::registers
 /// knows (global loads, double-precision arithmetic).
 fn vector_written(word: (u64, u64)) -> Option<(u64, u64)> {
-    match vector_destination(word) {
-        Some(d) => Some(d),
-        // A global load, or a variable-latency ALU producer crate::registers
-        // knows (sm_100's `DFMA`/`DMUL`/`DADD` on write barriers: sweep20
-        // p216 `ds_norms_k`, whose pressed `DFMA` group nvlink splits).
-        None => crate::registers::written(word)?,
-    }
+    // Else a global load, or a variable-latency ALU producer crate::registers
+    // knows (sm_100's `DFMA`/`DMUL`/`DADD` on write barriers: sweep20 p216
+    // `ds_norms_k`, whose pressed `DFMA` group nvlink splits).
+    vector_destination(word).or_else(|| crate::registers::written(word).flatten())
 }
 
 /// The instruction after `i` when control can only fall through to it.
