@@ -631,6 +631,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbmm", "sbmm.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbdbl", "sbdbl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("sbpr", "sbpr.cu", &["--use_fast_math"], Archs::Only(MERCURY_PAIR)),
+    cu("sbfwd", "sbfwd.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    nvcc_with("sbbvh", "sbbvh.cu", &["-maxrregcount=32"], Archs::Only(MERCURY_PAIR)),
+    cu("sbtri", "sbtri.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("rrm_a", "rrm_a.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
     cu("rrm_b", "rrm_b.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
     cu("dsh128_a", "dsh128_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1568,6 +1571,15 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "sbdbl", inputs: &[Abi8("sbdbl")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.3: a pressed load takes its own read barrier's (sweep20 p214).
     GroupSpec { name: "sbpr", inputs: &[Abi8("sbpr")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a wait that ends a group before its barrier is set again
+    // round a loop (sweep20 p210).
+    GroupSpec { name: "sbfwd", inputs: &[Abi8("sbfwd")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a load group's search with a read barrier first and plain
+    // loads after; never-waited pressed read barriers (sweep20 p211).
+    GroupSpec { name: "sbbvh", inputs: &[Abi8("sbbvh")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a read barrier pressed onto its group's write barrier
+    // (sweep20 p211).
+    GroupSpec { name: "sbtri", inputs: &[Abi8("sbtri")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.10: extern shared relocations of code no kernel reaches are
     // listed under `-preserve-relocs` (sweep15 p174).
     // Rule 12.3: `-r` grows `.nv_debug.shared` by the extern alignment when
