@@ -113,6 +113,8 @@ const ABI7_SM75_UP: &[&str] = &["sm_75", "sm_90"];
 const ABI7_NONE: &[&str] = &[];
 /// `-G` objects are large; only a few architectures get them.
 const DEBUG_ARCHS: &[&str] = &["sm_75", "sm_90"];
+/// Rule 7.2's CTAIDZ_USED after NUM_BARRIERS (cznb): the sm_75..sm_86 order.
+const CZNB_ARCHS: &[&str] = &["sm_75", "sm_86"];
 /// A function-less `-G` object first (gnof.cu), before the debug and mdbg groups' objects.
 const GNOF_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// Local `.const` symbols (rule 5.5): one architecture per ABI-8 family
@@ -634,6 +636,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbfwd", "sbfwd.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("sbbvh", "sbbvh.cu", &["-maxrregcount=32"], Archs::Only(MERCURY_PAIR)),
     cu("sbtri", "sbtri.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    nvcc_with("sbbru", "sbbru.cu", &["-Xptxas", "-O1"], Archs::Only(MERCURY_PAIR)),
     cu("rrm_a", "rrm_a.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
     cu("rrm_b", "rrm_b.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
     cu("dsh128_a", "dsh128_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -662,6 +665,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("eorder", "eorder.cu", Archs::Only(EORDER_ARCHS), ABI7_NONE),
     nvcc_with("gkeep-G", "gkeep.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("gkeep2-G", "gkeep2.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
+    nvcc_with("cznb-G", "cznb.cu", &["-G"], Archs::Only(CZNB_ARCHS)),
     nvcc_with("fence2-O1", "fence2.cu", &["-Xptxas", "-O1"], Archs::Only(MERCURY_PAIR)),
     cu("wl_a", "wl_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wl_b", "wl_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1428,6 +1432,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.9: with an extern defined past offset 0 the rooms all stay.
     GroupSpec { name: "gkeep2", inputs: &[Abi8("gkeep2-G")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
     GroupSpec { name: "gkeep2-relink-g", inputs: &[LinkR("gkeep2")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
+    // Rule 7.2: an appended CTAIDZ_USED after a NUM_BARRIERS whose first
+    // contributor comes first (sweep21 p224).
+    GroupSpec { name: "cznb", inputs: &[Abi8("cznb-G")], flags: &["-g"], archs: Archs::Only(CZNB_ARCHS) },
     // Rule 7.2: one callee's appended records in its own order, also
     // reversed in a relinked `-r` output (sweep15 p179).
     GroupSpec { name: "eorder", inputs: &[Abi8("eorder")], flags: &[], archs: Archs::Only(EORDER_ARCHS) },
@@ -1580,6 +1587,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: a read barrier pressed onto its group's write barrier
     // (sweep20 p211).
     GroupSpec { name: "sbtri", inputs: &[Abi8("sbtri")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: a uniform branch's wait is no use of the stack (sweep21
+    // p221).
+    GroupSpec { name: "sbbru", inputs: &[Abi8("sbbru")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 12.10: extern shared relocations of code no kernel reaches are
     // listed under `-preserve-relocs` (sweep15 p174).
     // Rule 12.3: `-r` grows `.nv_debug.shared` by the extern alignment when

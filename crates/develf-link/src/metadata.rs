@@ -986,9 +986,12 @@ impl Context<'_, '_> {
         let mut appended_externs = kernel_externs.filter(|list| (externs_last || !had_externs) && !list.is_empty());
         // (An EXTERNS the only kernel gathered goes last: `-kernels-used=kz`
         // puts CTAIDZ_USED before it, though `fz` brings both.)
-        if ctaidz.is_some_and(|f| appended_externs.is_none() || externs_last || self.ctaidz_first(f, facts)) {
+        // Ahead of the records appended below, unless their first
+        // contributors come before its own (`ctaidz_early`).
+        let mut ctaidz_early = None;
+        if let Some(f) = ctaidz.filter(|&f| appended_externs.is_none() || externs_last || self.ctaidz_first(f, facts)) {
             ctaidz = None;
-            reversed.push(ctaidz_used());
+            ctaidz_early = Some(f);
         }
         let exec_kernel = self.layout.executable && kernel;
         // An ABI-7 kernel with its own barrier count (rule 10, below) gets
@@ -1074,6 +1077,27 @@ impl Context<'_, '_> {
                 };
                 appended.sort_by_key(|(key, rank, _)| (*key, order(*key, *rank)));
             }
+        }
+        // An early CTAIDZ_USED follows the appended records whose first
+        // contributor comes before its own (sweep21 p224 `-g`, sm_75..sm_86:
+        // `cx_dynamic_tiles_k` calls `cx_dyn_tile_sum`, which reads
+        // `%ctaid.z` and calls the barrier functions, whose `.nv.info` comes
+        // first in `tiles.cu`'s object: NUM_BARRIERS, CTAIDZ_USED). The only
+        // kernel keeps it first (`ctaidz_first`).
+        if let Some(f) = ctaidz_early {
+            let before = if appended.is_empty() || facts.only_kernel == Some(f) {
+                0
+            } else {
+                let keys = self.appended_keys(f, facts);
+                let own = self.ctaidz_key(f, facts);
+                appended.iter().take_while(|(_, rank, _)| keys[usize::from(*rank)] < own).count()
+            };
+            let rest = appended.split_off(before);
+            for (_, _, record) in appended {
+                reversed.push(record);
+            }
+            reversed.push(ctaidz_used());
+            appended = rest;
         }
         for (_, rank, record) in appended {
             reversed.push(record);
@@ -1389,6 +1413,19 @@ impl Context<'_, '_> {
             keys[1] = keys[1].max(keys[0]);
         }
         keys
+    }
+
+    /// The first contributor of kernel `f`'s appended CTAIDZ_USED, in
+    /// [`Context::appended_keys`]' order.
+    fn ctaidz_key(&self, f: u32, facts: &CallFacts) -> ContributorKey {
+        let info_sections = facts.info_of_text.get_or_init(|| self.info_sections());
+        facts
+            .reach_through_addresses(f)
+            .into_iter()
+            .filter(|&g| g != f && facts.ctaidz.contains(&g))
+            .map(|g| self.contributor_key(g, info_sections))
+            .min()
+            .unwrap_or(ContributorKey::LAST)
     }
 
     /// Rule 7.2: whether a kernel's appended CTAIDZ_USED comes before its

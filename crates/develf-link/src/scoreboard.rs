@@ -177,6 +177,11 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
             OP_WARPSYNC_ALL,
             OP_NOP,
             OP_BRA,
+            // `BRA.U !UP0` reads a uniform predicate only (sweep21 p221
+            // `fv_carve_dyn_k`, sm_100/sm_120: it waits on the load's
+            // barrier after a `BAR.SYNC`; nvlink drops both; fixture
+            // `sbbru`).
+            OP_BRA_UNIFORM,
             // An `EXIT` reads no register (sweep17 p196 `reverse_bits`,
             // sm_100: `@!P1 EXIT` after the unrolled loop waits on the
             // load's barrier; nvlink drops both; fixture `sbexit`).
