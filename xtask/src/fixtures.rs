@@ -666,6 +666,8 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("gkeep-G", "gkeep.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("gkeep2-G", "gkeep2.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("cznb-G", "cznb.cu", &["-G"], Archs::Only(CZNB_ARCHS)),
+    nvcc_with("gkeep4_a-G", "gkeep4_a.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
+    nvcc_with("gkeep4_b-G", "gkeep4_b.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("fence2-O1", "fence2.cu", &["-Xptxas", "-O1"], Archs::Only(MERCURY_PAIR)),
     cu("wl_a", "wl_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("wl_b", "wl_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1432,6 +1434,15 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.9: with an extern defined past offset 0 the rooms all stay.
     GroupSpec { name: "gkeep2", inputs: &[Abi8("gkeep2-G")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
     GroupSpec { name: "gkeep2-relink-g", inputs: &[LinkR("gkeep2")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
+    // Rule 12.9 with an extern past 0 that aligns every window past 16
+    // (sweep21 p221).
+    GroupSpec {
+        name: "gkeep4",
+        inputs: &[Abi8("gkeep4_a-G"), Abi8("gkeep4_b-G")],
+        flags: &["-g"],
+        archs: Archs::Only(DEBUG_ARCHS),
+    },
+    GroupSpec { name: "gkeep4-relink-g", inputs: &[LinkR("gkeep4")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
     // Rule 7.2: an appended CTAIDZ_USED after a NUM_BARRIERS whose first
     // contributor comes first (sweep21 p224).
     GroupSpec { name: "cznb", inputs: &[Abi8("cznb-G")], flags: &["-g"], archs: Archs::Only(CZNB_ARCHS) },

@@ -1281,8 +1281,17 @@ fn plan_executable(
             // user kernel's own variables first): sweep20 p212 `G-r-relink-g`,
             // `tok_class_hist_k`'s `sh_hist[4]` then `sh_text` at 0x10, and
             // `ht_reset_k`'s window kept (0, 0x400 on sm_90); fixture
-            // `gkeep2-relink-g`.
-            || (layout.debug && layout.executable && facts.extern_past_zero && k.had_section))
+            // `gkeep2-relink-g`. Not where that extern's value aligns every
+            // window past 16 and nothing is reserved (or on Mercury), as an
+            // over-aligned empty window goes (`empty_over_aligned`): sweep21
+            // p221's `dyn_f` at 0x100 (256) after `fv_mixed_smem_k`'s 0x100
+            // of its own, sm_75..sm_86 and sm_100/sm_120, kept on sm_90;
+            // fixture `gkeep4-relink-g`.
+            || (layout.debug
+                && layout.executable
+                && facts.extern_past_zero
+                && k.had_section
+                && (facts.extern_value <= EXTERN_ALIGN || (!layout.mercury && reserved != 0))))
             && !empty_over_aligned;
         if let Some(g) = global_align {
             align = align.max(g);
