@@ -1054,11 +1054,11 @@ fn check_link(link: &Link, report: &mut Report) {
 /// output): likewise `gkeep_sum`'s common-area `part` (at 0x400 in
 /// `.symtab` on sm_90, 4 in the relinked sm_75 one; 0 in the code) and
 /// the extern `dyn`; `gkeep2` (session 36) likewise, with `gkeep2_dyn`'s own
-/// `hist` too, and `gkeep4` (session 37: `hist` and the weak `part`, 0x400
-/// in `.symtab`, 0 in the code). `xshma-g` and its relinked `-r -g` output on sm_90 and
+/// `hist` too, and `gkeep4`, `gkeep5` (session 37: `hist` and the weak
+/// `part`, 0x400 in `.symtab`, 0 in the code). `xshma-g` and its relinked `-r -g` output on sm_90 and
 /// sm_100: likewise the kernels' own variables (`xshm_small`'s `a` at 0x420
 /// in `.symtab`, 0x20 in the code).
-const LINKER_DECIDED: [&str; 14] = [
+const LINKER_DECIDED: [&str; 16] = [
     "link/sm_100/tlib.cubin",
     "link/sm_90/eo_a.cubin",
     "link/sm_90/gkeep.cubin",
@@ -1069,6 +1069,8 @@ const LINKER_DECIDED: [&str; 14] = [
     "link/sm_75/gkeep2-relink-g.cubin",
     "link/sm_90/gkeep4.cubin",
     "link/sm_90/gkeep4-relink-g.cubin",
+    "link/sm_90/gkeep5.cubin",
+    "link/sm_90/gkeep5-relink-g.cubin",
     "link/sm_90/xshma-g.cubin",
     "link/sm_100/xshma-g.cubin",
     "link/sm_90/xshma-relink-g.cubin",

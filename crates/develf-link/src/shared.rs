@@ -525,7 +525,7 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
         if let Some(out) = debug_shared.and_then(|id| layout.sections.get_mut(id)) {
             if only_externs && facts.any_extern {
                 out.align = EXTERN_ALIGN;
-            } else if (layout.debug || layout.preserve_relocs) && facts.any_extern {
+            } else if (layout.debug || layout.preserve_relocs) && facts.any_extern && plan.common_area.is_some() {
                 // Under `-g`, which defines the externs here, their largest
                 // `st_value` counts as an alignment, as a relinked `-r`
                 // output's instances do (rule 12.8.1): xshm_a's `-r -g`
@@ -1286,11 +1286,16 @@ fn plan_executable(
             // over-aligned empty window goes (`empty_over_aligned`): sweep21
             // p221's `dyn_f` at 0x100 (256) after `fv_mixed_smem_k`'s 0x100
             // of its own, sm_75..sm_86 and sm_100/sm_120, kept on sm_90;
-            // fixture `gkeep4-relink-g`.
+            // fixture `gkeep4-relink-g`. Nor where no common area is left
+            // in `.nv_debug.shared`: a weak static that one kernel reaches goes
+            // into its window (fixture `gkeep5-relink-g`, found by hand: no
+            // room kept on sm_75 or sm_90; gkeep2's local `part`, p212's and
+            // p221's weak statics are reached by several kernels).
             || (layout.debug
                 && layout.executable
                 && facts.extern_past_zero
                 && k.had_section
+                && !common.is_empty()
                 && (facts.extern_value <= EXTERN_ALIGN || (!layout.mercury && reserved != 0))))
             && !empty_over_aligned;
         if let Some(g) = global_align {
