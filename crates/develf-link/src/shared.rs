@@ -534,7 +534,10 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
                 // (sm_75..sm_100, plain and `-G`; fixture `xshma-relink-g`).
                 // So does `-preserve-relocs`: sweep17 p197's 128-aligned
                 // `dyn_raw` makes the section 128-aligned (sm_75..sm_120;
-                // fixture `dsh128-pr`).
+                // fixture `dsh128-pr`). Only where a common area is left in
+                // it: with the one weak static moved into its kernel's window,
+                // the empty section stays 16-aligned beside an extern at 0x100
+                // (fixture `gkeep5-relink-g`, sm_75 and sm_90).
                 out.align = out.align.max(facts.extern_value);
             }
             // Rule 12.2: no bytes of its own in an executable (sm_100+: the
