@@ -559,11 +559,17 @@ impl Builder<'_, '_> {
         self.create_in(false, name, class, sh_type, flags, align)
     }
 
+    /// A linker-made `.nv.shared.<k>` (a kernel's shared-memory window; its
+    /// size and alignment are decided later, crate::shared).
+    fn create_shared(&mut self, name: &str) -> OutId {
+        self.create(name, C::Shared, SHT_CUDA_SHARED, 0x43, 4)
+    }
+
     /// A `.nv.shared.<k>` that nvlink names (its string stays in `.shstrtab`,
     /// rule 4.1) but writes no header for: a pruned or removed kernel's
     /// (rules 9.2, 13.5).
     fn log_shared_name(&mut self, name: &str) {
-        let id = self.create(name, C::Shared, SHT_CUDA_SHARED, 0x43, 4);
+        let id = self.create_shared(name);
         if let Some(out) = self.layout.sections.get_mut(id) {
             out.keep = Keep::Never;
         }
@@ -1035,7 +1041,7 @@ fn unselected_windows(b: &mut Builder<'_, '_>, facts: &crate::shared::Facts, opt
         if b.layout.find(&name).is_some() {
             continue;
         }
-        let id = b.create(&name, C::Shared, SHT_CUDA_SHARED, 0x43, 4);
+        let id = b.create_shared(&name);
         if let Some(out) = b.layout.sections.get_mut(id) {
             out.info = InfoField::Section(out_text);
         }
@@ -1141,12 +1147,10 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                             let name = w.section(winner_text).map(|t| companion(".nv.shared.", t.name));
                             w.sections().iter().any(|x| Some(x.name) == name.as_deref())
                         });
-                        let shared = match room.filter(|_| !winner_has_own) {
-                            Some(x) => b
-                                .place_unchecked(i, x)
-                                .unwrap_or_else(|| b.create(&shared_name, C::Shared, SHT_CUDA_SHARED, 0x43, 4)),
-                            None => b.create(&shared_name, C::Shared, SHT_CUDA_SHARED, 0x43, 4),
-                        };
+                        let shared = room
+                            .filter(|_| !winner_has_own)
+                            .and_then(|x| b.place_unchecked(i, x))
+                            .unwrap_or_else(|| b.create_shared(&shared_name));
                         for x in [info, shared] {
                             if let Some(out) = b.layout.sections.get_mut(x) {
                                 out.info = InfoField::Section(id);
@@ -1220,7 +1224,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                     }
                     let shared = match own {
                         Some(x) => b.place(i, x),
-                        None => Some(b.create(&shared_name, C::Shared, SHT_CUDA_SHARED, 0x43, 4)),
+                        None => Some(b.create_shared(&shared_name)),
                     };
                     if let Some(out) = shared.and_then(|sh| b.layout.sections.get_mut(sh)) {
                         out.info = InfoField::Section(id);

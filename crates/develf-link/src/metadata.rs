@@ -1452,20 +1452,8 @@ impl Context<'_, '_> {
         if facts.only_kernel == Some(f) && !facts.reach(f).0.iter().any(|&g| g != f && facts.ctaidz.contains(&g)) {
             return true;
         }
-        let info_sections = facts.info_of_text.get_or_init(|| self.info_sections());
-        let (mut ctaidz, mut externs) = (ContributorKey::LAST, ContributorKey::LAST);
-        for g in facts.reach_through_addresses(f).into_iter().filter(|&g| g != f) {
-            let (has_ctaidz, has_externs) = (facts.ctaidz.contains(&g), self.brings_externs(g, facts));
-            if has_ctaidz || has_externs {
-                let key = self.contributor_key(g, info_sections);
-                if has_ctaidz {
-                    ctaidz = ctaidz.min(key);
-                }
-                if has_externs {
-                    externs = externs.min(key);
-                }
-            }
-        }
+        // The appended EXTERNS' first contributor, as `appended_keys` finds it.
+        let (ctaidz, externs) = (self.ctaidz_key(f, facts), self.appended_keys(f, facts)[2]);
         match ctaidz.cmp(&externs) {
             std::cmp::Ordering::Less => true,
             std::cmp::Ordering::Greater => false,

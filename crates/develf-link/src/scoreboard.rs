@@ -757,17 +757,20 @@ fn allocate(
         // read barrier waited on after the first reader of the loads; p184
         // `decimate` (sm_120) likewise takes 2 (ptxas's numbering reproduced
         // for 4 more kernels, none lost; fixture `sbrlate`).
-        let waited_with_write = |p: usize| {
-            let read = controls[p].read;
+        // The first waits after `p`, in code order, on its read barrier and
+        // on the group's barrier.
+        let first_waits = |p: usize| {
             let first_wait = |b: u8| (p + 1..controls.len()).find(|&i| controls[i].waits(b));
-            let write_wait = first_wait(g.barrier);
-            write_wait.is_none() || first_wait(read) <= write_wait
+            (first_wait(controls[p].read), first_wait(g.barrier))
         };
-        // Whether `p`'s read barrier is waited on, in code order, no later
-        // than the group's write barrier (never waited on: no).
+        let waited_with_write = |p: usize| {
+            let (read_wait, write_wait) = first_waits(p);
+            write_wait.is_none() || read_wait <= write_wait
+        };
+        // As `waited_with_write`, but a read barrier never waited on is not.
         let read_waited_by_write = |p: usize| {
-            let first_wait = |b: u8| (p + 1..controls.len()).find(|&i| controls[i].waits(b));
-            first_wait(controls[p].read).is_some_and(|r| Some(r) <= first_wait(g.barrier))
+            let (read_wait, write_wait) = first_waits(p);
+            read_wait.is_some() && read_wait <= write_wait
         };
         let order = match order_of(first) {
             // A later load whose read barrier ptxas pressed onto the group's
@@ -1577,17 +1580,14 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
             Err(k) => (k, None),
         };
         // Producers whose registers the group's wait reads, all of them:
-        // one group in nvlink's numbering too.
-        if read_together_at_wait(code, &controls, &succ, &all[k]) {
-            merged.extend(all[k].producers[1..].iter().map(|&(i, _)| i));
-            continue;
-        }
-        // A group nothing waits on is not split: sweep20 p211
-        // `bvh_refit_level_k` (sm_100/sm_120 exec) keeps the read barriers of
-        // six `LDG`s, pressed onto one when all six barriers were held and
-        // never waited on, on one barrier (ptxas's 1, nvlink's 0).
+        // one group in nvlink's numbering too. So is a group nothing waits
+        // on: sweep20 p211 `bvh_refit_level_k`
+        // (sm_100/sm_120 exec) keeps the read barriers of six `LDG`s, pressed
+        // onto one when all six barriers were held and never waited on, on
+        // one barrier (ptxas's 1, nvlink's 0).
         let barrier = all[k].barrier;
-        if !(0..code.len()).any(|i| live[k].get(i) && controls[i].waits(barrier)) {
+        let never_waited = !(0..code.len()).any(|i| live[k].get(i) && controls[i].waits(barrier));
+        if read_together_at_wait(code, &controls, &succ, &all[k]) || never_waited {
             merged.extend(all[k].producers[1..].iter().map(|&(i, _)| i));
             continue;
         }
