@@ -627,6 +627,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("wun", "wun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pku", "pku.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pkb", "pkb.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("pkw_a", "pkw_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("pkw_b", "pkw_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("wtf", "wtf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1508,6 +1510,22 @@ const GROUPS: &[GroupSpec] = &[
         name: "pkb",
         inputs: &[Abi8("pkb")],
         flags: &["-preserve-relocs", "-kernels-used=_Z7pkb_selPdPKi"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    // Rule 9.6: the order of those windows, from a sort listing each weak
+    // array once, the kernels of arrays one kernel names first; an
+    // unselected kernel with extern memory only keeps its empty window,
+    // not aligned by the pool (sweep17 p197).
+    GroupSpec {
+        name: "pkw",
+        inputs: &[Abi8("pkw_a"), Abi8("pkw_b")],
+        flags: &["-preserve-relocs", "-kernels-used=_Z7pkw_selPf"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    GroupSpec {
+        name: "pkw-rev",
+        inputs: &[Abi8("pkw_b"), Abi8("pkw_a")],
+        flags: &["-preserve-relocs", "-kernels-used=_Z7pkw_selPf"],
         archs: Archs::Only(SHC_ARCHS),
     },
     // Rule 12.10: shared variables of functions no kernel reaches, kept by

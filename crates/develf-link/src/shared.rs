@@ -832,6 +832,7 @@ fn sorted_pool<'a>(
     inputs: &'a [InputObject<'a>],
     resolution: &Resolution<'_>,
     pool: Vec<(Variable, Node)>,
+    copies: Copies,
 ) -> Vec<(Variable, Node)> {
     /// An item of nvlink's list: a variable, or an extern (size 0).
     struct Listed {
@@ -875,7 +876,40 @@ fn sorted_pool<'a>(
         }
     }
     listed.sort_by_key(|l| (l.at.input, l.at.symbol));
+    if copies == Copies::FirstOnly {
+        // One item per variable, where its first copy is listed (named by
+        // code or not), standing for the copy the kept code names.
+        let definition = |at: SymbolRef| resolution.definition_of(at).unwrap_or(at);
+        let mut first: HashMap<SymbolRef, usize> = HashMap::new();
+        let mut merged: Vec<Listed> = Vec::with_capacity(listed.len());
+        for l in listed {
+            let key = definition(l.at);
+            if let Some(&i) = first.get(&key) {
+                if let Some(item) = merged.get_mut(i).filter(|item| item.variable.is_none()) {
+                    item.variable = l.variable;
+                }
+            } else {
+                first.insert(key, merged.len());
+                merged.push(l);
+            }
+        }
+        listed = merged;
+    }
     list_merge_sort(listed, &|y, x| y.size >= x.size).into_iter().filter_map(|l| l.variable).collect()
+}
+
+/// Which copies of a weak variable (one per input whose code names it) the
+/// pool's sort lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Copies {
+    /// Every named copy: the layout of the windows and the common area.
+    Each,
+    /// One item per variable, at its first copy's place in input order
+    /// (whether code names that copy or not): rule 9.6's order of the kept
+    /// unselected kernels' windows under `-preserve-relocs` (fixture `pkw`;
+    /// on sm_80 p197's `tile_reduce<float,128>::buf` is named in `red.cu`
+    /// but listed where `ew_a.cu` has it).
+    FirstOnly,
 }
 
 /// Rule 12.9: nvlink treats an input `.nv.shared.<k>` without variables (only
@@ -907,6 +941,7 @@ fn pool(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     facts: &Facts,
+    copies: Copies,
 ) -> (Vec<(Variable, Node)>, HashMap<SymbolRef, u64>) {
     let mut pool: Vec<(Variable, Node)> = Vec::new();
     let mut pool_section_align: HashMap<SymbolRef, u64> = HashMap::new();
@@ -931,7 +966,7 @@ fn pool(
             }
         }
     }
-    (sorted_pool(inputs, resolution, pool), pool_section_align)
+    (sorted_pool(inputs, resolution, pool, copies), pool_section_align)
 }
 
 /// Rule 9.6 under `-preserve-relocs`: the kept unselected kernels of
@@ -941,23 +976,37 @@ fn pool(
 /// (sweep16 p182: `gemm_tiled<bf16,32>`'s 0x1080-byte `As` first, then
 /// `gemm_tiled<float,16>` before `gemm_tiled<half,16>`, whose equal arrays
 /// nvlink's sort puts in that order; `softmax_rows<float>` before
-/// `softmax_rows<half>`).
+/// `softmax_rows<half>`). The sort lists each weak variable once, and the
+/// kernels of variables one kernel names come before those of variables
+/// several name (which go into the common area): sweep17 p197
+/// `preserve-ku` sm_75, `tile_reduce<T,N>::buf` inlined into
+/// `reduce_k<T,N>` in several files, `<float,256>`'s also into `mean_var`
+/// and `<double,128>`'s into `l1_norm_d`: the windows of `reduce_k<unsigned,1024>`,
+/// `<float,512>`, `<int,512>`, `<double,256>`, `<long long,256>` (equal
+/// arrays in the order of a list with one copy each), then
+/// `reduce_k<float,256>`, `mean_var`, `l1_norm_d`, `reduce_k<double,128>`
+/// (fixture `pkw`).
 pub(crate) fn unwalked_windows_order(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     facts: &Facts,
     candidates: &[Node],
 ) -> Vec<Node> {
-    let (pool, _) = pool(inputs, resolution, facts);
+    let (pool, _) = pool(inputs, resolution, facts, Copies::FirstOnly);
     let definition = |v: SymbolRef| resolution.definition_of(v).unwrap_or(v);
+    let namers = |key: SymbolRef| -> Vec<Node> {
+        candidates
+            .iter()
+            .copied()
+            .filter(|k| facts.uses.get(k).is_some_and(|list| list.iter().any(|&u| definition(u) == key)))
+            .collect()
+    };
+    let by_variable: Vec<Vec<Node>> = pool.iter().map(|(v, _)| namers(definition(v.symbol))).collect();
+    let (private, common): (Vec<&Vec<Node>>, Vec<&Vec<Node>>) = by_variable.iter().partition(|ks| ks.len() == 1);
     let mut order = Vec::new();
-    for (v, _) in &pool {
-        let key = definition(v.symbol);
-        for &k in candidates {
-            let names = facts.uses.get(&k).is_some_and(|list| list.iter().any(|&u| definition(u) == key));
-            if names && !order.contains(&k) {
-                order.push(k);
-            }
+    for &k in private.into_iter().chain(common).flatten() {
+        if !order.contains(&k) {
+            order.push(k);
         }
     }
     order
@@ -978,7 +1027,7 @@ fn plan_executable(
     plan: &mut SharedPlan,
 ) -> (bool, Option<u64>) {
     let debug = layout.debug;
-    let (pool, pool_section_align) = pool(inputs, resolution, facts);
+    let (pool, pool_section_align) = pool(inputs, resolution, facts, Copies::Each);
     let reached_by = |node: Node| -> Vec<usize> {
         kernels.iter().enumerate().filter(|(_, k)| k.reach.contains(&node)).map(|(i, _)| i).collect()
     };
@@ -1261,6 +1310,20 @@ fn plan_executable(
         // empty: fixture `dsh128`'s kernels without shared memory beside a
         // 128-aligned extern and a dead function's variable (sweep17 p197).
         let pool_kept_only = vars.is_empty() && k.own.is_empty() && k.own_size == 0 && !k.had_section;
+        // Rule 9.6: an unselected kernel's window (`-preserve-relocs
+        // -kernels-used`) holding nothing but its own extern memory is not
+        // aligned by the pool: sweep17 p197 `preserve-ku`, `prefix_ll`,
+        // `shorts_sum` and `stencil_d` (16-aligned externs) keep empty
+        // 16-aligned windows beside the others' 128 (sm_75..sm_86; fixture
+        // `pkw`'s `pkw_prefix`).
+        let global_align = global_align.filter(|_| {
+            !(layout.unselected_shared.contains(&k.shared)
+                && k.uses_extern
+                && !any_common
+                && vars.is_empty()
+                && k.own.is_empty()
+                && k.own_size == 0)
+        });
         let empty_over_aligned = cur == 0
             && (layout.mercury || reserved == 0)
             && (k.uses_extern || pool_kept_only)
