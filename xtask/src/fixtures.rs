@@ -629,6 +629,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("pkb", "pkb.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pkw_a", "pkw_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("pkw_b", "pkw_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("wcp_a", "wcp_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    // Capped so that its copy of the weak kernel has fewer registers and wins.
+    nvcc_with("wcp_b", "wcp_b.cu", &["-maxrregcount=24"], Archs::Only(SHC_ARCHS)),
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("wtf", "wtf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1528,6 +1531,10 @@ const GROUPS: &[GroupSpec] = &[
         flags: &["-preserve-relocs", "-kernels-used=_Z7pkw_selPf"],
         archs: Archs::Only(SHC_ARCHS),
     },
+    // Rule 12.1: a weak shared array is listed once, where its first copy
+    // is, though the kept code names a later input's copy (sweep22 p238).
+    GroupSpec { name: "wcp", inputs: &[Abi8("wcp_a"), Abi8("wcp_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec { name: "wcp-rev", inputs: &[Abi8("wcp_b"), Abi8("wcp_a")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // Rule 12.10: shared variables of functions no kernel reaches, kept by
     // `-preserve-relocs` or `-g`, at 0 in `.nv_debug.shared` (sweep16 p182).
     GroupSpec { name: "pun-pr", inputs: &[Abi8("pun")], flags: &["-preserve-relocs"], archs: Archs::Only(SHC_ARCHS) },

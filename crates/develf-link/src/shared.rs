@@ -832,16 +832,16 @@ fn sorted_pool<'a>(
     inputs: &'a [InputObject<'a>],
     resolution: &Resolution<'_>,
     pool: Vec<(Variable, Node)>,
-    copies: Copies,
 ) -> Vec<(Variable, Node)> {
-    /// An item of nvlink's list: a variable, or an extern (size 0).
+    /// An item of nvlink's list: a variable (with the copies of it the
+    /// kept code names), or an extern (size 0).
     struct Listed {
         at: SymbolRef,
         size: u64,
-        variable: Option<(Variable, Node)>,
+        named: Vec<(Variable, Node)>,
     }
     let mut listed: Vec<Listed> =
-        pool.into_iter().map(|(v, node)| Listed { at: v.symbol, size: v.size, variable: Some((v, node)) }).collect();
+        pool.into_iter().map(|(v, node)| Listed { at: v.symbol, size: v.size, named: vec![(v, node)] }).collect();
     // An extern name is one symbol of the link, listed where it first
     // appears (p124's relinked `-r` output: its three
     // `externsharedinstance`s count once).
@@ -851,14 +851,14 @@ fn sorted_pool<'a>(
         for s in input.symbols().iter() {
             let at = SymbolRef { input: input.index, symbol: s.index };
             if is_shared(s) && is_extern(input, s) && names.insert(s.name) {
-                listed.push(Listed { at, size: 0, variable: None });
+                listed.push(Listed { at, size: 0, named: Vec::new() });
             } else if in_debug_shared(input, s) && s.bind == STB_LOCAL && !pooled.contains(&at) {
                 // Local variables of functions no kept kernel reaches are
                 // listed too (p124's relinked `-r` output under
                 // `-kernels-used`: `hist_build`'s scalars sort as in the
                 // full link); a weak copy whose function lost is not
                 // (sweep10 p117's `block_reduce<Min>` statics).
-                listed.push(Listed { at, size: s.size, variable: None });
+                listed.push(Listed { at, size: s.size, named: Vec::new() });
             } else if in_debug_shared(input, s)
                 && s.bind != STB_LOCAL
                 && !pooled.contains(&at)
@@ -871,45 +871,33 @@ fn sorted_pool<'a>(
                 // `warp_sum`'s two such arrays listed, `block_sum<int>`'s
                 // 0x18 bytes come before `block_max_f`'s and
                 // `block_sort_keys`' 0x1220 before `block_sort_pairs`').
-                listed.push(Listed { at, size: s.size, variable: None });
+                listed.push(Listed { at, size: s.size, named: Vec::new() });
             }
         }
     }
     listed.sort_by_key(|l| (l.at.input, l.at.symbol));
-    if copies == Copies::FirstOnly {
-        // One item per variable, where its first copy is listed (named by
-        // code or not), standing for the copy the kept code names.
-        let definition = |at: SymbolRef| resolution.definition_of(at).unwrap_or(at);
-        let mut first: HashMap<SymbolRef, usize> = HashMap::new();
-        let mut merged: Vec<Listed> = Vec::with_capacity(listed.len());
-        for l in listed {
-            let key = definition(l.at);
-            if let Some(&i) = first.get(&key) {
-                if let Some(item) = merged.get_mut(i).filter(|item| item.variable.is_none()) {
-                    item.variable = l.variable;
-                }
-            } else {
+    // A weak variable is one item, where its first copy is (named by code
+    // or not), whichever copies the kept code names: sweep22 p238's
+    // `row_norms_k` calls three `transform_reduce_block<lambda>` instances
+    // of algos.cu, each with a 0x400-byte `s`; `reduce_k<Plus,float>`'s
+    // `s`, first in core.cu but named in algos.cu, comes before them, and
+    // nvlink places them in symbol order (0, 0x400, 0x800); counted where
+    // algos.cu names it, they came out the other way round (fixture
+    // `wcp`). Sweep17 p197 `preserve-ku` (rule 9.6) likewise on sm_80.
+    let definition = |at: SymbolRef| resolution.definition_of(at).unwrap_or(at);
+    let mut first: HashMap<SymbolRef, usize> = HashMap::new();
+    let mut merged: Vec<Listed> = Vec::with_capacity(listed.len());
+    for l in listed {
+        let key = definition(l.at);
+        match first.get(&key).and_then(|&i| merged.get_mut(i)) {
+            Some(item) => item.named.extend(l.named),
+            None => {
                 first.insert(key, merged.len());
                 merged.push(l);
             }
         }
-        listed = merged;
     }
-    list_merge_sort(listed, &|y, x| y.size >= x.size).into_iter().filter_map(|l| l.variable).collect()
-}
-
-/// Which copies of a weak variable (one per input whose code names it) the
-/// pool's sort lists.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Copies {
-    /// Every named copy: the layout of the windows and the common area.
-    Each,
-    /// One item per variable, at its first copy's place in input order
-    /// (whether code names that copy or not): rule 9.6's order of the kept
-    /// unselected kernels' windows under `-preserve-relocs` (fixture `pkw`;
-    /// on sm_80 p197's `tile_reduce<float,128>::buf` is named in `red.cu`
-    /// but listed where `ew_a.cu` has it).
-    FirstOnly,
+    list_merge_sort(merged, &|y, x| y.size >= x.size).into_iter().flat_map(|l| l.named).collect()
 }
 
 /// Rule 12.9: nvlink treats an input `.nv.shared.<k>` without variables (only
@@ -941,7 +929,6 @@ fn pool(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     facts: &Facts,
-    copies: Copies,
 ) -> (Vec<(Variable, Node)>, HashMap<SymbolRef, u64>) {
     let mut pool: Vec<(Variable, Node)> = Vec::new();
     let mut pool_section_align: HashMap<SymbolRef, u64> = HashMap::new();
@@ -966,7 +953,7 @@ fn pool(
             }
         }
     }
-    (sorted_pool(inputs, resolution, pool, copies), pool_section_align)
+    (sorted_pool(inputs, resolution, pool), pool_section_align)
 }
 
 /// Rule 9.6 under `-preserve-relocs`: the kept unselected kernels of
@@ -992,7 +979,7 @@ pub(crate) fn unwalked_windows_order(
     facts: &Facts,
     candidates: &[Node],
 ) -> Vec<Node> {
-    let (pool, _) = pool(inputs, resolution, facts, Copies::FirstOnly);
+    let (pool, _) = pool(inputs, resolution, facts);
     let definition = |v: SymbolRef| resolution.definition_of(v).unwrap_or(v);
     let namers = |key: SymbolRef| -> Vec<Node> {
         candidates
@@ -1027,7 +1014,7 @@ fn plan_executable(
     plan: &mut SharedPlan,
 ) -> (bool, Option<u64>) {
     let debug = layout.debug;
-    let (pool, pool_section_align) = pool(inputs, resolution, facts, Copies::Each);
+    let (pool, pool_section_align) = pool(inputs, resolution, facts);
     let reached_by = |node: Node| -> Vec<usize> {
         kernels.iter().enumerate().filter(|(_, k)| k.reach.contains(&node)).map(|(i, _)| i).collect()
     };
