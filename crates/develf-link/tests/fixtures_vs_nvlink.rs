@@ -415,7 +415,11 @@ fn fixtures_match_nvlink() {
 /// whose first contributor comes first, rule 7.2; gkeep4-relink-g exec: not
 /// when the extern aligns every window past 16, gkeep5-relink-g exec: nor
 /// without a common area, whose absence also leaves `.nv_debug.shared`
-/// 16-aligned, rules 12.9 and 12.10, session 37).
+/// 16-aligned, rules 12.9 and 12.10, session 37; pkw exec: unselected
+/// kernels' windows from a list with one copy of each weak array, private
+/// arrays' kernels first, an extern-only one kept empty and 16-aligned,
+/// rule 9.6; wcp exec: a weak array listed where its first copy is, rule
+/// 12.1, session 38).
 const FLOOR_NON_MERC_LINKED: usize = 836;
 const FLOOR_NON_MERC_SEMANTIC: usize = 836;
 const FLOOR_NON_MERC_IDENTICAL: usize = 836;
@@ -466,7 +470,9 @@ const FLOOR_MERC_LINKED: usize = 650;
 /// searches from 2 and never-waited pressed groups stay whole, sbtri
 /// (exec) since a read barrier pressed onto its own group stays with it,
 /// sbbru (exec) since a uniform branch's wait is no use of the stack,
-/// session 37).
+/// session 37; pkw (exec) since unselected kernels' windows follow a list
+/// with one copy of each weak array, wcp (exec) since a weak array is
+/// listed where its first copy is, session 38).
 const FLOOR_MERC_SEMANTIC: usize = 650;
 const FLOOR_MERC_IDENTICAL: usize = 650;
 
