@@ -1380,7 +1380,7 @@ fn count_item(first: u8, count: usize) -> [u8; 2] {
 }
 
 /// Uleb/sleb length at `at`.
-fn leb(bytes: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn leb(bytes: &[u8], at: usize) -> Option<usize> {
     let mut n = 0;
     while *bytes.get(at + n)? & 0x80 != 0 {
         n += 1;
@@ -1388,7 +1388,7 @@ fn leb(bytes: &[u8], at: usize) -> Option<usize> {
     Some(n + 1)
 }
 
-fn uleb(bytes: &[u8], at: usize) -> Option<u64> {
+pub(crate) fn uleb(bytes: &[u8], at: usize) -> Option<u64> {
     let mut v = 0u64;
     let n = leb(bytes, at)?;
     if n > 9 {

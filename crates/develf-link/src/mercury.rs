@@ -1560,6 +1560,136 @@ fn describes_gone_code(
     section.is_some_and(|x| layout.placed(def.input, x).is_none())
 }
 
+/// The code size of the copy that replaced weak function `here`, where it
+/// is smaller than `here`'s own: the end of `here`'s kept line rows.
+fn replaced_by_shorter(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, here: SymbolRef) -> Option<u64> {
+    let def = resolution.definition_of(here).filter(|&d| d != here)?;
+    let size =
+        |at: SymbolRef| inputs.get(at.input).and_then(|i| i.symbol(at.symbol)).map(|s| (s.size, s.section_index()));
+    let ((own, own_section), (winner, _)) = (size(here)?, size(def)?);
+    (own_section.is_some() && winner < own).then_some(winner)
+}
+
+/// What a line program's header says about its opcodes (DWARF 2/3, 32-bit
+/// lengths, as ptxas writes them).
+struct LineHeader {
+    min_inst: u64,
+    line_range: u8,
+    opcode_base: u8,
+    /// Operand counts of the standard opcodes 1..opcode_base.
+    operands: Vec<u8>,
+}
+
+impl LineHeader {
+    fn read(bytes: &[u8], unit: usize) -> Option<LineHeader> {
+        let (min_inst, line_range, opcode_base) =
+            (u64::from(*bytes.get(unit + 10)?), *bytes.get(unit + 13)?, *bytes.get(unit + 14)?);
+        if min_inst == 0 || line_range == 0 || opcode_base == 0 {
+            return None;
+        }
+        let operands = bytes.get(unit + 15..unit + 15 + usize::from(opcode_base) - 1)?.to_vec();
+        Some(LineHeader { min_inst, line_range, opcode_base, operands })
+    }
+}
+
+/// Rule 11.2 for line tables, a replaced copy's kept sequence (sweep22 p233:
+/// params.cu's `-lineinfo` `cl_horner<double,8>`, 0x600 bytes, replaced by
+/// bigargs.cu's 0x280; sm_100/sm_120, exec and `-r`): nvlink drops the rows
+/// at or past the winner's size and ends the sequence there, an
+/// `advance_pc` from the last row kept (`02 c0 04 00 01 01` after the row at
+/// 0x40) in `.debug_line`. Its `.nv_debug_line_sass` sequence ends at 0x280
+/// too, but with rows at other addresses than the input's (0xd0 for 0xc0),
+/// which the Mercury→SASS map rule 11.2.2 lacks would give; it stays as it
+/// is. Returns where in
+/// `program` (one sequence, from its `DW_LNE_set_address`) the kept part
+/// ends and the bytes that end it there, or `None` where nothing is past
+/// `limit` or an operation is not one this reader follows. On sm_75..sm_90
+/// the rows stay.
+fn clip_sequence(header: &LineHeader, program: &[u8], limit: u64) -> Option<(usize, Vec<u8>)> {
+    use crate::errbar::{leb, uleb};
+    let mut at = 0usize;
+    let mut address = 0u64;
+    let mut base: Option<u64> = None;
+    // Where the last row's operation ends, and the row's address.
+    let mut last_row: Option<(usize, u64)> = None;
+    let past = |address: u64, base: Option<u64>| base.is_some_and(|b| address.saturating_sub(b) >= limit);
+    while at < program.len() {
+        let op = program[at];
+        let (row, next) = if op >= header.opcode_base {
+            let adjusted = op - header.opcode_base;
+            address += u64::from(adjusted / header.line_range) * header.min_inst;
+            (true, at + 1)
+        } else {
+            match op {
+                0 => {
+                    let n = usize::try_from(uleb(program, at + 1)?).ok()?;
+                    let body = at + 1 + leb(program, at + 1)?;
+                    let next = body.checked_add(n).filter(|&x| x <= program.len())?;
+                    match program.get(body) {
+                        Some(2) if n == 9 => {
+                            address = u64::from_le_bytes(program.get(body + 1..body + 9)?.try_into().ok()?);
+                            base = Some(address);
+                        }
+                        Some(1) => {
+                            // The end: past the limit, it moves back to it.
+                            if !past(address, base) || address.saturating_sub(base?) == limit {
+                                return None;
+                            }
+                            break;
+                        }
+                        _ => {}
+                    }
+                    (false, next)
+                }
+                1 => (true, at + 1),
+                2 => {
+                    address += uleb(program, at + 1)?.checked_mul(header.min_inst)?;
+                    (false, at + 1 + leb(program, at + 1)?)
+                }
+                8 => {
+                    address += u64::from((255 - header.opcode_base) / header.line_range) * header.min_inst;
+                    (false, at + 1)
+                }
+                9 => {
+                    address += u64::from(u16::from_le_bytes(program.get(at + 1..at + 3)?.try_into().ok()?));
+                    (false, at + 3)
+                }
+                _ => {
+                    let mut next = at + 1;
+                    for _ in 0..*header.operands.get(usize::from(op) - 1)? {
+                        next += leb(program, next)?;
+                    }
+                    (false, next)
+                }
+            }
+        };
+        if row {
+            if past(address, base) {
+                break;
+            }
+            last_row = Some((next, address));
+        }
+        at = next;
+    }
+    let (keep, row_address) = last_row?;
+    let advance = (base? + limit).checked_sub(row_address)? / header.min_inst;
+    let mut tail = Vec::new();
+    if advance > 0 {
+        tail.push(0x02);
+        let mut v = advance;
+        loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            tail.push(if v == 0 { byte } else { byte | 0x80 });
+            if v == 0 {
+                break;
+            }
+        }
+    }
+    tail.extend_from_slice(&[0x00, 0x01, 0x01]);
+    (keep + tail.len() <= program.len()).then_some((keep, tail))
+}
+
 /// U12 resolved (rule 11.2 for line tables): the normal `.debug_line` and
 /// `.nv_debug_line_sass` lose the sequence of every losing or dead function:
 /// from its `DW_LNE_set_address` (3 bytes before the relocation naming the
@@ -1579,6 +1709,8 @@ fn cut_line_sequences<'a>(
     const END_SEQUENCE: [u8; 3] = [0x00, 0x01, 0x01];
     let Some(out) = layout.section(table) else { return Ok(()) };
     let mut cut: Vec<(u64, u64)> = Vec::new();
+    // New bytes written where a clipped sequence now ends: (offset, bytes).
+    let mut clips: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut lengths: Vec<(u64, u32)> = Vec::new();
     // Sequences moved by the reordering below: (old start, old stop, new start).
     let mut moves: Vec<(u64, u64, u64)> = Vec::new();
@@ -1667,6 +1799,21 @@ fn cut_line_sequences<'a>(
             let mut removed = 0u64;
             for (k, &(start, stop)) in spans.iter().enumerate() {
                 if !gone.get(k).copied().unwrap_or(false) {
+                    // A kept sequence of a replaced copy ends with the
+                    // winner's code (`clip_sequence`).
+                    let Some(&&(_, symbol)) = inside.get(k) else { continue };
+                    let limit = replaced_by_shorter(inputs, resolution, SymbolRef { input: piece.input, symbol })
+                        .filter(|_| out.name == ".debug_line");
+                    let program = bytes.get(start as usize..stop as usize);
+                    let header = usize::try_from(unit).ok().and_then(|u| LineHeader::read(&bytes, u));
+                    let clip = limit.zip(program).zip(header).and_then(|((l, p), h)| clip_sequence(&h, p, l));
+                    if let Some((keep, tail)) = clip {
+                        let at = piece.offset + new_start.get(k).copied().unwrap_or(start);
+                        let (from, to) = (at + keep as u64 + tail.len() as u64, at + (stop - start));
+                        clips.push((at + keep as u64, tail));
+                        cut.push((from, to));
+                        removed += to - from;
+                    }
                     continue;
                 }
                 if start < stop {
@@ -1691,6 +1838,12 @@ fn cut_line_sequences<'a>(
             let at = usize::try_from(at).unwrap_or(usize::MAX);
             if let Some(slot) = data.get_mut(at..at.saturating_add(4)) {
                 slot.copy_from_slice(&length.to_le_bytes());
+            }
+        }
+        for (at, tail) in &clips {
+            let at = usize::try_from(*at).unwrap_or(usize::MAX);
+            if let Some(slot) = data.get_mut(at..at.saturating_add(tail.len())) {
+                slot.copy_from_slice(tail);
             }
         }
     }
