@@ -1600,7 +1600,9 @@ impl LineHeader {
 /// 0x40) in `.debug_line`. Its `.nv_debug_line_sass` sequence ends at 0x280
 /// too, but with rows at other addresses than the input's (0xd0 for 0xc0),
 /// which the Mercury→SASS map rule 11.2.2 lacks would give; it stays as it
-/// is. Returns where in
+/// is. Some copies' rows before the cut move too (p230's replaced
+/// `tc_scalar_dot<float>`: a row at 0xef0 for the input's 0xaf0), by a
+/// mapping not known; develf applies the cut alone there. Returns where in
 /// `program` (one sequence, from its `DW_LNE_set_address`) the kept part
 /// ends and the bytes that end it there, or `None` where nothing is past
 /// `limit` or an operation is not one this reader follows. On sm_75..sm_90
