@@ -1513,7 +1513,7 @@ fn move_frames(data: &[u8], fdes: &HashMap<u64, &Moves>) -> Vec<u8> {
 
 /// `DW_LNS_advance_pc`/`advance_line` operands as nvlink writes them: in
 /// SLEB128 form (0x40 is `c0 00`, 0x50 `d0 00`: debug-lineinfo, merc2).
-fn sleb(mut v: i64, out: &mut Vec<u8>) {
+pub(crate) fn sleb(mut v: i64, out: &mut Vec<u8>) {
     loop {
         let byte = (v & 0x7f) as u8;
         v >>= 7;

@@ -1677,16 +1677,9 @@ fn clip_sequence(header: &LineHeader, program: &[u8], limit: u64) -> Option<(usi
     let advance = (base? + limit).checked_sub(row_address)? / header.min_inst;
     let mut tail = Vec::new();
     if advance > 0 {
+        // In SLEB128 form, as nvlink writes every `advance_pc` (`sleb`).
         tail.push(0x02);
-        let mut v = advance;
-        loop {
-            let byte = (v & 0x7f) as u8;
-            v >>= 7;
-            tail.push(if v == 0 { byte } else { byte | 0x80 });
-            if v == 0 {
-                break;
-            }
-        }
+        crate::errbar::sleb(i64::try_from(advance).ok()?, &mut tail);
     }
     tail.extend_from_slice(&[0x00, 0x01, 0x01]);
     (keep + tail.len() <= program.len()).then_some((keep, tail))
