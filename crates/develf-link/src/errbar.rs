@@ -1525,6 +1525,34 @@ pub(crate) fn sleb(mut v: i64, out: &mut Vec<u8>) {
     }
 }
 
+/// What a line program's header says about its opcodes (DWARF 2/3, 32-bit
+/// lengths, as ptxas writes them).
+pub(crate) struct LineHeader {
+    pub(crate) min_inst: u64,
+    pub(crate) line_base: i8,
+    pub(crate) line_range: u8,
+    pub(crate) opcode_base: u8,
+    /// Operand counts of the standard opcodes 1..opcode_base.
+    pub(crate) operands: Vec<u8>,
+}
+
+impl LineHeader {
+    /// The header of the unit at `unit` (its fixed fields from offset 10).
+    pub(crate) fn read(bytes: &[u8], unit: usize) -> Option<LineHeader> {
+        let (min_inst, line_base, line_range, opcode_base) = (
+            u64::from(*bytes.get(unit + 10)?),
+            *bytes.get(unit + 12)? as i8,
+            *bytes.get(unit + 13)?,
+            *bytes.get(unit + 14)?,
+        );
+        if min_inst == 0 || line_range == 0 || opcode_base == 0 {
+            return None;
+        }
+        let operands = bytes.get(unit + 15..unit + 15 + usize::from(opcode_base) - 1)?.to_vec();
+        Some(LineHeader { min_inst, line_base, line_range, opcode_base, operands })
+    }
+}
+
 /// A line table (`.debug_line`, `.nv_debug_line_sass`: DWARF 2/3 with
 /// 32-bit lengths, as ptxas writes them) with the rows of rewritten
 /// functions moved: each address advance becomes the moved difference; a
@@ -1546,16 +1574,11 @@ fn move_lines(data: &[u8], sequences: &HashMap<u64, (&Moves, u64)>) -> Option<Mo
         let end = unit.checked_add(4 + length).filter(|&e| e <= data.len() && length < 0xffff_fff0)?;
         let header = word32(data, unit + 6) as usize;
         let program = unit + 10 + header;
-        let (min_inst, line_base, line_range, opcode_base) = (
-            u64::from(*data.get(unit + 10)?),
-            *data.get(unit + 12)? as i8,
-            *data.get(unit + 13)?,
-            *data.get(unit + 14)?,
-        );
-        if program > end || line_range == 0 || min_inst == 0 || opcode_base == 0 {
+        let LineHeader { min_inst, line_base, line_range, opcode_base, operands: lengths } =
+            LineHeader::read(data, unit)?;
+        if program > end {
             return None;
         }
-        let lengths = data.get(unit + 15..unit + 15 + usize::from(opcode_base) - 1)?;
         let start = out.len();
         out.extend_from_slice(&data[unit..program]);
         let mut at = program;

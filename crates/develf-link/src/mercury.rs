@@ -1570,28 +1570,6 @@ fn replaced_by_shorter(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, 
     (own_section.is_some() && winner < own).then_some(winner)
 }
 
-/// What a line program's header says about its opcodes (DWARF 2/3, 32-bit
-/// lengths, as ptxas writes them).
-struct LineHeader {
-    min_inst: u64,
-    line_range: u8,
-    opcode_base: u8,
-    /// Operand counts of the standard opcodes 1..opcode_base.
-    operands: Vec<u8>,
-}
-
-impl LineHeader {
-    fn read(bytes: &[u8], unit: usize) -> Option<LineHeader> {
-        let (min_inst, line_range, opcode_base) =
-            (u64::from(*bytes.get(unit + 10)?), *bytes.get(unit + 13)?, *bytes.get(unit + 14)?);
-        if min_inst == 0 || line_range == 0 || opcode_base == 0 {
-            return None;
-        }
-        let operands = bytes.get(unit + 15..unit + 15 + usize::from(opcode_base) - 1)?.to_vec();
-        Some(LineHeader { min_inst, line_range, opcode_base, operands })
-    }
-}
-
 /// Rule 11.2 for line tables, a replaced copy's kept sequence (sweep22 p233:
 /// params.cu's `-lineinfo` `cl_horner<double,8>`, 0x600 bytes, replaced by
 /// bigargs.cu's 0x280; sm_100/sm_120, exec and `-r`): nvlink drops the rows
@@ -1607,7 +1585,7 @@ impl LineHeader {
 /// ends and the bytes that end it there, or `None` where nothing is past
 /// `limit` or an operation is not one this reader follows. On sm_75..sm_90
 /// the rows stay.
-fn clip_sequence(header: &LineHeader, program: &[u8], limit: u64) -> Option<(usize, Vec<u8>)> {
+fn clip_sequence(header: &crate::errbar::LineHeader, program: &[u8], limit: u64) -> Option<(usize, Vec<u8>)> {
     use crate::errbar::{leb, uleb};
     let mut at = 0usize;
     let mut address = 0u64;
@@ -1792,16 +1770,19 @@ fn cut_line_sequences<'a>(
                 }
             }
             let mut removed = 0u64;
+            // Only `.debug_line`'s kept sequences are cut (`clip_sequence`).
+            let header = usize::try_from(unit)
+                .ok()
+                .filter(|_| out.name == ".debug_line")
+                .and_then(|u| crate::errbar::LineHeader::read(&bytes, u));
             for (k, &(start, stop)) in spans.iter().enumerate() {
                 if !gone.get(k).copied().unwrap_or(false) {
                     // A kept sequence of a replaced copy ends with the
                     // winner's code (`clip_sequence`).
-                    let Some(&&(_, symbol)) = inside.get(k) else { continue };
-                    let limit = replaced_by_shorter(inputs, resolution, SymbolRef { input: piece.input, symbol })
-                        .filter(|_| out.name == ".debug_line");
+                    let Some((&&(_, symbol), header)) = inside.get(k).zip(header.as_ref()) else { continue };
+                    let limit = replaced_by_shorter(inputs, resolution, SymbolRef { input: piece.input, symbol });
                     let program = bytes.get(start as usize..stop as usize);
-                    let header = usize::try_from(unit).ok().and_then(|u| LineHeader::read(&bytes, u));
-                    let clip = limit.zip(program).zip(header).and_then(|((l, p), h)| clip_sequence(&h, p, l));
+                    let clip = limit.zip(program).and_then(|(l, p)| clip_sequence(header, p, l));
                     if let Some((keep, tail)) = clip {
                         let at = piece.offset + new_start.get(k).copied().unwrap_or(start);
                         let (from, to) = (at + keep as u64 + tail.len() as u64, at + (stop - start));
