@@ -696,7 +696,7 @@ struct ExitChange {
 /// Only kernels that make no call lose it, and all of them do: in sweeps 19
 /// to 22 (sm_100 exec) 22 kernels without a `CALL` lose it and 33 with one
 /// keep it (sweep22 p231 `at_progress_k` against `at_wait_host_k`; test
-/// `fence_workaround`). Where the model does not reproduce ptxas's numbering,
+/// `mercury_vs_nvlink`). Where the model does not reproduce ptxas's numbering,
 /// the workaround goes all the same and the other instructions keep ptxas's
 /// scoreboards: every instruction, offset and section but those fields is
 /// nvlink's (63 sweep22 links now the size of nvlink's). Before, the
