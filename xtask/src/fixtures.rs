@@ -633,6 +633,12 @@ const OBJECTS: &[ObjectSpec] = &[
     // Capped so that its copy of the weak kernel has fewer registers and wins.
     nvcc_with("wcp_b", "wcp_b.cu", &["-maxrregcount=24"], Archs::Only(SHC_ARCHS)),
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("cba_a", "cba_a.cu", Archs::Only(VSM_ARCHS), ABI7_NONE),
+    cu("cba_b", "cba_b.cu", Archs::Only(VSM_ARCHS), ABI7_NONE),
+    cu("xsa_a", "xsa_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("xsa_b", "xsa_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    nvcc_with("xsa_a-G", "xsa_a.cu", &["-G"], Archs::Only(SHC_ARCHS)),
+    nvcc_with("xsa_b-G", "xsa_b.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("wtf", "wtf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbmm", "sbmm.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1545,6 +1551,23 @@ const GROUPS: &[GroupSpec] = &[
         archs: Archs::Only(SHC_ARCHS),
     },
     GroupSpec { name: "pun-g", inputs: &[Abi8("pun")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
+    // U25: a function bank shared by a kernel with 8-aligned bank bytes of
+    // its own and one without: both banks 8-aligned (sweep23 p246).
+    GroupSpec { name: "cba", inputs: &[Abi8("cba_a"), Abi8("cba_b")], flags: &[], archs: Archs::Only(VSM_ARCHS) },
+    GroupSpec { name: "cba-rev", inputs: &[Abi8("cba_b"), Abi8("cba_a")], flags: &[], archs: Archs::Only(VSM_ARCHS) },
+    // Rules 12.1, 12.3 and 12.10 with a device function's 256-aligned static
+    // beside 16-aligned extern memory (sweep23 p241): windows of kernels
+    // reaching extern memory only through shared functions round to the
+    // pool's alignment; `-r` takes the pool's alignment as the link's; `-g`
+    // starts extern memory at the rounded window's end.
+    GroupSpec { name: "xsa", inputs: &[Abi8("xsa_a"), Abi8("xsa_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec {
+        name: "xsa-G",
+        inputs: &[Abi8("xsa_a-G"), Abi8("xsa_b-G")],
+        flags: &["-g"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    GroupSpec { name: "xsa-G-relink-g", inputs: &[LinkR("xsa-G")], flags: &["-g"], archs: Archs::Only(SHC_ARCHS) },
     // Rule 11.3: a load group's later read barrier waited after its write
     // (sweep16 p181).
     GroupSpec { name: "sbrlate", inputs: &[Abi8("sbrlate")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

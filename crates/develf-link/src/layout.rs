@@ -2194,6 +2194,7 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
                 used.entry(k).or_default().push((at, at.saturating_add(size)));
                 copy_function_bank(b, h, k, at);
             }
+            share_bank_alignment(b, &reachers);
         }
     }
 }
@@ -2273,6 +2274,28 @@ impl HeldBank {
 
 /// U25: copies function bank `h` into kernel `k`'s sections at offset `at`,
 /// creating those the kernel lacks.
+/// U25: the banks of the kernels reaching one function bank share the
+/// largest of their alignments, as the offset they share was found over all
+/// of them: sweep23 p246, `cg_chain`'s 4-aligned table at 8 behind
+/// `ck_everything_k`'s own 8-aligned bytes makes `cd_chain_k`'s new bank
+/// 0x20 bytes aligned 8 (sm_75..sm_86); where every bank is 4-aligned they
+/// stay 4 (jtab, sm_100/sm_120).
+fn share_bank_alignment(b: &mut Builder<'_, '_>, reachers: &[OutId]) {
+    let banks: Vec<OutId> = reachers
+        .iter()
+        .filter_map(|&k| {
+            let text = b.layout.section(k)?.name.clone();
+            b.layout.find(&companion(".nv.constant2.", &text))
+        })
+        .collect();
+    let align = banks.iter().filter_map(|&x| b.layout.section(x)).map(|s| s.align).max().unwrap_or(1);
+    for x in banks {
+        if let Some(out) = b.layout.sections.get_mut(x) {
+            out.align = out.align.max(align);
+        }
+    }
+}
+
 fn copy_function_bank(b: &mut Builder<'_, '_>, h: &HeldBank, k: OutId, at: u64) {
     let inputs = b.inputs;
     let Some(object) = inputs.get(h.input) else { return };

@@ -538,7 +538,11 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
                 // it: with the one weak static moved into its kernel's window,
                 // the empty section stays 16-aligned beside an extern at 0x100
                 // (fixture `gkeep5-relink-g`, sm_75 and sm_90).
-                out.align = out.align.max(facts.extern_value);
+                // The pool's alignment counts too (sweep23 p241 `g` and
+                // `preserve`: `sm_pair_energy`'s `alignas(256)` statics
+                // beside 16-aligned externs: 256; sm_75..sm_90; fixture
+                // `xsa`).
+                out.align = out.align.max(facts.extern_value).max(pool_align.unwrap_or(0));
             }
             // Rule 12.2: no bytes of its own in an executable (sm_100+: the
             // reserved area, and so under `-g` or `-preserve-relocs`, rule
@@ -649,13 +653,26 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
                     0 => held,
                     vars => vars.min(held),
                 };
-                out.size = grow_by_room(held, facts.extern_align);
-                out.align = out.align.max(facts.extern_align);
+                let a = relocatable_align(&facts, pool);
+                out.size = grow_by_room(held, a);
+                out.align = out.align.max(a);
             }
             plan.debug_shared = debug_shared;
         }
     }
     layout.shared = plan;
+}
+
+/// Rule 12.3's alignment of a `-r` link with extern memory: the externs',
+/// raised by the pool's when a device function's variable is aligned above
+/// them (sweep23 p241: `alignas(256)` statics of `sm_pair_energy` beside
+/// 16-aligned externs. Every kernel using extern memory gets 0x200 aligned
+/// 0x100, as a relinked `-r` output's 0x100 instance gives; kernels without
+/// shared memory of their own that do not name extern memory get none;
+/// `.nv_debug.shared` is 0x100-aligned and its 0x100-byte static grows by
+/// 0x100, as at equality with a 0x100 extern; sm_75..sm_90; fixture `xsa`).
+fn relocatable_align(facts: &Facts, pool: Option<u64>) -> u64 {
+    facts.extern_align.max(pool.unwrap_or(0))
 }
 
 /// The sizes of the variables in the inputs' `.nv_debug.shared` that are
@@ -1272,6 +1289,14 @@ fn plan_executable(
             // 16-aligned `dynb`, but shares `dev_sh2`'s variables with `ksa`:
             // its 0x197 bytes round to 0x200, the extern offset stays 0x1a0).
             cur = align_up(cur, most.max(global_align.unwrap_or(1)));
+            if debug && most.is_power_of_two() {
+                // Rule 12.10: under `-g` the extern memory starts at the
+                // rounded window's end (sweep23 p241 `g`: `sa_mean_k`'s
+                // `sm_f4` at 0xd00, its 0x80 of `flags` after a 0xc00 common
+                // area rounded to the pool's 0x100; 0xc80 without `-g`;
+                // sm_75..sm_90; fixture `xsa`).
+                plan.extern_offset.insert(k.text, cur);
+            }
             if !most.is_power_of_two() {
                 // Rule 12.8.1: a relinked `-r` output's `externsharedinstance`s
                 // carry their kernels' extern offsets as alignments (0x90,
@@ -1476,9 +1501,16 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
             // (sweep10 p113 `G-r-relink-g`: `bias_relu_kernel`, extern-only,
             // takes the 0x30 of the `externsharedinstance` it shares with
             // `sgemm_regtile_kernel`: 0x30, aligned 0x30; sm_80/sm_86).
+            // The start rounds up to the window's alignment (the pool's,
+            // when it aligns every window) as a window's end does: sweep23
+            // p241, `sd_byte_hist_k`, `sx_bytes_k` and `sk_dot_k` reach
+            // extern memory only through functions `sx_spaces_k` (own 0x10)
+            // also reaches, with a 256-aligned pool: start 0x10, windows
+            // 0x100 (sm_75..sm_90); fixture `xsa`.
             plan.no_symbol.remove(&k.shared);
             if let Some(out) = layout.sections.get_mut(k.shared) {
-                out.size = out.size.max(align_up(s, facts.extern_align).saturating_add(reserved));
+                let round = facts.extern_align.max(out.align);
+                out.size = out.size.max(align_up(s, round).saturating_add(reserved));
                 out.keep = Keep::Always;
             }
         }
@@ -1489,8 +1521,10 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
 /// gets room in every kernel's section and an `externsharedinstance` symbol.
 fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool: Option<u64>, plan: &mut SharedPlan) {
     // Rule 12.3's 0x10 and 0x20 are the extern alignment and twice it
-    // (rule 12.8: 0x100 and 0x200 when relinking a `-r` output).
-    let a = facts.extern_align;
+    // (rule 12.8: 0x100 and 0x200 when relinking a `-r` output), or the
+    // pool's alignment where device functions' variables are aligned above
+    // the externs ([`relocatable_align`]).
+    let a = relocatable_align(facts, pool);
     // Rule 12.10: `-r -g` makes no instances. Each extern symbol is defined
     // in `.nv_debug.shared` at the largest `align_up(variables, a)` of the
     // kernels whose own code names it, `a` the link's alignment (g6: `d` at
@@ -1653,6 +1687,19 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                 && k.own_size == 0
                 && k.room.is_none()
                 && (a > EXTERN_ALIGN || (facts.relinked_extern && !k.had_section) || facts.zero_extern_align));
+        // Nor, with the pool aligning the link above 16, does one that
+        // reaches extern memory only through a device function (sweep23
+        // p241 `-r` and `-r -g`: `sk_dot_k` and `sx_dot_k`, which call
+        // `sm_dyn_dot`, get none; sm_75..sm_90; fixture `xsa`), nor, as
+        // above, where that output's externs are relinked and it came
+        // without a section (fixture `xsa-G-relink-g`'s `-r -g`).
+        let dropped = dropped
+            || (k.uses_extern
+                && !own_code_uses_extern(k)
+                && k.own.is_empty()
+                && k.own_size == 0
+                && k.room.is_none()
+                && (a > facts.extern_align.max(EXTERN_ALIGN) || (facts.relinked_extern && !k.had_section)));
         let keep = (facts.any_extern || !k.own.is_empty() || k.own_size > 0) && !dropped;
         // With ABI-7 externs (alignment 0) a user gets no symbol either
         // (fresh4 r-abi7-extern `ka`).
