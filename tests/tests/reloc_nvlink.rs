@@ -1061,8 +1061,12 @@ fn check_link(link: &Link, report: &mut Report) {
 /// session 38): wcp_a's copy of the weak kernel `wcp_reduce<WcpPlus>` lost
 /// when met (rule 9.13); nvlink keeps its FDE, whose CIE pointer it writes
 /// 0x20 past wcp_a's CIE (0x1c0 for the CIE at 0x1a0), as develf does; this
-/// test's model takes S + A (0x1a0).
-const LINKER_DECIDED: [&str; 18] = [
+/// test's model takes S + A (0x1a0). `xsa-G` on sm_90 and sm_100 and its
+/// relinked `-r -g` output (session 39): as `gkeep`, the kernels' own and
+/// the common area's variables (`xsa_mean`'s `flags` at 0x500 in `.symtab`,
+/// 0x100 in the code; the relinked sm_75 `xsa_energy`'s `cache` 0x200 and
+/// 0).
+const LINKER_DECIDED: [&str; 23] = [
     "link/sm_100/tlib.cubin",
     "link/sm_90/eo_a.cubin",
     "link/sm_90/gkeep.cubin",
@@ -1081,6 +1085,11 @@ const LINKER_DECIDED: [&str; 18] = [
     "link/sm_100/xshma-relink-g.cubin",
     "link/sm_90/wcp-rev.cubin",
     "link-r/sm_90/wcp-rev.cubin",
+    "link/sm_90/xsa-G.cubin",
+    "link/sm_100/xsa-G.cubin",
+    "link/sm_75/xsa-G-relink-g.cubin",
+    "link/sm_90/xsa-G-relink-g.cubin",
+    "link/sm_100/xsa-G-relink-g.cubin",
 ];
 
 fn linker_decided(link: &Link) -> bool {
