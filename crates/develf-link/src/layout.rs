@@ -2272,8 +2272,6 @@ impl HeldBank {
     }
 }
 
-/// U25: copies function bank `h` into kernel `k`'s sections at offset `at`,
-/// creating those the kernel lacks.
 /// U25: the banks of the kernels reaching one function bank share the
 /// largest of their alignments, as the offset they share was found over all
 /// of them: sweep23 p246, `cg_chain`'s 4-aligned table at 8 behind
@@ -2296,6 +2294,8 @@ fn share_bank_alignment(b: &mut Builder<'_, '_>, reachers: &[OutId]) {
     }
 }
 
+/// U25: copies function bank `h` into kernel `k`'s sections at offset `at`,
+/// creating those the kernel lacks.
 fn copy_function_bank(b: &mut Builder<'_, '_>, h: &HeldBank, k: OutId, at: u64) {
     let inputs = b.inputs;
     let Some(object) = inputs.get(h.input) else { return };
