@@ -636,6 +636,12 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("cba_a", "cba_a.cu", Archs::Only(VSM_ARCHS), ABI7_NONE),
     cu("cba_b", "cba_b.cu", Archs::Only(VSM_ARCHS), ABI7_NONE),
     cu("xsa_a", "xsa_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("rxi_a", "rxi_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("ulw_a", "ulw_a.cu", Archs::Only(DEBUG_ARCHS), ABI7_NONE),
+    nvcc_with("ulw_b-G", "ulw_b.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
+    // Capped so that its weak division helper has fewer registers and wins.
+    nvcc_with("ulw_c-G", "ulw_c.cu", &["-G", "-maxrregcount=24"], Archs::Only(DEBUG_ARCHS)),
+    cu("rxi_b", "rxi_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("xsa_b", "xsa_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     nvcc_with("xsa_a-G", "xsa_a.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     nvcc_with("xsa_b-G", "xsa_b.cu", &["-G"], Archs::Only(SHC_ARCHS)),
@@ -1555,6 +1561,21 @@ const GROUPS: &[GroupSpec] = &[
     // its own and one without: both banks 8-aligned (sweep23 p246).
     GroupSpec { name: "cba", inputs: &[Abi8("cba_a"), Abi8("cba_b")], flags: &[], archs: Archs::Only(VSM_ARCHS) },
     GroupSpec { name: "cba-rev", inputs: &[Abi8("cba_b"), Abi8("cba_a")], flags: &[], archs: Archs::Only(VSM_ARCHS) },
+    // U9 with rule 1.4: a weak helper replaced by a later copy, beside an
+    // earlier input's static of the same name, gets its own `.text` and
+    // `.nv.info` where the first weak copy is met (sweep24 p251 `mixed-G`).
+    // Not on sm_100+, where develf still merges the merc companions (left).
+    GroupSpec {
+        name: "ulw",
+        inputs: &[Abi8("ulw_a"), Abi8("ulw_b-G"), Abi8("ulw_c-G")],
+        flags: &[],
+        archs: Archs::Only(DEBUG_ARCHS),
+    },
+    // Rule 12.8: relinking a `-r` output, a kernel naming its instance and
+    // reaching a 64-aligned extern through a function starts extern memory
+    // at that extern's alignment, not the first instance's (sweep24 p250).
+    GroupSpec { name: "rxi", inputs: &[Abi8("rxi_a"), Abi8("rxi_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec { name: "rxi-relink", inputs: &[LinkR("rxi")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // Rules 12.1, 12.3 and 12.10 with a device function's 256-aligned static
     // beside 16-aligned extern memory (sweep23 p241): windows of kernels
     // reaching extern memory only through shared functions round to the

@@ -592,6 +592,31 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// U9 with rule 1.4: the `.text`/`.nv.info` a replaced weak copy creates
+    /// for its later winner, as [`Builder::create`], but a section of that
+    /// name an earlier input's static function made is not taken: a new one
+    /// is made and found by the name from then on, so the winner fills it
+    /// (sweep24 p251 `mixed-G`: cdmath.cu's plain build has a static
+    /// `__cuda_sm20_div_rn_f64_full`; of the `-G` files' weak copies
+    /// cswitch.cu's is met first and cchain.cu's, 24 registers, wins; nvlink
+    /// makes its `.text` and `.nv.info` at cswitch.cu's place; sm_75..sm_90,
+    /// exec and `-r`; fixture `ulw`).
+    fn create_beside_local(&mut self, name: &str, class: SectionClass, sh_type: u32, flags: u64, align: u64) -> OutId {
+        let local = |b: &Self, id: OutId| match b.layout.section(id).map(|s| (s.class, s.info)) {
+            Some((C::Text, _)) => b.local_texts.contains(&id),
+            Some((C::FunctionInfo, InfoField::Section(text))) => b.local_texts.contains(&text),
+            _ => false,
+        };
+        match self.layout.find(name) {
+            Some(id) if local(self, id) => {
+                let id = self.create_in(true, name, class, sh_type, flags, align);
+                self.layout.by_name.insert(&self.layout.sections, id);
+                id
+            }
+            _ => self.create(name, class, sh_type, flags, align),
+        }
+    }
+
     fn create_in(
         &mut self,
         private: bool,
@@ -1125,7 +1150,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 // `reduce_k<float, 128>`, whose copy in red.cu wins, `-r
                 // -kernels-used` of another kernel; sm_75..sm_90).
                 if let (Some(winner_text), Some(h)) = (later, header) {
-                    let id = b.create(h.name, C::Text, h.sh_type, h.flags, h.addralign.max(1));
+                    let id = b.create_beside_local(h.name, C::Text, h.sh_type, h.flags, h.addralign.max(1));
                     if is_kernel(s) && selected_by_lists(options, s.name) {
                         let info = b.create(&companion(".nv.info.", h.name), C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
                         let shared_name = companion(".nv.shared.", h.name);
@@ -1362,7 +1387,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             if replaced {
                 let text = input.section(s.info as usize).map(|t| t.name).unwrap_or_default();
                 if let Some(owner) = b.layout.find(text) {
-                    let id = b.create(s.name, C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
+                    let id = b.create_beside_local(s.name, C::FunctionInfo, SHT_CUDA_INFO, 0x40, 4);
                     if let Some(out) = b.layout.sections.get_mut(id) {
                         out.info = InfoField::Section(owner);
                     }

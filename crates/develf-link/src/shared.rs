@@ -1262,11 +1262,25 @@ fn plan_executable(
             // Not under `-g`, where the externs named by several kernels have
             // one value (fresh4 G.g/li.g: `fx_dyn_pipe` and `fx_dyn_pipe_raw`
             // both at 0x80, sm_80..sm_90a).
+            // A relinked `-r` output's kernel names its `externsharedinstance`,
+            // whose alignment is the first copy's (rule 12.8.1); where the
+            // kernel also reaches real externs, only theirs count (sweep24
+            // p250 `r-relink`: `sha_mixed_k`, 0xe0 of variables, reaches
+            // `sh_f4_load`'s 64-aligned `sh_f4`: extern at 0x100, not 0xe0
+            // after the first instance's 0x10; sm_75..sm_90).
+            let only_instances = |n: &Node| {
+                facts
+                    .node_externs
+                    .get(n)
+                    .is_some_and(|names| names.iter().all(|x| x == crate::symbols::EXTERN_INSTANCE))
+            };
+            let real = k.reach.iter().any(|n| facts.node_extern_align.contains_key(n) && !only_instances(n));
             let own = |i: usize, n: &Node| if i == 0 && !debug { facts.node_first_extern_align.get(n) } else { None };
             let reached = k
                 .reach
                 .iter()
                 .enumerate()
+                .filter(|(_, n)| !(real && only_instances(n)))
                 .filter_map(|(i, n)| own(i, n).or_else(|| facts.node_extern_align.get(n)))
                 .copied()
                 .min();
@@ -1628,7 +1642,12 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                         // p61 `r-relink-r`, sm_75..sm_90a).
                         k.own_extent.max(a.saturating_mul(2))
                     } else {
-                        offset.max(a.saturating_mul(2))
+                        // Rounded to the largest extern alignment the kernel
+                        // reaches, as an executable's window is (rule 12.8):
+                        // fixture `rxi-relink` `-r`, `rxi_mixed`'s instance at
+                        // 0xe0 (the first instance's 16) reaching `rxi_load`'s
+                        // 64-aligned `rxi_f4`: 0x100 (sm_75, sm_90, sm_100).
+                        align_up(offset, largest).max(a.saturating_mul(2))
                     }
                 }
             } else {
