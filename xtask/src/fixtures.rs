@@ -638,6 +638,10 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("xsa_a", "xsa_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("rxi_a", "rxi_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("ulw_a", "ulw_a.cu", Archs::Only(DEBUG_ARCHS), ABI7_NONE),
+    cu("wlb_a", "wlb_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    cu("wlb_b", "wlb_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    // Capped so that its copy of the weak template has fewer registers and wins.
+    nvcc_with("wlb_c", "wlb_c.cu", &["-maxrregcount=24"], Archs::Only(WCB_ARCHS)),
     nvcc_with("ulw_b-G", "ulw_b.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     // Capped so that its weak division helper has fewer registers and wins.
     nvcc_with("ulw_c-G", "ulw_c.cu", &["-G", "-maxrregcount=24"], Archs::Only(DEBUG_ARCHS)),
@@ -1561,6 +1565,15 @@ const GROUPS: &[GroupSpec] = &[
     // its own and one without: both banks 8-aligned (sweep23 p246).
     GroupSpec { name: "cba", inputs: &[Abi8("cba_a"), Abi8("cba_b")], flags: &[], archs: Archs::Only(VSM_ARCHS) },
     GroupSpec { name: "cba-rev", inputs: &[Abi8("cba_b"), Abi8("cba_a")], flags: &[], archs: Archs::Only(VSM_ARCHS) },
+    // Rule 5.6 with 9.11: a weak function's bank-2 local stays for the
+    // first copy and the winner, not for a copy that lost when met (sweep24
+    // p252 `rev-r`).
+    GroupSpec {
+        name: "wlb",
+        inputs: &[Abi8("wlb_a"), Abi8("wlb_b"), Abi8("wlb_c")],
+        flags: &[],
+        archs: Archs::Only(WCB_ARCHS),
+    },
     // U9 with rule 1.4: a weak helper replaced by a later copy, beside an
     // earlier input's static of the same name, gets its own `.text` and
     // `.nv.info` where the first weak copy is met (sweep24 p251 `mixed-G`).

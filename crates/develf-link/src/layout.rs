@@ -1352,7 +1352,20 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 // Rule 5.6: the local of a weak duplicate's discarded bank
                 // (sm_75..sm_89 `_param` of a template kernel instantiated in
                 // two files) is met here and kept, in the surviving bank.
-                if b.layout.placed(i, index).is_none() && b.resolution.is_discarded(i, index) {
+                // Not a function's bank whose copy lost when met (rule 9.11):
+                // sweep24 p252 `rev-r` (sm_75), `wt_dot<float>` 62 registers
+                // in wkern (first), wfast (lost when met) and wtmpl, 24 in
+                // wcap (the winner): nvlink keeps wkern's and wcap's
+                // `.const_opt.0.8`, not wfast's; fixture `wlb`.
+                let lost_function_bank = input.section(index).is_some_and(|sec| {
+                    sec.name.starts_with(".nv.constant2.")
+                        && input.symbols().iter().any(|y| {
+                            y.st_type == STT_FUNC
+                                && y.section_index() == Some(sec.info as usize)
+                                && b.resolution.lost_when_met(SymbolRef { input: i, symbol: y.index })
+                        })
+                });
+                if b.layout.placed(i, index).is_none() && b.resolution.is_discarded(i, index) && !lost_function_bank {
                     let name = input.section(index).map(|s| s.name).unwrap_or_default();
                     if let Some(id) = b.layout.find(name) {
                         b.layout.aliases.insert((i, index), id);
