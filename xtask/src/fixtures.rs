@@ -635,6 +635,10 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("pun", "pun.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("cba_a", "cba_a.cu", Archs::Only(VSM_ARCHS), ABI7_NONE),
     cu("cba_b", "cba_b.cu", Archs::Only(VSM_ARCHS), ABI7_NONE),
+    cu("cbe_a", "cbe_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    cu("cbe_b", "cbe_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
+    cu("fadr_a", "fadr_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("fadr_b", "fadr_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("xsa_a", "xsa_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("rxi_a", "rxi_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("ulw_a", "ulw_a.cu", Archs::Only(DEBUG_ARCHS), ABI7_NONE),
@@ -1589,6 +1593,12 @@ const GROUPS: &[GroupSpec] = &[
     // at that extern's alignment, not the first instance's (sweep24 p250).
     GroupSpec { name: "rxi", inputs: &[Abi8("rxi_a"), Abi8("rxi_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "rxi-relink", inputs: &[LinkR("rxi")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    // U25: a kernel's bank ends at its alignment (sweep24 p254).
+    GroupSpec { name: "cbe", inputs: &[Abi8("cbe_a"), Abi8("cbe_b")], flags: &[], archs: Archs::Only(WCB_ARCHS) },
+    // Rules 7.2 and 12.1 with a function address taken but not called: no
+    // register limit, no shared memory; NUM_BARRIERS through the indirect
+    // call (sweep24 p254).
+    GroupSpec { name: "fadr", inputs: &[Abi8("fadr_a"), Abi8("fadr_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // Rules 12.1, 12.3 and 12.10 with a device function's 256-aligned static
     // beside 16-aligned extern memory (sweep23 p241): windows of kernels
     // reaching extern memory only through shared functions round to the

@@ -10,6 +10,7 @@ use crate::input::InputObject;
 use crate::layout::{Layout, occupies_file};
 use crate::resolve::{Resolution, SymbolRef, is_kernel};
 use develf_format::nvinfo::{self, EIATTR_MAXREG_COUNT, EIATTR_REGCOUNT, Format};
+use develf_format::reloc_desc::ValuePart;
 use develf_format::symbol::STT_FUNC;
 use rayon::prelude::*;
 use std::collections::{HashMap, VecDeque};
@@ -285,6 +286,17 @@ pub(crate) fn register_limits(
                 continue;
             }
             for r in rs.entries() {
+                // A function's address built in two halves (`MOV` of its low
+                // and high words) is taken, not called: nvlink does not count
+                // it (sweep24 p254: `it_check_k`, capped at 32 registers,
+                // compares table entries with `ir_eval_bin`'s address, 34
+                // registers; nvlink links it, sm_75..sm_90; fixture `fadr`'s `fadr_check`).
+                // Indirect calls through such addresses count below.
+                let halves = develf_format::reloc_desc::descriptor(r.r_type)
+                    .is_some_and(|d| matches!(d.value_part, ValuePart::Lo32 | ValuePart::Hi32));
+                if halves {
+                    continue;
+                }
                 let Some(def) = resolution.definition_of(SymbolRef { input: input.index, symbol: r.symbol as usize })
                 else {
                     continue;

@@ -2235,6 +2235,17 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
             share_bank_alignment(b, &reachers);
         }
     }
+    // A kernel's bank ends at its alignment: sweep24 p254 `rev` (sm_75),
+    // `ir_tree_k`'s and `ik_expr_k`'s banks end 4 bytes past an 8-byte
+    // boundary after their last function's table, and nvlink's are 0x7a0,
+    // not 0x79c; fixture `cbe`: 8 bytes of its own and a 0xc-byte table,
+    // 0x18 (sm_75, sm_86).
+    for (k, _) in &kernels {
+        let bank = companion(".nv.constant2.", &text_name(b, *k));
+        if let Some(out) = b.layout.find(&bank).and_then(|x| b.layout.sections.get_mut(x)) {
+            out.size = align_up(out.size, out.align.max(1));
+        }
+    }
 }
 
 /// U25 with U9: the output `.text` of functions whose first copy (or a

@@ -214,7 +214,14 @@ impl CallFacts {
     /// (2), which it does not call, gets NUM_BARRIERS 1 or 2 (sm_90, sm_100a;
     /// nvlink 13.5); beside a second kernel it gets none.
     fn barrier_contributors(&self, f: u32) -> Vec<u32> {
-        self.contributors(f, self.barriers.keys().chain(self.mbarriers.keys()).copied())
+        // Through indirect calls too, as EXTERNS: sweep24 p254 `ir_misc_k`
+        // calls `g_parity[x & 1](x)`, an `int(int)` prototype whose
+        // address-taken functions include barrier users: NUM_BARRIERS 1
+        // (sm_75..sm_90; fixture `fadr`'s `fadr_call`).
+        if self.only_kernel == Some(f) {
+            return self.barriers.keys().chain(self.mbarriers.keys()).copied().collect();
+        }
+        self.reach_through_addresses(f)
     }
 
     /// The functions whose CTAIDZ_USED kernel `f` takes: as for its

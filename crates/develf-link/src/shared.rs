@@ -255,6 +255,19 @@ pub(crate) fn facts(
                     }
                     continue;
                 }
+                // A function's address built in halves is taken, not called:
+                // its shared memory counts only through an indirect call site
+                // (`indirect`, below; sweep24 p254 `it_check_k` and
+                // `it_reset_k` compare and store table entries: no window;
+                // sm_75..sm_90; fixture `fadr`).
+                if develf_format::reloc_desc::descriptor(r.r_type).is_some_and(|d| {
+                    matches!(
+                        d.value_part,
+                        develf_format::reloc_desc::ValuePart::Lo32 | develf_format::reloc_desc::ValuePart::Hi32
+                    )
+                }) {
+                    continue;
+                }
                 let Some(def) = resolution.definition_of(here) else { continue };
                 let Some(target) = inputs.get(def.input).and_then(|i| i.symbol(def.symbol)) else { continue };
                 // Rule 12.1: a kernel's address (a device-side launch, `child<<<..>>>`)
