@@ -5,12 +5,11 @@
 
 use crate::LinkError;
 use crate::error::{Location, RegisterOverLimit, SharedContribution, SharedOverLimit, SymbolName};
-use crate::gc::{Liveness, is_code_section};
+use crate::gc::{Liveness, is_code_section, takes_address_half};
 use crate::input::InputObject;
 use crate::layout::{Layout, occupies_file};
 use crate::resolve::{Resolution, SymbolRef, is_kernel};
 use develf_format::nvinfo::{self, EIATTR_MAXREG_COUNT, EIATTR_REGCOUNT, Format};
-use develf_format::reloc_desc::ValuePart;
 use develf_format::symbol::STT_FUNC;
 use rayon::prelude::*;
 use std::collections::{HashMap, VecDeque};
@@ -286,15 +285,8 @@ pub(crate) fn register_limits(
                 continue;
             }
             for r in rs.entries() {
-                // A function's address built in two halves (`MOV` of its low
-                // and high words) is taken, not called: nvlink does not count
-                // it (sweep24 p254: `it_check_k`, capped at 32 registers,
-                // compares table entries with `ir_eval_bin`'s address, 34
-                // registers; nvlink links it, sm_75..sm_90; fixture `fadr`'s `fadr_check`).
-                // Indirect calls through such addresses count below.
-                let halves = develf_format::reloc_desc::descriptor(r.r_type)
-                    .is_some_and(|d| matches!(d.value_part, ValuePart::Lo32 | ValuePart::Hi32));
-                if halves {
+                // An address taken is no call; indirect calls count below.
+                if takes_address_half(r.r_type) {
                     continue;
                 }
                 let Some(def) = resolution.definition_of(SymbolRef { input: input.index, symbol: r.symbol as usize })

@@ -43,6 +43,19 @@ pub(crate) fn is_code_section(name: &str) -> bool {
     name.starts_with(".text.")
 }
 
+/// Whether a relocation in code builds one 32-bit half of an address (the
+/// `MOV`s of a function pointer's low and high words): the function's
+/// address is taken there, not called. nvlink applies neither a register
+/// limit nor shared memory through it; an indirect call site reaches the
+/// function instead (sweep24 p254: `it_check_k`, capped at 32 registers,
+/// compares table entries with `ir_eval_bin`'s address, 34 registers, and
+/// `it_reset_k` stores them: nvlink links them without windows,
+/// sm_75..sm_90; fixture `fadr`).
+pub(crate) fn takes_address_half(r_type: u32) -> bool {
+    use develf_format::reloc_desc::{ValuePart, descriptor};
+    descriptor(r_type).is_some_and(|d| matches!(d.value_part, ValuePart::Lo32 | ValuePart::Hi32))
+}
+
 /// Sections whose relocations never keep a function alive: debug info, and the
 /// Mercury copies, whose edges repeat the normal sections' (rule 11; a capsule's
 /// call must not root its callee: sys `sys_alloc_ints` on sm_100+).

@@ -1357,15 +1357,15 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 // in wkern (first), wfast (lost when met) and wtmpl, 24 in
                 // wcap (the winner): nvlink keeps wkern's and wcap's
                 // `.const_opt.0.8`, not wfast's; fixture `wlb`.
-                let lost_function_bank = input.section(index).is_some_and(|sec| {
-                    sec.name.starts_with(".nv.constant2.")
-                        && input.symbols().iter().any(|y| {
-                            y.st_type == STT_FUNC
-                                && y.section_index() == Some(sec.info as usize)
-                                && b.resolution.lost_when_met(SymbolRef { input: i, symbol: y.index })
-                        })
-                });
-                if b.layout.placed(i, index).is_none() && b.resolution.is_discarded(i, index) && !lost_function_bank {
+                let lost_function_bank = || {
+                    input.section(index).is_some_and(|sec| {
+                        sec.name.starts_with(".nv.constant2.")
+                            && input
+                                .function_in(sec.info as usize)
+                                .is_some_and(|f| b.resolution.lost_when_met(SymbolRef { input: i, symbol: f }))
+                    })
+                };
+                if b.layout.placed(i, index).is_none() && b.resolution.is_discarded(i, index) && !lost_function_bank() {
                     let name = input.section(index).map(|s| s.name).unwrap_or_default();
                     if let Some(id) = b.layout.find(name) {
                         b.layout.aliases.insert((i, index), id);

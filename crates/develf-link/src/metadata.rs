@@ -213,30 +213,34 @@ impl CallFacts {
     /// with cluster_b's `cluster_b_rank_value` (1) or a7nb_f's `a7nb_helper`
     /// (2), which it does not call, gets NUM_BARRIERS 1 or 2 (sm_90, sm_100a;
     /// nvlink 13.5); beside a second kernel it gets none.
+    /// Through indirect calls too, as EXTERNS: sweep24 p254 `ir_misc_k`
+    /// calls `g_parity[x & 1](x)`, an `int(int)` prototype whose
+    /// address-taken functions include barrier users: NUM_BARRIERS 1
+    /// (sm_75..sm_90; fixture `fadr`'s `fadr_call`).
     fn barrier_contributors(&self, f: u32) -> Vec<u32> {
-        // Through indirect calls too, as EXTERNS: sweep24 p254 `ir_misc_k`
-        // calls `g_parity[x & 1](x)`, an `int(int)` prototype whose
-        // address-taken functions include barrier users: NUM_BARRIERS 1
-        // (sm_75..sm_90; fixture `fadr`'s `fadr_call`).
-        if self.only_kernel == Some(f) {
-            return self.barriers.keys().chain(self.mbarriers.keys()).copied().collect();
-        }
-        self.reach_through_addresses(f)
+        let holders = self.barriers.keys().chain(self.mbarriers.keys()).copied();
+        self.contributors(f, holders, Self::reach_through_addresses)
     }
 
     /// The functions whose CTAIDZ_USED kernel `f` takes: as for its
     /// NUM_BARRIERS, every function when it is the only kernel.
     fn ctaidz_contributors(&self, f: u32) -> Vec<u32> {
-        self.contributors(f, self.ctaidz.iter().copied())
+        self.contributors(f, self.ctaidz.iter().copied(), |facts, f| facts.reach(f).0)
     }
 
-    /// The functions kernel `f` reaches, or, for the output's only kernel,
-    /// all of `holders` (the functions with the record in question).
-    fn contributors(&self, f: u32, holders: impl Iterator<Item = u32>) -> Vec<u32> {
+    /// The functions kernel `f` reaches (by `reach`), or, for the output's
+    /// only kernel, all of `holders` (the functions with the record in
+    /// question).
+    fn contributors(
+        &self,
+        f: u32,
+        holders: impl Iterator<Item = u32>,
+        reach: impl FnOnce(&Self, u32) -> Vec<u32>,
+    ) -> Vec<u32> {
         if self.only_kernel == Some(f) {
             return holders.collect();
         }
-        self.reach(f).0
+        reach(self, f)
     }
 
     /// The largest of `counts` (NUM_BARRIERS) over kernel `f`'s

@@ -255,17 +255,9 @@ pub(crate) fn facts(
                     }
                     continue;
                 }
-                // A function's address built in halves is taken, not called:
-                // its shared memory counts only through an indirect call site
-                // (`indirect`, below; sweep24 p254 `it_check_k` and
-                // `it_reset_k` compare and store table entries: no window;
-                // sm_75..sm_90; fixture `fadr`).
-                if develf_format::reloc_desc::descriptor(r.r_type).is_some_and(|d| {
-                    matches!(
-                        d.value_part,
-                        develf_format::reloc_desc::ValuePart::Lo32 | develf_format::reloc_desc::ValuePart::Hi32
-                    )
-                }) {
+                // An address taken is no call: the function's shared memory
+                // counts only through an indirect call site (`indirect`, below).
+                if crate::gc::takes_address_half(r.r_type) {
                     continue;
                 }
                 let Some(def) = resolution.definition_of(here) else { continue };
