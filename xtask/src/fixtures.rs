@@ -639,6 +639,10 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("cbe_b", "cbe_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("fadr_a", "fadr_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("fadr_b", "fadr_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("kupn_a", "kupn_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("kupn_b", "kupn_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("adrw_a", "adrw_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("adrw_b", "adrw_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("xsa_a", "xsa_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("rxi_a", "rxi_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("ulw_a", "ulw_a.cu", Archs::Only(DEBUG_ARCHS), ABI7_NONE),
@@ -1599,6 +1603,24 @@ const GROUPS: &[GroupSpec] = &[
     // register limit, no shared memory; NUM_BARRIERS through the indirect
     // call (sweep24 p254).
     GroupSpec { name: "fadr", inputs: &[Abi8("fadr_a"), Abi8("fadr_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 12.1 under `-kernels-used`: a variable first named by a removed
+    // kernel is private to the kept one that reaches it (sweep24 p254).
+    GroupSpec {
+        name: "kupn-ku",
+        inputs: &[Abi8("kupn_a"), Abi8("kupn_b")],
+        flags: &["-kernels-used=kupn_red"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    GroupSpec { name: "kupn", inputs: &[Abi8("kupn_a"), Abi8("kupn_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 9.12: code taking a function's address keeps it, not its callees
+    // (sweep24 p254).
+    GroupSpec {
+        name: "adrw-ku",
+        inputs: &[Abi8("adrw_a"), Abi8("adrw_b")],
+        flags: &["-kernels-used=adrw_set"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    GroupSpec { name: "adrw", inputs: &[Abi8("adrw_a"), Abi8("adrw_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // Rules 12.1, 12.3 and 12.10 with a device function's 256-aligned static
     // beside 16-aligned extern memory (sweep23 p241): windows of kernels
     // reaching extern memory only through shared functions round to the

@@ -139,6 +139,22 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                         }
                         found.in_data.push(to);
                         found.taken_kernels.push(to);
+                    } else if from_code && takes_address_half(r.r_type) {
+                        // (A function's halves of its own address are the
+                        // return addresses of its calls: nothing to keep.)
+                        if node(input.index, target) == Some(to) {
+                            continue;
+                        }
+                        // Code taking a function's address (the `MOV`s of its
+                        // low and high words) keeps it the way a pointer in
+                        // data does: the walk does not go on into its callees,
+                        // which an indirect call site reaches instead
+                        // (sweep24 p254 `-kernels-used=it_reset_k`: the
+                        // collectives it stores stay, the shuffle and
+                        // division helpers they call go; a lone kernel
+                        // storing `f`'s address keeps `f`, not `f`'s callee;
+                        // sm_75..sm_90; fixture `adrw`).
+                        found.in_data.push(to);
                     } else if from_code {
                         if let Some(from) = node(input.index, target) {
                             found.edge(from, to);

@@ -1037,20 +1037,9 @@ fn plan_executable(
 ) -> (bool, Option<u64>) {
     let debug = layout.debug;
     let (pool, pool_section_align) = pool(inputs, resolution, facts);
-    let reached_by = |node: Node| -> Vec<usize> {
-        kernels.iter().enumerate().filter(|(_, k)| k.reach.contains(&node)).map(|(i, _)| i).collect()
-    };
     let mut common: Vec<(&Variable, Vec<usize>, Node)> = Vec::new();
     let mut private: HashMap<usize, Vec<&Variable>> = HashMap::new();
     let mut global_align: Option<u64> = None;
-    // The kernels reaching each variable's definition: a weak variable
-    // (`block_sum<int>`'s static `TempStorage`, a template both inputs
-    // instantiate) is one variable, whichever copy the code names.
-    let mut reach_of_definition: HashMap<SymbolRef, HashSet<usize>> = HashMap::new();
-    for (v, node) in &pool {
-        let key = resolution.definition_of(v.symbol).unwrap_or(v.symbol);
-        reach_of_definition.entry(key).or_default().extend(reached_by(*node));
-    }
     // Every function using each variable: an inlined template's static
     // (`block_sum<int>`'s `TempStorage`) is named by each kernel that
     // inlined it, so it is reached by all of them (relinked cub `-r`: one
@@ -1075,7 +1064,6 @@ fn plan_executable(
         by.dedup();
         by
     };
-    let mut shared_definition = false;
     // U27: the copies of one weak variable (a template's static in two
     // inputs: `red<int>`'s `s` named by t3's `kb` and t4's `kc`) are one
     // variable, laid out once, in the common area when the copies' kernels
@@ -1103,7 +1091,6 @@ fn plan_executable(
             .collect();
         by.sort_unstable();
         by.dedup();
-        shared_definition |= reach_of_definition.get(&key).is_some_and(|k| k.len() != 1);
         match by.as_slice() {
             [only] => private.entry(*only).or_default().push(v),
             _ => {
@@ -1134,7 +1121,11 @@ fn plan_executable(
     // k2 not calling f1 (nothing common) k1 4, k4 1; sm_75; cub sm_90:
     // `block_sum<int>` shared by `red_int`/`red_int2`, `shared_scan`'s
     // 16-aligned `TempStorage` private to `red_float`: 0x10 everywhere).
-    if global_align.is_some() || shared_definition {
+    // Private means reached by one kept kernel through any of its users: a
+    // variable first named by a kernel `-kernels-used` removes (an inlined
+    // copy) is private to the kept kernel reaching its function (sweep24
+    // p254 `-kernels-used=ik_scan_k`; fixture `kupn-ku`).
+    if global_align.is_some() {
         global_align = pool.iter().map(|(v, _)| v.align).max();
     }
     if facts.any_extern {
