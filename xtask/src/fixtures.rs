@@ -521,6 +521,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("wfd_a", "wfd_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("wfd_b", "wfd_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
     nvcc_with("wfd_c", "wfd_c.cu", &["-maxrregcount=40"], Archs::Only(MDBG_ARCHS)),
+    cu("wfr_a", "wfr_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    nvcc_with("wfr_b", "wfr_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
     // Rule 11.2.1: no row added past the end of the winner's Mercury code.
     cu("wfp_a", "wfp_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     nvcc_with("wfp_b", "wfp_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
@@ -1070,6 +1072,9 @@ const GROUPS: &[GroupSpec] = &[
     },
     GroupSpec { name: "wfd", inputs: &[Abi8("wfd_a"), Abi8("wfd_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "wfd-leaf", inputs: &[Abi8("wfd_a"), Abi8("wfd_c")], flags: &[], archs: Archs::Only(MDBG_ARCHS) },
+    // Rule 11.2.1: no row added in a span not twice as long in Mercury code
+    // (sweep24 p252).
+    GroupSpec { name: "wfr", inputs: &[Abi8("wfr_a"), Abi8("wfr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.2.1: wfp_a's last Mercury frame row lies past the winner's
     // Mercury code (sm_120), and its FDE gets no row added.
     GroupSpec { name: "wfp", inputs: &[Abi8("wfp_a"), Abi8("wfp_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
