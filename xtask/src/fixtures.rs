@@ -139,6 +139,8 @@ const TLIB_REPL_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90"];
 const TLIB_R24_ARCHS: &[&str] = &["sm_75", "sm_86", "sm_90", "sm_100"];
 /// What nvcc passes to ptxas for -G.
 const MDBG_ARCHS: &[&str] = &["sm_100"];
+/// ulm: a static and two weak copies of one function, pre-Mercury and Mercury.
+const ULM_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
 /// The sm_100a build alone: `tcgen05` code (U27's reserved shared variable).
 const SM100A_ONLY: &[&str] = &["sm_100a"];
 /// One sm_100 and one sm_120 build: Mercury code without the sm_100a copy.
@@ -522,6 +524,33 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("wfd_b", "wfd_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
     nvcc_with("wfd_c", "wfd_c.cu", &["-maxrregcount=40"], Archs::Only(MDBG_ARCHS)),
     cu("wfr_a", "wfr_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    ObjectSpec {
+        name: "ulm_a",
+        source: "ulm_a.ptx",
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: &[],
+        archs: Archs::Only(ULM_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "ulm_b",
+        source: "ulm_b.ptx",
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: &[],
+        archs: Archs::Only(ULM_ARCHS),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "ulm_c",
+        source: "ulm_c.ptx",
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: &[],
+        archs: Archs::Only(ULM_ARCHS),
+        abi7: ABI7_NONE,
+    },
     nvcc_with("wfr_b", "wfr_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
     // Rule 11.2.1: no row added past the end of the winner's Mercury code.
     cu("wfp_a", "wfp_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1075,6 +1104,14 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.2.1: no row added in a span not twice as long in Mercury code
     // (sweep24 p252).
     GroupSpec { name: "wfr", inputs: &[Abi8("wfr_a"), Abi8("wfr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // U9 with rule 1.4: a replaced weak copy's sections beside a static of
+    // the same name (sweep24 p251).
+    GroupSpec {
+        name: "ulm",
+        inputs: &[Abi8("ulm_a"), Abi8("ulm_b"), Abi8("ulm_c")],
+        flags: &[],
+        archs: Archs::Only(ULM_ARCHS),
+    },
     // Rule 11.2.1: wfp_a's last Mercury frame row lies past the winner's
     // Mercury code (sm_120), and its FDE gets no row added.
     GroupSpec { name: "wfp", inputs: &[Abi8("wfp_a"), Abi8("wfp_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

@@ -526,6 +526,9 @@ struct Builder<'l, 'a> {
     private: HashSet<(usize, usize)>,
     /// Rule 1.4: output `.text` sections made for a local (static) function.
     local_texts: HashSet<OutId>,
+    /// Rule 1.4 on Mercury: the output capsule, `.nv.merc.nv.info.<fn>` and
+    /// `.nv.merc.rela.text.<fn>` sections made for a local function.
+    local_merc: HashSet<OutId>,
     /// U25: device functions' `.nv.constant2.<fn>` held back from an
     /// executable, to be copied into their kernels' banks.
     function_banks: Vec<(usize, usize)>,
@@ -592,20 +595,25 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// U9 with rule 1.4: the `.text`/`.nv.info` a replaced weak copy creates
-    /// for its later winner, as [`Builder::create`], but a section of that
-    /// name an earlier input's static function made is not taken: a new one
-    /// is made and found by the name from then on, so the winner fills it
-    /// (sweep24 p251 `mixed-G`: cdmath.cu's plain build has a static
-    /// `__cuda_sm20_div_rn_f64_full`; of the `-G` files' weak copies
-    /// cswitch.cu's is met first and cchain.cu's, 24 registers, wins; nvlink
-    /// makes its `.text` and `.nv.info` at cswitch.cu's place; sm_75..sm_90,
-    /// exec and `-r`; fixture `ulw`).
+    /// U9 with rule 1.4: the `.text`, `.nv.info`, relocation and Mercury
+    /// sections a replaced weak copy creates for its later winner, as
+    /// [`Builder::create`], but a section of that name an earlier input's
+    /// static function made is not taken: a new one is made and found by the
+    /// name from then on, so the winner fills it (sweep24 p251 `mixed-G`:
+    /// cdmath.cu's plain build has a static `__cuda_sm20_div_rn_f64_full`; of
+    /// the `-G` files' weak copies cswitch.cu's is met first and cchain.cu's,
+    /// 24 registers, wins; nvlink makes its sections at cswitch.cu's place;
+    /// sm_75..sm_120, exec and `-r`; fixtures `ulw`, `ulm`).
     fn create_beside_local(&mut self, name: &str, class: SectionClass, sh_type: u32, flags: u64, align: u64) -> OutId {
-        let local = |b: &Self, id: OutId| match b.layout.section(id).map(|s| (s.class, s.info)) {
-            Some((C::Text, _)) => b.local_texts.contains(&id),
-            Some((C::FunctionInfo, InfoField::Section(text))) => b.local_texts.contains(&text),
-            _ => false,
+        let local = |b: &Self, id: OutId| match b.layout.section(id) {
+            Some(s) => match (s.class, s.info) {
+                (C::Text, _) => b.local_texts.contains(&id),
+                (C::FunctionInfo, InfoField::Section(text)) => b.local_texts.contains(&text),
+                (C::Relocation, _) => s.target().is_some_and(|t| b.local_texts.contains(&t)),
+                (C::Mercury, _) => b.local_merc.contains(&id),
+                _ => false,
+            },
+            None => false,
         };
         match self.layout.find(name) {
             Some(id) if local(self, id) => {
@@ -943,6 +951,7 @@ pub(crate) fn build(
         layout,
         private: HashSet::new(),
         local_texts: HashSet::new(),
+        local_merc: HashSet::new(),
         function_banks: Vec::new(),
         classes: inputs
             .par_iter()
@@ -1447,7 +1456,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 && b.resolution.is_discarded(i, s.info as usize)
                 && lost_to_later(b, i, s.info as usize)
             {
-                b.create(s.name, C::Relocation, s.sh_type, 0x40, 8);
+                b.create_beside_local(s.name, C::Relocation, s.sh_type, 0x40, 8);
                 // Rule 8.2: with `-preserve-relocs`, its `.nv.resolvedrela`
                 // follows here too (fresh2 tlib-repl, sm_75..sm_90a: after
                 // tl_b's `.rela.text._Z7tl_polyIdET_S0_`, not after tl_a's).
@@ -1530,7 +1539,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                     .and_then(|n| input.sections().iter().find(|t| t.name == n))
                     .is_some_and(|t| b.resolution.is_discarded(i, t.index) && lost_to_later(b, i, t.index));
             if replaced {
-                let id = b.create(s.name, C::Mercury, s.sh_type, s.flags, s.addralign.max(1));
+                let id = b.create_beside_local(s.name, C::Mercury, s.sh_type, s.flags, s.addralign.max(1));
                 // Kept only if the winner's relocations fill it: a winner
                 // without any (built with other flags) leaves no empty
                 // section (sweep17 p192 `dot_lp<half>`, gemv's copy replaced
@@ -1543,7 +1552,22 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             if b.class_of(i, s.index) == Some(C::Mercury)
                 && crate::mercury::carried(inputs, resolution, &b.layout, i, s)
             {
+                // U9 beside a static of the same name (see
+                // `create_beside_local`), on Mercury: the replaced weak copy's
+                // capsule and merc `.nv.info` get sections of their own at its
+                // place, which the winner fills, not the static's (sweep24
+                // p251 `mixed-G` sm_100/sm_120; fixture `ulw`).
+                let text = merc_function(s.name).map(|f| format!(".text.{f}"));
+                let text_in = text.and_then(|t| input.sections().iter().find(|x| x.name == t).map(|x| x.index));
+                let local_here =
+                    text_in.and_then(|t| b.layout.placed(i, t)).is_some_and(|(t, _)| b.local_texts.contains(&t));
+                if text_in.is_some() && !local_here && !b.private.contains(&(i, s.index)) {
+                    b.create_beside_local(s.name, C::Mercury, s.sh_type, s.flags, s.addralign.max(1));
+                }
                 if let Some(id) = b.place(i, s.index) {
+                    if local_here {
+                        b.local_merc.insert(id);
+                    }
                     crate::mercury::attach(&mut b.layout, i, s, id);
                     if preserve_relocs && s.sh_type == SHT_CUDA_MERCURY_RELA {
                         create_merc_resolved_relocations(b, id);
@@ -1567,6 +1591,14 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             }
         }
     }
+}
+
+/// The function a per-function Mercury section belongs to (its name after
+/// `.nv.capmerc.text.`, `.nv.merc.nv.info.` or `.nv.merc.rela.text.`).
+fn merc_function(name: &str) -> Option<&str> {
+    [".nv.capmerc.text.", ".nv.merc.nv.info.", ".nv.merc.rela.text.", ".nv.merc.rel.text."]
+        .iter()
+        .find_map(|p| name.strip_prefix(p))
 }
 
 /// Rule 3.6: the section count from which nvlink keeps `.symtab_shndx`
