@@ -689,6 +689,7 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("xsa_a-G", "xsa_a.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     nvcc_with("xsa_b-G", "xsa_b.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sb16", "sb16.cu", Archs::Only(SM120_ONLY), ABI7_NONE),
     cu("wtf", "wtf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbmm", "sbmm.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbdbl", "sbdbl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1735,6 +1736,9 @@ const GROUPS: &[GroupSpec] = &[
     },
     // Rule 11.3: a CAS returning nothing takes 5 (sweep16 p186).
     GroupSpec { name: "casrz", inputs: &[Abi8("casrz")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: `LDG.E Rd, [Ra]` (0x381) is a global load for the model
+    // (sweep25 p262; sm_100 still differs: its `ATOMG` read barrier).
+    GroupSpec { name: "sb16", inputs: &[Abi8("sb16")], flags: &[], archs: Archs::Only(SM120_ONLY) },
     // Rule 11.9: a texture fetch's waterfall set-ups are not counted in the
     // capsule, whose constant loads after them nvlink patches (sweep19 p203).
     GroupSpec { name: "wtf", inputs: &[Abi8("wtf")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

@@ -219,6 +219,14 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
     if opcode == OP_LDS {
         return (lo >> 24) & 0xff == 1;
     }
+    // A global load `LDG Rd, [Ra.64+imm]` (also with a `desc[URx]`) reads
+    // the address pair `Ra` only: bits 32.. of the low word are its offset
+    // (sweep17 p193 `bump_small`, sm_100/sm_120: `LDG.E.U16 R0,
+    // desc[UR6][R4.64]` before a 16-bit CAS loop waits on the load's
+    // barrier; nvlink drops both).
+    if GLOBAL_LOADS.contains(&opcode) {
+        return (lo >> 24) & 0xff <= 1;
+    }
     // `MOV Rd, Rb` moves 32 bits: only `R1` is the stack pointer.
     if opcode == OP_MOV {
         return (lo >> 32) & 0xff == 1;
@@ -286,9 +294,12 @@ const IMMEDIATE_HIGH: [u64; 1] = [0x431];
 /// wrote it (the largest sm_100+ kernels seen are far below).
 const MAX_WORK: usize = 1 << 28;
 
-/// Low 12 bits of `LD` and `LDG` (0x980, 0x981, 0x983): the loads whose
-/// groups search from 2 (module comment).
-const GLOBAL_LOADS: [u64; 3] = [0x980, 0x981, 0x983];
+/// Low 12 bits of `LD` and `LDG` (0x980, 0x981, 0x983, and 0x381, `LDG.E
+/// Rd, [Ra]` with a register address and no descriptor: sweep25 p262
+/// `ac_short_k`'s 16-bit CAS loop, `w5 r1` from ptxas, sm_100/sm_120; sweep17
+/// p193 `bump_small`; fixture `sb16`): the loads whose groups search from 2
+/// (module comment).
+const GLOBAL_LOADS: [u64; 4] = [0x980, 0x981, 0x983, 0x381];
 /// Low 12 bits of `ATOMG` (any operation).
 const OP_ATOMG: u64 = 0x9a8;
 /// Low 12 bits of `ATOMG.E.CAS`.
