@@ -690,6 +690,7 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("xsa_b-G", "xsa_b.cu", &["-G"], Archs::Only(SHC_ARCHS)),
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sb16", "sb16.cu", Archs::Only(SM120_ONLY), ABI7_NONE),
+    cu("sbhead", "sbhead.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("wtf", "wtf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbmm", "sbmm.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbdbl", "sbdbl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1739,6 +1740,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: `LDG.E Rd, [Ra]` (0x381) is a global load for the model
     // (sweep25 p262; sm_100 still differs: its `ATOMG` read barrier).
     GroupSpec { name: "sb16", inputs: &[Abi8("sb16")], flags: &[], archs: Archs::Only(SM120_ONLY) },
+    // Rule 11.3: a loop head's wait for the loop's own read barrier, which
+    // ptxas shares with the stack-pointer load (sweep17 p193).
+    GroupSpec { name: "sbhead", inputs: &[Abi8("sbhead")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: a texture fetch's waterfall set-ups are not counted in the
     // capsule, whose constant loads after them nvlink patches (sweep19 p203).
     GroupSpec { name: "wtf", inputs: &[Abi8("wtf")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

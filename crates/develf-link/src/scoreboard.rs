@@ -1684,6 +1684,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         })
         .collect();
     let mut new_waits: Vec<u8> = Vec::with_capacity(out.len());
+    let stack_group = all.iter().position(is_stack);
     for (i, c) in out.iter_mut().enumerate() {
         let mut wait = 0;
         for b in (0..BARRIERS).filter(|&b| controls[i].waits(b)) {
@@ -1707,6 +1708,27 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
                         all[k].barrier == b && waited_at[k].is_none() && preds[i].iter().any(|&p| live[k].get(p))
                     })
                     .collect();
+                // At a loop head, a wait that falls only to the stack-pointer
+                // load's group (waited right before it on the way in) is for
+                // the loop's own producer of that barrier, pending round the
+                // back edge for ptxas (sweep17 p193 `bump_small`: 0x130, the
+                // head of the loop round a 16-bit CAS, waits on 0, which the
+                // `LDG.E R9, [R2]` of 0x1a0 sets as its read barrier and
+                // 0x130 overwrites `R2`; nvlink waits on that group's new
+                // barrier 1; sm_100/sm_120).
+                if !waited.is_empty() && waited.iter().all(|&k| Some(k) == stack_group) {
+                    let loop_ends: Vec<usize> = preds[i].iter().copied().filter(|&p| p >= i).collect();
+                    let in_loop: Vec<usize> = (0..all.len())
+                        .filter(|&k| {
+                            all[k].barrier == b
+                                && Some(k) != stack_group
+                                && all[k].producers.iter().any(|&(q, _)| q >= i && loop_ends.iter().any(|&e| q <= e))
+                        })
+                        .collect();
+                    if !in_loop.is_empty() {
+                        waited = in_loop;
+                    }
+                }
             }
             // Further on, it stays the last earlier group's of that barrier
             // (p17 half `kha`: the `LD`'s read barrier, waited at the CAS
