@@ -691,6 +691,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("casrz", "casrz.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sb16", "sb16.cu", Archs::Only(SM120_ONLY), ABI7_NONE),
     cu("sbhead", "sbhead.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    nvcc_with("sbuse", "sbuse.cu", &["-prec-sqrt=false"], Archs::Only(MERCURY_PAIR)),
     cu("wtf", "wtf.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbmm", "sbmm.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbdbl", "sbdbl.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
@@ -1743,6 +1744,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 11.3: a loop head's wait for the loop's own read barrier, which
     // ptxas shares with the stack-pointer load (sweep17 p193).
     GroupSpec { name: "sbhead", inputs: &[Abi8("sbhead")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: `BPT.TRAP` and `F2I` waits that are no stack use (sweep23
+    // p245, sweep22 p235).
+    GroupSpec { name: "sbuse", inputs: &[Abi8("sbuse")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: a texture fetch's waterfall set-ups are not counted in the
     // capsule, whose constant loads after them nvlink patches (sweep19 p203).
     GroupSpec { name: "wtf", inputs: &[Abi8("wtf")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

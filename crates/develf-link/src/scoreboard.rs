@@ -190,6 +190,10 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
             OP_MOV64_IMMEDIATE,
             OP_CS2R,
             OP_BAR_SYNC_IMMEDIATE,
+            // `BPT.TRAP imm` reads no register (sweep23 p245
+            // `rr_asm_trap_k`, sm_100/sm_120: an inline-asm `trap` after a
+            // branch waits on the load's barrier; nvlink drops both).
+            OP_BPT,
             // `PLOP3.LUT` reads predicates only (sweep19 p207
             // `img_minmax_k`: `PLOP3.LUT P0, PT, PT, PT, PT, 0x8, 0x80`
             // waits on the load's barrier before an unrolled loop of `LDS`;
@@ -226,6 +230,13 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
     // barrier; nvlink drops both).
     if GLOBAL_LOADS.contains(&opcode) {
         return (lo >> 24) & 0xff <= 1;
+    }
+    // `F2I Rd, Rb` converts its `Rb` operand (a pair for a double, `R0:R1`
+    // at most): the other fields are no registers (sweep22 p235
+    // `nm_isqrt_k`, sm_120: `F2I.U64.TRUNC R4, R4` waits on the load's
+    // barrier; nvlink drops both).
+    if opcode == OP_F2I {
+        return (lo >> 32) & 0xff <= 1;
     }
     // `MOV Rd, Rb` moves 32 bits: only `R1` is the stack pointer.
     if opcode == OP_MOV {
@@ -270,6 +281,8 @@ fn reads_stack_pointer((lo, hi): (u64, u64)) -> bool {
 /// sm_100).
 const ALU_32: [u64; 11] = [0x020, 0x021, 0x023, 0x024, 0x007, 0x00c, 0x010, 0x012, 0x016, 0x011, 0x036];
 
+/// `F2I` (float to integer, any width), register form.
+const OP_F2I: u64 = 0x311;
 /// `MOV R, R`: its source is the `Rb` field, its `Ra` field left 0 (sm_110
 /// sum loop: `MOV R5, R3` waits on the stack-pointer load's barrier before
 /// the remainder loop; nvlink drops both).
