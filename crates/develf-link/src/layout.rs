@@ -1557,8 +1557,7 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 // capsule and merc `.nv.info` get sections of their own at its
                 // place, which the winner fills, not the static's (sweep24
                 // p251 `mixed-G` sm_100/sm_120; fixture `ulw`).
-                let text = merc_function(s.name).map(|f| format!(".text.{f}"));
-                let text_in = text.and_then(|t| input.sections().iter().find(|x| x.name == t).map(|x| x.index));
+                let text_in = merc_function_text(input, s);
                 let local_here =
                     text_in.and_then(|t| b.layout.placed(i, t)).is_some_and(|(t, _)| b.local_texts.contains(&t));
                 if text_in.is_some() && !local_here && !b.private.contains(&(i, s.index)) {
@@ -1593,12 +1592,14 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
     }
 }
 
-/// The function a per-function Mercury section belongs to (its name after
-/// `.nv.capmerc.text.`, `.nv.merc.nv.info.` or `.nv.merc.rela.text.`).
-fn merc_function(name: &str) -> Option<&str> {
-    [".nv.capmerc.text.", ".nv.merc.nv.info.", ".nv.merc.rela.text.", ".nv.merc.rel.text."]
-        .iter()
-        .find_map(|p| name.strip_prefix(p))
+/// The `.text` of the function a per-function Mercury section belongs to:
+/// its capsule's function symbol's section (a capsule's `sh_info` holds the
+/// symbol in its low 24 bits; its merc `.nv.info` and relocation sections
+/// point at the capsule).
+fn merc_function_text(input: &InputObject<'_>, s: &develf_parse::elf::Section<'_>) -> Option<usize> {
+    let capsule = if s.sh_type == SHT_CUDA_CAPMERC { Some(s) } else { input.section(s.info as usize) };
+    let capsule = capsule.filter(|c| c.sh_type == SHT_CUDA_CAPMERC)?;
+    input.symbol((capsule.info & 0x00ff_ffff) as usize)?.section_index()
 }
 
 /// Rule 3.6: the section count from which nvlink keeps `.symtab_shndx`
