@@ -1595,8 +1595,14 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
 /// The `.text` of the function a per-function Mercury section belongs to:
 /// its capsule's function symbol's section (a capsule's `sh_info` holds the
 /// symbol in its low 24 bits; its merc `.nv.info` and relocation sections
-/// point at the capsule).
+/// point at the capsule). Only the sections named after their function: a
+/// function's merc constant optimizer bank, which points at the capsule too,
+/// is placed with its bank (rule 6.1; fixtures `jtab`, `mcord`).
 fn merc_function_text(input: &InputObject<'_>, s: &develf_parse::elf::Section<'_>) -> Option<usize> {
+    const NAMED: [&str; 4] = [".nv.capmerc.text.", ".nv.merc.nv.info.", ".nv.merc.rela.text.", ".nv.merc.rel.text."];
+    if !NAMED.iter().any(|p| s.name.starts_with(p)) {
+        return None;
+    }
     let capsule = if s.sh_type == SHT_CUDA_CAPMERC { Some(s) } else { input.section(s.info as usize) };
     let capsule = capsule.filter(|c| c.sh_type == SHT_CUDA_CAPMERC)?;
     input.symbol((capsule.info & 0x00ff_ffff) as usize)?.section_index()
