@@ -46,8 +46,9 @@ pub(crate) fn is_code_section(name: &str) -> bool {
 /// Whether a relocation in code builds one 32-bit half of an address (the
 /// `MOV`s of a function pointer's low and high words): the function's
 /// address is taken there, not called. nvlink applies neither a register
-/// limit nor shared memory through it; an indirect call site reaches the
-/// function instead (sweep24 p254: `it_check_k`, capped at 32 registers,
+/// limit nor shared memory through it, and keeps the function without its
+/// callees (dead-code elimination, [`collect`]); an indirect call site
+/// reaches the function instead (sweep24 p254: `it_check_k`, capped at 32 registers,
 /// compares table entries with `ir_eval_bin`'s address, 34 registers, and
 /// `it_reset_k` stores them: nvlink links them without windows,
 /// sm_75..sm_90; fixture `fadr`).
@@ -153,7 +154,7 @@ pub(crate) fn collect(options: &LinkOptions, inputs: &[InputObject<'_>], resolut
                         // collectives it stores stay, the shuffle and
                         // division helpers they call go; a lone kernel
                         // storing `f`'s address keeps `f`, not `f`'s callee;
-                        // sm_75..sm_90; fixture `adrw`).
+                        // sm_75..sm_120; fixture `adrw-ku`).
                         found.in_data.push(to);
                     } else if from_code {
                         if let Some(from) = node(input.index, target) {

@@ -24,7 +24,7 @@
 //! * Groups are numbered in order of their first producer; each takes the
 //!   first barrier no interfering numbered group holds, searching from a
 //!   start that depends on the producer: 2 for global loads (low 12 bits
-//!   0x980, 0x981, 0x983, and the generic `ATOM.E` 0x98a: 171 of the 174
+//!   0x980, 0x981, 0x983, 0x381, and the generic `ATOM.E` 0x98a: 171 of the 174
 //!   such groups of the sm_100+ merc2, sweep and fixture-candidate objects
 //!   take the first barrier from 2 the model leaves free; so do
 //!   compare-and-swaps, which return a value), 5 for a load (not `ATOM.E`)
