@@ -2200,12 +2200,9 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
         }
         kernels.push((id, reached));
     }
-    let text_name =
-        |b: &Builder<'_, '_>, text: OutId| b.layout.section(text).map_or(String::new(), |s| s.name.to_string());
     let mut used: HashMap<OutId, Vec<(u64, u64)>> = HashMap::new();
     for (k, _) in &kernels {
-        let bank = companion(".nv.constant2.", &text_name(b, *k));
-        let own = b.layout.find(&bank).and_then(|x| b.layout.section(x)).map_or(0, |s| s.size);
+        let own = kernel_bank(b, *k).and_then(|x| b.layout.section(x)).map_or(0, |s| s.size);
         used.insert(*k, if own > 0 { vec![(0, own)] } else { Vec::new() });
     }
     // Functions last bank first, by the bank of their first copy in input
@@ -2247,8 +2244,7 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
             candidates.sort_unstable();
             let at = candidates.into_iter().find(|&c| intervals.iter().all(|&(lo, hi)| c < lo || c >= hi));
             for (&k, at) in reachers.iter().zip(std::iter::repeat(at.unwrap_or(0))) {
-                let bank = companion(".nv.constant2.", &text_name(b, k));
-                if let Some(out) = b.layout.find(&bank).and_then(|x| b.layout.sections.get_mut(x)) {
+                if let Some(out) = kernel_bank(b, k).and_then(|x| b.layout.sections.get_mut(x)) {
                     out.size = out.size.max(at);
                 }
             }
@@ -2271,8 +2267,8 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
                 used.entry(k).or_default().push((at, at.saturating_add(size)));
                 copy_function_bank(b, h, k, at);
             }
-            share_bank_alignment(b, &reachers);
         }
+        share_bank_alignment(b, &reachers);
     }
     // A kernel's bank ends at its alignment: sweep24 p254 `rev` (sm_75),
     // `ir_tree_k`'s and `ik_expr_k`'s banks end 4 bytes past an 8-byte
@@ -2280,8 +2276,7 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
     // not 0x79c; fixture `cbe`: 8 bytes of its own and a 0xc-byte table,
     // 0x18 (sm_75, sm_86).
     for (k, _) in &kernels {
-        let bank = companion(".nv.constant2.", &text_name(b, *k));
-        if let Some(out) = b.layout.find(&bank).and_then(|x| b.layout.sections.get_mut(x)) {
+        if let Some(out) = kernel_bank(b, *k).and_then(|x| b.layout.sections.get_mut(x)) {
             out.size = align_up(out.size, out.align.max(1));
         }
     }
@@ -2360,6 +2355,11 @@ impl HeldBank {
     }
 }
 
+/// U25: kernel `k`'s output `.nv.constant2.<k>`, where it has one.
+fn kernel_bank(b: &Builder<'_, '_>, k: OutId) -> Option<OutId> {
+    b.layout.find(&companion(".nv.constant2.", &b.layout.section(k)?.name))
+}
+
 /// U25: the banks of the kernels reaching one function bank share the
 /// largest of their alignments, as the offset they share was found over all
 /// of them: sweep23 p246, `cg_chain`'s 4-aligned table at 8 behind
@@ -2367,13 +2367,7 @@ impl HeldBank {
 /// 0x20 bytes aligned 8 (sm_75..sm_86); where every bank is 4-aligned they
 /// stay 4 (jtab, sm_100/sm_120).
 fn share_bank_alignment(b: &mut Builder<'_, '_>, reachers: &[OutId]) {
-    let banks: Vec<OutId> = reachers
-        .iter()
-        .filter_map(|&k| {
-            let text = b.layout.section(k)?.name.clone();
-            b.layout.find(&companion(".nv.constant2.", &text))
-        })
-        .collect();
+    let banks: Vec<OutId> = reachers.iter().filter_map(|&k| kernel_bank(b, k)).collect();
     let align = banks.iter().filter_map(|&x| b.layout.section(x)).map(|s| s.align).max().unwrap_or(1);
     for x in banks {
         if let Some(out) = b.layout.sections.get_mut(x) {

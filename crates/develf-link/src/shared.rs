@@ -1675,14 +1675,19 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // `kd`'s plain extern in a 0x80-aligned link), like an empty
         // over-aligned executable window (12.9).
         let offset = debug_offset(k);
+        // No variables or bytes of its own; `bare` with no room either.
+        let no_own = k.own.is_empty() && k.own_size == 0;
+        let bare = no_own && k.room.is_none();
+        // The extern memory is a relinked `-r` output's and the kernel came
+        // without a section.
+        let relinked_without_section = facts.relinked_extern && !k.had_section;
         let dropped = offset == Some(0) && k.own.is_empty() && a > EXTERN_ALIGN;
         // A user of ABI-7 externs only, with no variables of its own, gets no
         // section in a link aligned above 16 by ABI-8 externs (fresh4 a7.r:
         // `fx_tab_kern`, `fx_math_kern`, `ns1::kern` next to fx_pipe's
         // 128-aligned `fx_dyn_pipe_raw`, sm_75..sm_90a; /tmp/s11/ax `a7x_k_dyn`
         // with a 128-aligned extern, either order, sm_75/sm_90).
-        let dropped =
-            dropped || (zero_extern && !layout.debug && k.own.is_empty() && k.own_size == 0 && a > EXTERN_ALIGN);
+        let dropped = dropped || (zero_extern && !layout.debug && no_own && a > EXTERN_ALIGN);
         // Rule 12.3: a kernel with no shared memory of its own that does not
         // use extern memory gets no section when the link's extern alignment
         // is above 16 (fresh4 r-extern-align: `kb` next to a kernel using
@@ -1697,11 +1702,7 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // indir-r_r-g: `-r -g` of a plain `-r` output, its kernels' 0x10
         // rooms stay, sm_90).
         let dropped = dropped
-            || (!k.uses_extern
-                && k.own.is_empty()
-                && k.own_size == 0
-                && k.room.is_none()
-                && (a > EXTERN_ALIGN || (facts.relinked_extern && !k.had_section) || facts.zero_extern_align));
+            || (bare && !k.uses_extern && (a > EXTERN_ALIGN || relinked_without_section || facts.zero_extern_align));
         // Nor, with the pool aligning the link above 16, does one that
         // reaches extern memory only through a device function (sweep23
         // p241 `-r` and `-r -g`: `sk_dot_k` and `sx_dot_k`, which call
@@ -1709,20 +1710,15 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // above, where that output's externs are relinked and it came
         // without a section (fixture `xsa-G-relink-g`'s `-r -g`).
         let dropped = dropped
-            || (k.uses_extern
+            || (bare
+                && k.uses_extern
                 && !own_code_uses_extern(k)
-                && k.own.is_empty()
-                && k.own_size == 0
-                && k.room.is_none()
-                && (a > facts.extern_align.max(EXTERN_ALIGN) || (facts.relinked_extern && !k.had_section)));
-        let keep = (facts.any_extern || !k.own.is_empty() || k.own_size > 0) && !dropped;
+                && (a > facts.extern_align.max(EXTERN_ALIGN) || relinked_without_section));
+        let keep = (facts.any_extern || !no_own) && !dropped;
         // With ABI-7 externs (alignment 0) a user gets no symbol either
         // (fresh4 r-abi7-extern `ka`).
         let zero_user = zero_extern && !layout.debug;
-        if k.own.is_empty()
-            && k.own_size == 0
-            && (!own_code_uses_extern(k) || zero_user || (layout.debug && offset.unwrap_or(0) == 0))
-        {
+        if no_own && (!own_code_uses_extern(k) || zero_user || (layout.debug && offset.unwrap_or(0) == 0)) {
             // Kept only for the extern room: no section symbol (R1: `kz`;
             // rule 12.10: under `-g` also a user at offset 0; a kernel
             // reaching extern memory only through a device function, s6's
