@@ -1473,6 +1473,15 @@ const GROUPS: &[GroupSpec] = &[
         flags: &["-kernels-used=_Z8kul_mainPi"],
         archs: Archs::Only(LAUNCH_ARCHS),
     },
+    // Rule 9.2 with two kernels selected: the launched kernels are walked
+    // (rule 9.5) but their windows still come late, `kul_dyn`'s after
+    // `.debug_frame` (found by the fixture sweep, session 41).
+    GroupSpec {
+        name: "kul-relink-ku2",
+        inputs: &[LinkR("kul")],
+        flags: &["-kernels-used=_Z8kul_mainPi,_Z8kul_zeroPi"],
+        archs: Archs::Only(LAUNCH_ARCHS),
+    },
     // Rule 7.2: relinked, a kernel's appended CTAIDZ_USED and EXTERNS come
     // in the order of their first contributors' `.nv.info.<fn>` (sweep19
     // p200 `r-relink`, sm_75..sm_86).
@@ -1604,6 +1613,14 @@ const GROUPS: &[GroupSpec] = &[
     // is, though the kept code names a later input's copy (sweep22 p238).
     GroupSpec { name: "wcp", inputs: &[Abi8("wcp_a"), Abi8("wcp_b")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "wcp-rev", inputs: &[Abi8("wcp_b"), Abi8("wcp_a")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 8.2 on Mercury: the replaced copy's `.nv.merc.rela.text.<k>` is
+    // followed by `.nv.merc.nv.resolvedrela.text.<k>` in `.shstrtab`.
+    GroupSpec {
+        name: "wcp-pr",
+        inputs: &[Abi8("wcp_a"), Abi8("wcp_b")],
+        flags: &["-preserve-relocs"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
     // Rule 12.10: shared variables of functions no kernel reaches, kept by
     // `-preserve-relocs` or `-g`, at 0 in `.nv_debug.shared` (sweep16 p182).
     GroupSpec { name: "pun-pr", inputs: &[Abi8("pun")], flags: &["-preserve-relocs"], archs: Archs::Only(SHC_ARCHS) },
@@ -1653,6 +1670,14 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "kupn-ku",
         inputs: &[Abi8("kupn_a"), Abi8("kupn_b")],
+        flags: &["-kernels-used=kupn_red"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    // An extern met before kupn_a's 128-aligned `.nv_debug.shared`: the
+    // section stays 16-aligned, as when met after.
+    GroupSpec {
+        name: "kupn-ku-rev",
+        inputs: &[Abi8("kupn_b"), Abi8("kupn_a")],
         flags: &["-kernels-used=kupn_red"],
         archs: Archs::Only(SHC_ARCHS),
     },

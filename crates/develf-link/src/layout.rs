@@ -538,6 +538,9 @@ struct Builder<'l, 'a> {
     /// Rule 9.6: the `.nv.shared.<k>` of kernels `-kernels-used` or
     /// `-variables-used` does not select, not created with their kernel.
     unselected_kernel_shared: HashSet<(usize, usize)>,
+    /// Whether an extern `__shared__` variable has made `.nv_debug.shared`
+    /// ([`create_debug_shared`]).
+    extern_debug_shared: bool,
 }
 
 /// Rule 1.4: the sections that belong to one function, by name prefix.
@@ -780,7 +783,14 @@ impl Builder<'_, '_> {
         // 2 x 0x80 = 0x397).
         let offset = if class == C::DebugShared && !executable { out.size } else { align_up(out.size, align) };
         out.size = offset.saturating_add(s.size);
-        out.align = out.align.max(align);
+        // An executable's `.nv_debug.shared` made for extern memory keeps the
+        // extern's 16-byte alignment, whichever comes first: an input's
+        // 128-aligned section met before the extern ([`create_debug_shared`]
+        // resets it) or after (fixture `kupn-ku` with its inputs reversed,
+        // sm_75..sm_100: 16 both ways).
+        if !(class == C::DebugShared && executable && self.extern_debug_shared) {
+            out.align = out.align.max(align);
+        }
         // Most sections get one piece, held inline (`pieces`' type).
         out.pieces.push(Piece { input, section: index, offset });
         if let (Some(slot), Ok(id)) =
@@ -958,6 +968,7 @@ pub(crate) fn build(
             .map(|i| i.sections().iter().map(|s| SectionClass::of_input(s.name, s.sh_type)).collect())
             .collect(),
         unselected_kernel_shared: HashSet::new(),
+        extern_debug_shared: false,
     };
     // The shared-memory facts (rule 12) and the prototype vetoes (rule 7.8)
     // need only the inputs and their resolution: found beside the walk over
@@ -1263,8 +1274,10 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                     if let Some(out) = shared.and_then(|sh| b.layout.sections.get_mut(sh)) {
                         out.info = InfoField::Section(id);
                     }
-                } else if let Some(x) = own.filter(|_| !executable) {
-                    // Rule 9.6 under `-r`: created late ([`is_dead_shared`]).
+                } else if let Some(x) = own {
+                    // Rule 9.6 under `-r`, and for an executable's kept
+                    // kernel the lists do not name (rule 9.2): created late
+                    // ([`is_dead_shared`]).
                     b.unselected_kernel_shared.insert((i, x));
                 }
             }
@@ -1546,6 +1559,9 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                 // by softmax's, sm_100/sm_120; fixture `wrel`).
                 if let Some(out) = b.layout.sections.get_mut(id) {
                     out.keep = Keep::IfNotEmpty;
+                }
+                if let (true, Some(suffix)) = (preserve_relocs, s.name.strip_prefix(".nv.merc.rela")) {
+                    name_merc_resolved_relocations(b, suffix);
                 }
                 continue;
             }
@@ -1867,20 +1883,33 @@ fn create_merc_resolved_relocations(b: &mut Builder<'_, '_>, rela: OutId) {
     else {
         return;
     };
-    let name = format!(".nv.merc.nv.resolvedrela{suffix}");
-    let id = b.create(&name, C::Mercury, SHT_CUDA_MERCURY_RESOLVED_RELA, SHF_CUDA_MERCURY | 0x40, 8);
+    let id = name_merc_resolved_relocations(b, &suffix);
     if let Some(out) = b.layout.sections.get_mut(id) {
         out.set_target(Some(capsule));
         out.info = InfoField::Section(capsule);
+    }
+    b.layout.merc_resolved_relocations.insert(capsule, id);
+}
+
+/// Creates (or finds) `.nv.merc.nv.resolvedrela<suffix>` (`suffix`:
+/// `.text.<k>`) without its capsule: a replaced weak copy's
+/// `.nv.merc.rela.text.<k>` names it right after itself, before the winner
+/// fills both ([`create_merc_resolved_relocations`]; fixture `wcp`
+/// `-preserve-relocs`, sm_100).
+fn name_merc_resolved_relocations(b: &mut Builder<'_, '_>, suffix: &str) -> OutId {
+    let name = format!(".nv.merc.nv.resolvedrela{suffix}");
+    let id = b.create(&name, C::Mercury, SHT_CUDA_MERCURY_RESOLVED_RELA, SHF_CUDA_MERCURY | 0x40, 8);
+    if let Some(out) = b.layout.sections.get_mut(id) {
         out.entsize = 24;
         out.keep = Keep::IfNotEmpty;
     }
-    b.layout.merc_resolved_relocations.insert(capsule, id);
+    id
 }
 
 /// `.nv_debug.shared`: the extern `__shared__` window (rule 1.1 class 17).
 fn create_debug_shared(b: &mut Builder<'_, '_>) {
     let id = b.create(".nv_debug.shared", C::DebugShared, SHT_CUDA_SHARED, 0x3, 16);
+    b.extern_debug_shared = true;
     if let Some(out) = b.layout.sections.get_mut(id) {
         out.align = 16;
     }
