@@ -463,6 +463,8 @@ const OBJECTS: &[ObjectSpec] = &[
     // calling ABI-8 code (rules 10 and 12.1): an ABI-7 build only.
     cu("a7bar_k", "a7bar_k.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7bar_f", "a7bar_f.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("a7fb_f", "a7fb_f.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
+    cu("a7fb_k", "a7fb_k.cu", Archs::Only(&[]), ABI7_SM75_UP),
     // Rules 1.4 and 7.1 (same-named static functions, recursion through an
     // indirect call): one architecture per family keeps the bytes small.
     cu("twin_a", "twin_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
@@ -961,6 +963,22 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "a7nb-mixed-abi",
         inputs: &[Abi7("a7nb_k"), Abi8("a7nb_f")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 10: ABI-7 callees' sh_flags counts raise the kernels' own
+    // NUM_BARRIERS, last and with the flags cleared (session 41, sweep26
+    // p273 `abi7`, `abi7G`); with ABI-8 callees the 0x66 record comes first
+    // when the kernel is not the only one.
+    GroupSpec {
+        name: "a7fb-abi7",
+        inputs: &[Abi7("a7fb_k"), Abi7("a7fb_f")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "a7fb-mixed-abi",
+        inputs: &[Abi7("a7fb_k"), Abi8("a7fb_f")],
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },

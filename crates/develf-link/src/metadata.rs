@@ -84,8 +84,12 @@ struct CallFacts {
     address_taken: Vec<(u32, u32)>,
     frame: HashMap<u32, u32>,
     regcount: HashMap<u32, u32>,
-    /// NUM_BARRIERS of each function's input `.nv.info.<fn>` (rule 7.2).
+    /// NUM_BARRIERS of each function's input `.nv.info.<fn>` (rule 7.2), or
+    /// an ABI-7 device function's count from its `.text` sh_flags (rule 10).
     barriers: HashMap<u32, u16>,
+    /// The functions whose [`CallFacts::barriers`] count comes from ABI-7
+    /// sh_flags, not a record.
+    flag_barriers: HashSet<u32>,
     /// NUM_MBARRIERS of each function's input `.nv.info.<fn>` (rule 7.2).
     mbarriers: HashMap<u32, u16>,
     /// Per function: the order of its NUM_BARRIERS, NUM_MBARRIERS and
@@ -528,6 +532,7 @@ impl Context<'_, '_> {
             for (function, n) in part.barriers {
                 facts.barriers.insert(function, n);
             }
+            facts.flag_barriers.extend(part.flag_barriers);
             for (function, n) in part.mbarriers {
                 facts.mbarriers.insert(function, n);
             }
@@ -677,6 +682,20 @@ impl Context<'_, '_> {
                     }
                     _ => {}
                 }
+            }
+            // Rule 10: an ABI-7 device function keeps its barrier count in
+            // its `.text` sh_flags, not in a record; it counts for the
+            // kernels reaching it as a record would (sweep26 p273 `abi7`:
+            // `k_scan` gets NUM_BARRIERS 1 from `scan_excl`'s flags, as from
+            // an ABI-8 copy's record; sm_75..sm_90).
+            let abi7_count = input.section(s.info as usize).map_or(0, |t| (t.flags & ABI7_BARRIER_MASK) >> 20);
+            if order[0] == u8::MAX
+                && abi7_count != 0
+                && !self.is_kernel(function)
+                && self.survives(input.index, symbol as u32)
+            {
+                part.barriers.push((function, u16::try_from(abi7_count).unwrap_or(u16::MAX)));
+                part.flag_barriers.push(function);
             }
             if self.survives(input.index, symbol as u32) {
                 part.record_order.push((function, order));
@@ -1016,12 +1035,24 @@ impl Context<'_, '_> {
         let wants_mbarriers =
             exec_kernel && !facts.mbarriers.is_empty() && !reversed.iter().chain(&group).any(is_mbarrier_count);
         let mut appended: Vec<(ContributorKey, u8, Attribute)> = Vec::new();
+        // Rule 10: callees' counts from ABI-7 sh_flags alone are not appended
+        // in their contributors' order: they raise the count that goes last
+        // (below), as the kernel's own would (sweep26 p273 `abi7G`:
+        // `k_block_reduce` ends EXTERNS `__assertfail`, NUM_BARRIERS 1 from
+        // `staged_sum<int,64>`'s flags; sm_75).
+        let mut flag_count = None;
         if let Some(f) = function.filter(|_| wants_barriers || wants_mbarriers) {
             let contributors = facts.barrier_contributors(f);
+            let (flagged, records): (Vec<u32>, Vec<u32>) =
+                contributors.iter().copied().partition(|g| facts.flag_barriers.contains(g));
             let most = |counts: &HashMap<u32, u16>| CallFacts::largest_count(f, &contributors, counts);
             let sum = |counts: &HashMap<u32, u16>| CallFacts::summed_count(f, &contributors, counts);
-            if let Some(n) = most(&facts.barriers).filter(|_| wants_barriers) {
+            let by_records = CallFacts::largest_count(f, &records, &facts.barriers);
+            if let Some(n) = most(&facts.barriers).filter(|_| wants_barriers && by_records.is_some()) {
                 appended.push((ContributorKey::LAST, 0, Attribute::NumBarriers(ByteValue(n))));
+            }
+            if wants_barriers && by_records.is_none() {
+                flag_count = CallFacts::largest_count(f, &flagged, &facts.barriers);
             }
             // Functions whose NUM_MBARRIERS is 0 (an `mbarrier.arrive` only)
             // bring none: nvlink appends no record of 0 (/work/sweep2/red/mbo
@@ -1095,6 +1126,7 @@ impl Context<'_, '_> {
         // `%ctaid.z` and calls the barrier functions, whose `.nv.info` comes
         // first in `tiles.cu`'s object: NUM_BARRIERS, CTAIDZ_USED). The only
         // kernel keeps it first (`ctaidz_first`).
+        let appended_from = reversed.len();
         if let Some(f) = ctaidz_early {
             let before = if appended.is_empty() || facts.only_kernel == Some(f) {
                 0
@@ -1135,12 +1167,21 @@ impl Context<'_, '_> {
         // (fresh3 `mix` relinked: `ps_driver`, sm_75..sm_90a).
         let mark = self.layout.executable && kernel && !decoded_has_mark && self.reaches_marked_code(facts, function);
         if mark {
-            reversed.push(Attribute::Raw(RawAttribute {
-                format: 4,
-                code: ATTR_ABI7_MARK,
-                value: 4,
-                payload: vec![3, 0, 0, 0],
-            }));
+            let record =
+                Attribute::Raw(RawAttribute { format: 4, code: ATTR_ABI7_MARK, value: 4, payload: vec![3, 0, 0, 0] });
+            // After a NUM_BARRIERS appended from the callees' records when
+            // the kernel is the output's only one (a7nb-mixed-abi), before
+            // it otherwise (a7bar-mixed-abi, with `a7bar_leaf` beside it;
+            // /tmp/a7 in session 41: `kown1` alone, or with `kown2` or
+            // `kplain`; sm_75).
+            let appended_barriers = reversed
+                .get(appended_from..)
+                .and_then(|tail| tail.iter().position(|a| matches!(a, Attribute::NumBarriers(_))))
+                .map(|at| appended_from + at);
+            match appended_barriers.filter(|_| facts.only_kernel != function) {
+                Some(at) => reversed.insert(at, record),
+                None => reversed.push(record),
+            }
         }
         // An ABI-7 function using barriers (its `.text` sh_flags bits
         // 20..26) gets NUM_BARRIERS with that count appended, kernel or
@@ -1151,8 +1192,10 @@ impl Context<'_, '_> {
         // `ps_bucket`: 0x66 then NUM_BARRIERS 4, sm_75..sm_90a). A `-r`
         // output keeps the bits, and relinking it does the same (fresh3
         // `a7` relinked, sm_75..sm_90a); ptxas 13.x never sets them.
-        if own_abi7_count && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_))) {
-            reversed.push(Attribute::NumBarriers(ByteValue(abi7_barriers)));
+        if (own_abi7_count || flag_count.is_some()) && !reversed.iter().any(|a| matches!(a, Attribute::NumBarriers(_)))
+        {
+            let own = if own_abi7_count { abi7_barriers } else { 0 };
+            reversed.push(Attribute::NumBarriers(ByteValue(own.max(flag_count.unwrap_or(0)))));
         }
         // Rule 7.2 (merc): group F follows the exec additions above (sys:
         // EXTERNS, cluster: NUM_BARRIERS come before CBANK_PARAM_SIZE).
@@ -1191,7 +1234,14 @@ impl Context<'_, '_> {
             return false;
         }
         let Some(f) = self.text_function(text).filter(|&f| self.is_kernel(f)) else { return false };
-        CallFacts::largest_count(f, &facts.barrier_contributors(f), &facts.barriers).is_some()
+        // Only records count: an ABI-7 callee's count in its sh_flags raises
+        // the kernel's own NUM_BARRIERS instead, and the flags are cleared
+        // (/tmp/a7 in session 41: ABI-7 `kown1`/`kown2` calling ABI-7 `fbar`
+        // (1) and `fbar2` (2): NUM_BARRIERS 1 and 2, flags 6; with ABI-8
+        // callees the flags stay; sm_75, sm_90).
+        let records: Vec<u32> =
+            facts.barrier_contributors(f).into_iter().filter(|g| !facts.flag_barriers.contains(g)).collect();
+        CallFacts::largest_count(f, &records, &facts.barriers).is_some()
     }
 
     /// The output symbol of the function a `.text` holds.
@@ -2013,6 +2063,7 @@ struct InputFacts {
     indirect: Vec<(u32, u32)>,
     address_taken: Vec<(u32, u32)>,
     barriers: Vec<(u32, u16)>,
+    flag_barriers: Vec<u32>,
     mbarriers: Vec<(u32, u16)>,
     /// Per function: where its NUM_BARRIERS, NUM_MBARRIERS and EXTERNS
     /// records come among them ([`CallFacts::record_order`]).
