@@ -465,6 +465,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("a7bar_f", "a7bar_f.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("a7fb_f", "a7fb_f.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
     cu("a7fb_k", "a7fb_k.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    cu("a7rp_a", "a7rp_a.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    cu("a7rp_f", "a7rp_f.cu", Archs::Only(&[]), ABI7_SM75_UP),
     // Rules 1.4 and 7.1 (same-named static functions, recursion through an
     // indirect call): one architecture per family keeps the bytes small.
     cu("twin_a", "twin_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
@@ -980,6 +982,15 @@ const GROUPS: &[GroupSpec] = &[
         name: "a7fb-mixed-abi",
         inputs: &[Abi7("a7fb_k"), Abi8("a7fb_f")],
         flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 12.3 with ABI-7 externs beside a 16-aligned pool: 16-byte rooms
+    // for the kernels not using extern memory (session 41, sweep26 p273).
+    GroupSpec { name: "a7rp", inputs: &[Abi7("a7rp_a"), Abi7("a7rp_f")], flags: &[], archs: Archs::Only(ABI7_SM75_UP) },
+    GroupSpec {
+        name: "a7rp-g",
+        inputs: &[Abi7("a7rp_a"), Abi7("a7rp_f")],
+        flags: &["-g"],
         archs: Archs::Only(ABI7_SM75_UP),
     },
     GroupSpec {

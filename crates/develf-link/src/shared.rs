@@ -1652,7 +1652,10 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                 // A7_p1mix_r: `k_accum`'s 4-aligned `tile` next to ABI-7
                 // `k_main`/`k_c` using `extern __shared__`: 4, `-r` and
                 // `-r -g`, where the all-ABI-8 link gives 16; sm_75..sm_90).
-                if facts.zero_extern_align {
+                // Not with a 16-aligned pool (below): its alignment stays
+                // (/tmp/a7r `kp`, session 41: a bare room 0x10, 16-aligned;
+                // p273 `k_static_shared`'s 8-aligned 0x320: 16-aligned).
+                if facts.zero_extern_align && pool != Some(EXTERN_ALIGN) {
                     return_align = k.own_align;
                 }
                 non_user_size(k, a)
@@ -1701,8 +1704,15 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // sm_75). A kernel that came with a section does keep it (options
         // indir-r_r-g: `-r -g` of a plain `-r` output, its kernels' 0x10
         // rooms stay, sm_90).
-        let dropped = dropped
-            || (bare && !k.uses_extern && (a > EXTERN_ALIGN || relinked_without_section || facts.zero_extern_align));
+        // With ABI-7 externs (alignment 0) it gets none either, unless
+        // device functions' variables align the pool to exactly 16: then
+        // every such kernel gets a 16-byte room (session 41, sweep26 p273
+        // `abi7-r`: `scan_excl`'s cub `TempStorage`; /tmp/a7r: a 16-aligned
+        // static gives `kp` 0x10, an 8-aligned one nothing, a 32-aligned one
+        // drops the extern user's section too; sm_75).
+        let zero_extern_drop = facts.zero_extern_align && pool != Some(EXTERN_ALIGN);
+        let dropped =
+            dropped || (bare && !k.uses_extern && (a > EXTERN_ALIGN || relinked_without_section || zero_extern_drop));
         // Nor, with the pool aligning the link above 16, does one that
         // reaches extern memory only through a device function (sweep23
         // p241 `-r` and `-r -g`: `sk_dot_k` and `sx_dot_k`, which call
