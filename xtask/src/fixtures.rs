@@ -978,6 +978,22 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },
+    // Rule 10: the `-r` output of ABI-7 objects (a `.nv.compat` without
+    // ISA_CLASS) relinked with an ABI-8 object, either order: the ABI-7
+    // records' values win and FINALIZER_VERSION goes (session 41, sweep26
+    // `abi7-r-exec`, sm_90).
+    GroupSpec {
+        name: "a7fb-relink-mixed",
+        inputs: &[LinkR("a7fb-abi7"), Abi8("a7nb_f")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "a7fb-relink-mixed-rev",
+        inputs: &[Abi8("a7nb_f"), LinkR("a7fb-abi7")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
     GroupSpec {
         name: "a7fb-mixed-abi",
         inputs: &[Abi7("a7fb_k"), Abi8("a7fb_f")],

@@ -1665,6 +1665,18 @@ impl Context<'_, '_> {
             self.inputs.iter().filter_map(|i| i.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
         let Some(first) = all.next() else { return empty_link_compat(self.options.arch) };
         let mut out = first.bytes().to_vec();
+        // A first `.nv.compat` without ISA_CLASS (the `-r` output of ABI-7
+        // objects) stands for the ABI-7 records (rule 10, below) before the
+        // later inputs add theirs: ISA_CLASS, INST_TENSORMAP_V1,
+        // CUDA_INTERNAL_TARGET, 0x0d, then their CAN_FASTPATH_FINALIZE
+        // (session 41, sweep26 `abi7-r-exec`, sm_90).
+        if !compat_walk(&out).iter().any(|&(_, c, _)| c == EICOMPAT_ATTR_ISA_CLASS) {
+            for record in ABI7_COMPAT.chunks_exact(4) {
+                if !compat_walk(&out).iter().any(|&(_, c, _)| c == record[1]) {
+                    out.extend_from_slice(record);
+                }
+            }
+        }
         for other in all {
             for (code, value) in compat_byte_records(other.bytes()) {
                 if !COMPAT_MAX_CODES.contains(&code) {
@@ -1730,6 +1742,53 @@ impl Context<'_, '_> {
                     compat_walk(&out).iter().find(|&&(_, c, _)| c == COMPAT_FINALIZER_VERSION).map(|r| r.2 - 2);
                 let place = before.unwrap_or(out.len());
                 out.splice(place..place, record.iter().copied());
+            }
+        }
+        // An input whose `.nv.compat` lacks ISA_CLASS (nvlink warns that the
+        // output "is limited to run on SM Arch '90' only") also brings those
+        // records' values into an ABI-8 input's: ISA_CLASS 0, the others
+        // the larger, and FINALIZER_VERSION goes (session 41, sweep26
+        // `abi7-r-exec`: the `-r` output of ABI-7 objects relinked with an
+        // ABI-8 object, either order, sm_90: ISA_CLASS 0, INST_TENSORMAP_V1
+        // 3, CUDA_INTERNAL_TARGET 2, 0x0d 0x101 from the object's 0x101).
+        if self.inputs.iter().any(lacks_isa_class) {
+            for record in ABI7_COMPAT.chunks_exact(4) {
+                let (format, code) = (record[0], record[1]);
+                let Some(&(_, _, at)) = compat_walk(&out).iter().find(|&&(f, c, _)| f == format && c == code) else {
+                    continue;
+                };
+                match format {
+                    2 if code == EICOMPAT_ATTR_ISA_CLASS => {
+                        if let Some(slot) = out.get_mut(at) {
+                            *slot = 0;
+                        }
+                    }
+                    2 => {
+                        if let Some(slot) = out.get_mut(at) {
+                            *slot = (*slot).max(record[2]);
+                        }
+                    }
+                    _ => {
+                        // The largest of every input's (0x101 over the
+                        // stand-in 0x100 in either order).
+                        let inputs = self.inputs.iter().filter_map(|i| {
+                            let s = i.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO)?;
+                            let b = s.bytes();
+                            let &(_, _, a) = compat_walk(b).iter().find(|&&(f, c, _)| f == format && c == code)?;
+                            b.get(a..a + 2).map(|v| u16::from_le_bytes([v[0], v[1]]))
+                        });
+                        let value = inputs.fold(u16::from_le_bytes([record[2], record[3]]), u16::max);
+                        if let Some(slot) = out.get_mut(at..at + 2) {
+                            slot.copy_from_slice(&value.to_le_bytes());
+                        }
+                    }
+                }
+            }
+            let records = compat_walk(&out);
+            if let Some(k) = records.iter().position(|&(_, c, _)| c == COMPAT_FINALIZER_VERSION) {
+                let start = records[k].2 - 2;
+                let end = records.get(k + 1).map_or(out.len(), |r| r.2 - 2);
+                out.drain(start..end);
             }
         }
         // Rule 7.3: INST_TCGEN05_MMA (which ptxas writes into every sm_100a
