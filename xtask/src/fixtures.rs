@@ -731,6 +731,9 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("spg-li", "spg.cu", &["-lineinfo", "-maxrregcount=32"], Archs::Only(MERCURY_PAIR)),
     cu("eorder", "eorder.cu", Archs::Only(EORDER_ARCHS), ABI7_NONE),
     nvcc_with("gkeep-G", "gkeep.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
+    nvcc_with("gkp16-G", "gkp16.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
+    nvcc_with("gkp4-G", "gkp4.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
+    nvcc_with("gkpe-G", "gkpe.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("gkeep2-G", "gkeep2.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("cznb-G", "cznb.cu", &["-G"], Archs::Only(CZNB_ARCHS)),
     nvcc_with("gkeep4_a-G", "gkeep4_a.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
@@ -1559,6 +1562,22 @@ const GROUPS: &[GroupSpec] = &[
     // when relinked with `-g` (sweep16 p180/p182).
     GroupSpec { name: "gkeep", inputs: &[Abi8("gkeep-G")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
     GroupSpec { name: "gkeep-relink-g", inputs: &[LinkR("gkeep")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
+    // Rule 12 with a relinked `-r -g` output: a 16-aligned pool keeps every
+    // window, a 4-aligned one none (session 41, sweep26 p273 `r-exec-G`).
+    GroupSpec { name: "gkp16", inputs: &[Abi8("gkp16-G")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
+    GroupSpec {
+        name: "gkp16-relink-g",
+        inputs: &[LinkR("gkp16"), Abi8("gkpe-G")],
+        flags: &["-g"],
+        archs: Archs::Only(DEBUG_ARCHS),
+    },
+    GroupSpec { name: "gkp4", inputs: &[Abi8("gkp4-G")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
+    GroupSpec {
+        name: "gkp4-relink",
+        inputs: &[LinkR("gkp4"), Abi8("gkpe-G")],
+        flags: &[],
+        archs: Archs::Only(DEBUG_ARCHS),
+    },
     // Rule 12.9: with an extern defined past offset 0 the rooms all stay.
     GroupSpec { name: "gkeep2", inputs: &[Abi8("gkeep2-G")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },
     GroupSpec { name: "gkeep2-relink-g", inputs: &[LinkR("gkeep2")], flags: &["-g"], archs: Archs::Only(DEBUG_ARCHS) },

@@ -977,7 +977,7 @@ pub(crate) fn build(
         || place_inputs(&mut b, options),
         || {
             (
-                crate::shared::facts(inputs, resolution, executable, &liveness.indirect),
+                crate::shared::facts(inputs, resolution, executable, options.debug_given(), &liveness.indirect),
                 prototype_vetoes(inputs, resolution),
             )
         },

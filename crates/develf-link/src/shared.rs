@@ -173,6 +173,7 @@ pub(crate) fn facts(
     inputs: &[InputObject<'_>],
     resolution: &Resolution<'_>,
     executable: bool,
+    debug: bool,
     indirect: &HashMap<Node, Vec<Node>>,
 ) -> Facts {
     let mut f = Facts {
@@ -196,9 +197,16 @@ pub(crate) fn facts(
     // of a `-r` output (0x100, 0x10, 0x10) all align to 0x100 (rule 12.8),
     // but (0x10, 0x20, 0x10) to 0x10 (rule 12.9's e2: windows 16-aligned).
     let mut name_align: HashMap<&str, u64> = HashMap::new();
+    // An extern a `-r -g` output defines at offset 0 of its
+    // `.nv_debug.shared` is not an ABI-7 extern of alignment 0: relinked
+    // with plain `-r` its users' rooms grow as for a 16-aligned extern
+    // (session 41: gkeep, gkp4, gkp16 `-r -g` outputs relinked `-r`,
+    // `gkeep_dyn` 0x20; sm_75, sm_90). Executables and `-r -g` take the
+    // offset as it is (rules 12.8, 12.10).
     for input in inputs {
         for sym in input.symbols().iter().filter(|y| is_shared(y) && is_extern(input, y)) {
-            name_align.entry(sym.name).or_insert(sym.value);
+            let defined_at_zero = !executable && !debug && sym.section_index().is_some() && sym.value == 0;
+            name_align.entry(sym.name).or_insert(if defined_at_zero { EXTERN_ALIGN } else { sym.value });
         }
     }
     let mut node_names: HashMap<Node, Vec<&str>> = HashMap::new();
@@ -1346,6 +1354,23 @@ fn plan_executable(
                 && k.own.is_empty()
                 && k.own_size == 0)
         });
+        // Under `-g` with a relinked `-r -g` output's externs (defined in
+        // its `.nv_debug.shared`, so they align nothing) the pool alone
+        // decides: 16-aligned, every window stays (above 16 only those no
+        // input gave a section, as without relinking: `gkeep4-relink-g`,
+        // `xsa-G-relink-g`), the output's empty rooms
+        // and kernels no input gave a section alike; less, none of them
+        // (session 41: /tmp/gk `hplain`, `e2k` with a 16- and a 4-aligned
+        // static; sweep26 p273 `r-exec-G`'s `k_tile16`, `k_tile32`,
+        // sm_75..sm_90). Without `-g` the same holds for kernels no input
+        // gave a section (/tmp/gk `e2k` beside the 4-aligned output: none).
+        let pool_keeps = facts.any_extern
+            && match global_align {
+                Some(g) if facts.relinked_extern && g < EXTERN_ALIGN => false,
+                Some(EXTERN_ALIGN) if facts.relinked_extern => layout.debug || !k.had_section,
+                Some(_) => !k.had_section,
+                None => false,
+            };
         let empty_over_aligned = cur == 0
             && (layout.mercury || reserved == 0)
             && (k.uses_extern || pool_kept_only)
@@ -1362,7 +1387,7 @@ fn plan_executable(
             // (sweep16 p180/p182 `G-r-relink-g`: `count_cells` and the other
             // kernels without shared memory lose theirs; fixture
             // `gkeep-relink-g`).
-            || (global_align.is_some() && facts.any_extern && !k.had_section)
+            || pool_keeps
             // Though `-g` ignores the rooms, it keeps them all, empty, when
             // a `-r -g` output defined an extern past offset 0 in a
             // `.nv_debug.shared` holding variables (`extern_past_zero`; its
@@ -1710,9 +1735,13 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // `abi7-r`: `scan_excl`'s cub `TempStorage`; /tmp/a7r: a 16-aligned
         // static gives `kp` 0x10, an 8-aligned one nothing, a 32-aligned one
         // drops the extern user's section too; sm_75).
-        let zero_extern_drop = facts.zero_extern_align && pool != Some(EXTERN_ALIGN);
-        let dropped =
-            dropped || (bare && !k.uses_extern && (a > EXTERN_ALIGN || relinked_without_section || zero_extern_drop));
+        // So is one beside a relinked output's externs (session 41: gkp16's
+        // `-r -g` output relinked with gkpe.cu's plain kernel, `-r` and
+        // `-r -g`: 0x10; beside gkp4's 4-aligned pool none; sm_75, sm_90).
+        let sixteen_pool = pool == Some(EXTERN_ALIGN);
+        let zero_extern_drop = facts.zero_extern_align && !sixteen_pool;
+        let relinked_drop = relinked_without_section && !sixteen_pool;
+        let dropped = dropped || (bare && !k.uses_extern && (a > EXTERN_ALIGN || relinked_drop || zero_extern_drop));
         // Nor, with the pool aligning the link above 16, does one that
         // reaches extern memory only through a device function (sweep23
         // p241 `-r` and `-r -g`: `sk_dot_k` and `sx_dot_k`, which call
