@@ -528,6 +528,26 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("wfd_b", "wfd_b.cu", &["-maxrregcount=24"], Archs::Only(MERCURY_PAIR)),
     nvcc_with("wfd_c", "wfd_c.cu", &["-maxrregcount=40"], Archs::Only(MDBG_ARCHS)),
     cu("wfr_a", "wfr_a.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    // Rule 11.2 (`.nv_debug_info_reg_sass`): a dead local function first
+    // of its name keeps its ranges, a later live one is zeroed.
+    ObjectSpec {
+        name: "lrz_a",
+        source: "lrz_a.ptx",
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: &["-g"],
+        archs: Archs::Only(MERCURY_PAIR),
+        abi7: ABI7_NONE,
+    },
+    ObjectSpec {
+        name: "lrz_c",
+        source: "lrz_c.ptx",
+        recipe: Recipe::Ptxas,
+        nvcc_flags: &[],
+        ptxas_flags: &["-g"],
+        archs: Archs::Only(MERCURY_PAIR),
+        abi7: ABI7_NONE,
+    },
     ObjectSpec {
         name: "ulm_a",
         source: "ulm_a.ptx",
@@ -1157,6 +1177,7 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec { name: "wfr", inputs: &[Abi8("wfr_a"), Abi8("wfr_b")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // U9 with rule 1.4: a replaced weak copy's sections beside a static of
     // the same name (sweep24 p251).
+    GroupSpec { name: "lrz", inputs: &[Abi8("lrz_a"), Abi8("lrz_c")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec {
         name: "ulm",
         inputs: &[Abi8("ulm_a"), Abi8("ulm_b"), Abi8("ulm_c")],

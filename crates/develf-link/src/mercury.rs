@@ -2057,10 +2057,15 @@ fn clear_register_ranges(
     contents: &mut Contents,
 ) -> Result<(), LinkError> {
     let Some(out) = layout.section(table) else { return Ok(()) };
-    // The first input with a kept function of each name.
+    // The first input with a kept function of each name, and the first
+    // defining one, kept or not.
     let mut first_kept: HashMap<&[u8], usize> = HashMap::new();
+    let mut first_defined: HashMap<&[u8], usize> = HashMap::new();
     for (k, input) in inputs.iter().enumerate() {
         for s in input.symbols() {
+            if s.st_type == STT_FUNC && s.section_index().is_some() {
+                first_defined.entry(s.name.as_bytes()).or_insert(k);
+            }
             if s.st_type == STT_FUNC && s.section_index().is_some_and(|x| layout.placed(k, x).is_some()) {
                 first_kept.entry(s.name.as_bytes()).or_insert(k);
             }
@@ -2085,11 +2090,16 @@ fn clear_register_ranges(
             let Some((&index, symbol)) = functions.get(name).and_then(|i| Some((i, input.symbol(*i)?))) else {
                 return false;
             };
-            let here = SymbolRef { input: piece.input, symbol: index };
-            if describes_gone_code(inputs, resolution, layout, here) {
-                return true;
+            // A local function goes by its name: its block stays when some
+            // function of that name is kept and no earlier input defines
+            // one, dead or not (sweep26 p274 `G-nog`, sm_100/sm_120: a.cu's
+            // dead libdevice `rsqrt` and `exp2` keep their ranges, c.cu's
+            // live copies are zeroed).
+            if symbol.bind == STB_LOCAL {
+                return !first_kept.contains_key(name) || first_defined.get(name).is_some_and(|&k| k < piece.input);
             }
-            symbol.bind == STB_LOCAL && first_kept.get(name).is_some_and(|&k| k < piece.input)
+            let here = SymbolRef { input: piece.input, symbol: index };
+            describes_gone_code(inputs, resolution, layout, here)
         };
         let mut at = 0usize;
         let string_end = |from: usize| bytes.get(from..).and_then(|b| b.iter().position(|&c| c == 0)).map(|n| from + n);
