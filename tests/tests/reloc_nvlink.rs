@@ -1065,8 +1065,16 @@ fn check_link(link: &Link, report: &mut Report) {
 /// relinked `-r -g` output (session 39): as `gkeep`, the kernels' own and
 /// the common area's variables (`xsa_mean`'s `flags` at 0x500 in `.symtab`,
 /// 0x100 in the code; the relinked sm_75 `xsa_energy`'s `cache` 0x200 and
-/// 0).
-const LINKER_DECIDED: [&str; 23] = [
+/// 0). Session 41: `gkp16`, `gkp4` (sm_90, `-g`) and `gkp16-relink-g`
+/// (sm_75, sm_90) as `gkeep` (`part` 0x400 in `.symtab`, 0 in the code; 0x10
+/// and 0 relinked on sm_75); `a7rp-g` on sm_90 likewise (`a7rp_own`'s `s`);
+/// `a7fb-relink-mixed` on sm_90, where the ABI-7 `-r` output's `.nv.compat`
+/// lacks ISA_CLASS: nvlink keeps the unreached `a7nb_helper`'s `.debug_frame`
+/// relocations and bytes (develf-link too), where the model clears a dead
+/// function's; `lrz` on sm_100/sm_120: two inputs' local functions are both
+/// named `lrz_help` and this test finds symbols by name in nvlink's output,
+/// which has one, so it takes the dead copy for the live one.
+const LINKER_DECIDED: [&str; 31] = [
     "link/sm_100/tlib.cubin",
     "link/sm_90/eo_a.cubin",
     "link/sm_90/gkeep.cubin",
@@ -1090,6 +1098,14 @@ const LINKER_DECIDED: [&str; 23] = [
     "link/sm_75/xsa-G-relink-g.cubin",
     "link/sm_90/xsa-G-relink-g.cubin",
     "link/sm_100/xsa-G-relink-g.cubin",
+    "link/sm_90/gkp16.cubin",
+    "link/sm_90/gkp4.cubin",
+    "link/sm_75/gkp16-relink-g.cubin",
+    "link/sm_90/gkp16-relink-g.cubin",
+    "link/sm_90/a7rp-g.cubin",
+    "link/sm_90/a7fb-relink-mixed.cubin",
+    "link/sm_100/lrz.cubin",
+    "link/sm_120/lrz.cubin",
 ];
 
 fn linker_decided(link: &Link) -> bool {
