@@ -1709,6 +1709,15 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.10: shared variables of functions no kernel reaches, kept by
     // `-preserve-relocs` or `-g`, at 0 in `.nv_debug.shared` (sweep16 p182).
     GroupSpec { name: "pun-pr", inputs: &[Abi8("pun")], flags: &["-preserve-relocs"], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 8.2: relinked, a `-preserve-relocs` output's `.nv.resolvedrela.*`
+    // are not carried (session 41, found by `fixture_sweeps.sh var`).
+    GroupSpec { name: "pun-pr-relink", inputs: &[LinkR("pun-pr")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    GroupSpec {
+        name: "pun-pr-relink-pr",
+        inputs: &[LinkR("pun-pr")],
+        flags: &["-preserve-relocs"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
     GroupSpec {
         name: "pun-ku",
         inputs: &[Abi8("pun")],

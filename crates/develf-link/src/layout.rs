@@ -129,6 +129,14 @@ impl SectionClass {
         if sh_type == SHT_SYMTAB_SHNDX {
             return None;
         }
+        // Rule 8.2: an earlier `-preserve-relocs` link's record of what it
+        // resolved is not carried; the output lists its own (session 41:
+        // `-r -preserve-relocs` outputs relinked plain, `-r` or
+        // `-preserve-relocs`, sm_75..sm_90: their `.nv.resolvedrela.debug_frame`
+        // goes).
+        if sh_type == SHT_CUDA_RESOLVED_RELA {
+            return None;
+        }
         if name.starts_with(".nv.merc.") || name.starts_with(".nv.capmerc.") {
             return Some(C::Mercury);
         }
