@@ -1026,6 +1026,9 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.3 with ABI-7 externs beside a 16-aligned pool: 16-byte rooms
     // for the kernels not using extern memory (session 41, sweep26 p273).
     GroupSpec { name: "a7rp", inputs: &[Abi7("a7rp_a"), Abi7("a7rp_f")], flags: &[], archs: Archs::Only(ABI7_SM75_UP) },
+    // Relinked with `-r`: the extern user, which names the output's instance
+    // at 0, gets two units of room (0x20), not one.
+    GroupSpec { name: "a7rp-relink", inputs: &[LinkR("a7rp")], flags: &[], archs: Archs::Only(ABI7_SM75_UP) },
     GroupSpec {
         name: "a7rp-g",
         inputs: &[Abi7("a7rp_a"), Abi7("a7rp_f")],

@@ -1653,7 +1653,14 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     // r-abi7-extern: `ka` 0x10, where the ABI-8 build has
                     // instance 0x10 in 0x20; sm_75..sm_90a).
                     if zero_extern {
-                        offset.max(a)
+                        // Two units when the kernel names a relinked `-r`
+                        // output's instance (the `-r` output of ABI-7 objects
+                        // relinked with `-r`: `externsharedinstance` at 0,
+                        // the users' rooms 0x20; session 41, /tmp/a7r and
+                        // sweep26 p273, sm_75, sm_90).
+                        let instance = names_of(k).iter().any(|n| n == crate::symbols::EXTERN_INSTANCE);
+                        let units = if instance && !layout.debug { 2 } else { 1 };
+                        offset.max(a.saturating_mul(units))
                     } else if !mine.is_power_of_two() {
                         // Rule 12.8.1: an instance alignment that is not a
                         // power of two (a relinked `-r` output's 0x90) gives
