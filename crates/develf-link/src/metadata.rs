@@ -1661,10 +1661,9 @@ impl Context<'_, '_> {
     /// Rule 7.3: the first input's records, each byte-valued record of
     /// [`COMPAT_MAX_CODES`] raised to the largest value any input has (U5).
     fn compat(&self) -> Vec<u8> {
-        let mut all =
-            self.inputs.iter().filter_map(|i| i.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO));
+        let mut all = self.inputs.iter().filter_map(compat_bytes);
         let Some(first) = all.next() else { return empty_link_compat(self.options.arch) };
-        let mut out = first.bytes().to_vec();
+        let mut out = first.to_vec();
         // A first `.nv.compat` without ISA_CLASS (the `-r` output of ABI-7
         // objects) stands for the ABI-7 records (rule 10, below) before the
         // later inputs add theirs: ISA_CLASS, INST_TENSORMAP_V1,
@@ -1678,7 +1677,7 @@ impl Context<'_, '_> {
             }
         }
         for other in all {
-            for (code, value) in compat_byte_records(other.bytes()) {
+            for (code, value) in compat_byte_records(other) {
                 if !COMPAT_MAX_CODES.contains(&code) {
                     continue;
                 }
@@ -1699,8 +1698,7 @@ impl Context<'_, '_> {
         // sm_103 or sm_121 first input) is added before FINALIZER_VERSION,
         // which stays last (3/3 links).
         for other in self.inputs.iter().skip(1) {
-            let Some(section) = other.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO) else { continue };
-            let bytes = section.bytes();
+            let Some(bytes) = compat_bytes(other) else { continue };
             let records = compat_walk(bytes);
             for (k, &(_, code, at)) in records.iter().enumerate() {
                 if compat_walk(&out).iter().any(|&(_, c, _)| c == code) {
@@ -1708,10 +1706,7 @@ impl Context<'_, '_> {
                 }
                 let end = records.get(k + 1).map_or(bytes.len(), |r| r.2 - 2);
                 let Some(record) = bytes.get(at - 2..end) else { continue };
-                let before =
-                    compat_walk(&out).iter().find(|&&(_, c, _)| c == COMPAT_FINALIZER_VERSION).map(|r| r.2 - 2);
-                let place = before.unwrap_or(out.len());
-                out.splice(place..place, record.iter().copied());
+                insert_before_finalizer_version(&mut out, record);
             }
         }
         // Rule 10: an ABI-7 input, which has no `.nv.compat`, counts as one
@@ -1728,20 +1723,14 @@ impl Context<'_, '_> {
         // "Output is limited to run on SM Arch '90' only, due to missing
         // attribute 'ISA_CLASS'").
         let lacks_isa_class = |i: &InputObject<'_>| {
-            i.sections()
-                .iter()
-                .find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO)
-                .is_some_and(|s| !compat_walk(s.bytes()).iter().any(|&(_, c, _)| c == EICOMPAT_ATTR_ISA_CLASS))
+            compat_bytes(i).is_some_and(|b| !compat_walk(b).iter().any(|&(_, c, _)| c == EICOMPAT_ATTR_ISA_CLASS))
         };
         if self.inputs.iter().any(|i| i.abi7 || lacks_isa_class(i)) {
             for record in ABI7_COMPAT.chunks_exact(4) {
                 if compat_walk(&out).iter().any(|&(_, c, _)| c == record[1]) {
                     continue;
                 }
-                let before =
-                    compat_walk(&out).iter().find(|&&(_, c, _)| c == COMPAT_FINALIZER_VERSION).map(|r| r.2 - 2);
-                let place = before.unwrap_or(out.len());
-                out.splice(place..place, record.iter().copied());
+                insert_before_finalizer_version(&mut out, record);
             }
         }
         // An input whose `.nv.compat` lacks ISA_CLASS (nvlink warns that the
@@ -1772,8 +1761,7 @@ impl Context<'_, '_> {
                         // The largest of every input's (0x101 over the
                         // stand-in 0x100 in either order).
                         let inputs = self.inputs.iter().filter_map(|i| {
-                            let s = i.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO)?;
-                            let b = s.bytes();
+                            let b = compat_bytes(i)?;
                             let &(_, _, a) = compat_walk(b).iter().find(|&&(f, c, _)| f == format && c == code)?;
                             b.get(a..a + 2).map(|v| u16::from_le_bytes([v[0], v[1]]))
                         });
@@ -1784,29 +1772,19 @@ impl Context<'_, '_> {
                     }
                 }
             }
-            let records = compat_walk(&out);
-            if let Some(k) = records.iter().position(|&(_, c, _)| c == COMPAT_FINALIZER_VERSION) {
-                let start = records[k].2 - 2;
-                let end = records.get(k + 1).map_or(out.len(), |r| r.2 - 2);
-                out.drain(start..end);
-            }
+            remove_compat_record(&mut out, COMPAT_FINALIZER_VERSION);
         }
         // Rule 7.3: INST_TCGEN05_MMA (which ptxas writes into every sm_100a
         // object) stays only when every input has it: an sm_100 object in an
         // sm_100a link removes it, first or second (2/2 links; sm_100a
         // objects alone keep it).
         for &code in COMPAT_ALL_CODES {
-            let everywhere = self.inputs.iter().all(|i| {
-                i.sections()
-                    .iter()
-                    .find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO)
-                    .is_some_and(|s| compat_walk(s.bytes()).iter().any(|&(_, c, _)| c == code))
-            });
-            let records = compat_walk(&out);
-            if let (false, Some(k)) = (everywhere, records.iter().position(|&(_, c, _)| c == code)) {
-                let start = records[k].2 - 2;
-                let end = records.get(k + 1).map_or(out.len(), |r| r.2 - 2);
-                out.drain(start..end);
+            let everywhere = self
+                .inputs
+                .iter()
+                .all(|i| compat_bytes(i).is_some_and(|b| compat_walk(b).iter().any(|&(_, c, _)| c == code)));
+            if !everywhere {
+                remove_compat_record(&mut out, code);
             }
         }
         // Rule 7.3: CAN_FASTPATH_FINALIZE's words are the AND of every
@@ -1832,12 +1810,8 @@ impl Context<'_, '_> {
             let mut merged = out.get(at + 2..at + 2 + len).map(words).unwrap_or_default();
             for input in self.inputs {
                 let Some(arch) = input.cubin.target() else { continue };
-                let theirs = input
-                    .sections()
-                    .iter()
-                    .find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO)
-                    .and_then(|s| {
-                        let b = s.bytes();
+                let theirs = compat_bytes(input)
+                    .and_then(|b| {
                         let &(_, _, a) = compat_walk(b).iter().find(|&&(f, c, _)| f == 4 && c == COMPAT_FASTPATH)?;
                         let n = b.get(a..a + 2).map(|x| usize::from(u16::from_le_bytes([x[0], x[1]])))?;
                         b.get(a + 2..a + 2 + n).map(words)
@@ -2289,6 +2263,29 @@ fn empty_link_compat(arch: develf_format::header::Arch) -> Vec<u8> {
 /// ISA_CLASS 0, INST_TENSORMAP_V1 3, CUDA_INTERNAL_TARGET 2 (byte values),
 /// record 0x0d 0x100 (u16).
 const ABI7_COMPAT: [u8; 16] = [2, 0x02, 0, 0, 2, 0x03, 3, 0, 2, 0x0c, 2, 0, 3, 0x0d, 0, 1];
+
+/// An input's `.nv.compat` bytes, if it has the section.
+fn compat_bytes<'i>(input: &'i InputObject<'_>) -> Option<&'i [u8]> {
+    input.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO).map(|s| s.bytes())
+}
+
+/// Adds a whole `.nv.compat` record before FINALIZER_VERSION, which stays
+/// last, or at the end without one (rule 7.3).
+fn insert_before_finalizer_version(out: &mut Vec<u8>, record: &[u8]) {
+    let before = compat_walk(out).iter().find(|&&(_, c, _)| c == COMPAT_FINALIZER_VERSION).map(|r| r.2 - 2);
+    let place = before.unwrap_or(out.len());
+    out.splice(place..place, record.iter().copied());
+}
+
+/// Removes the `.nv.compat` record with `code`, if there is one.
+fn remove_compat_record(out: &mut Vec<u8>, code: u8) {
+    let records = compat_walk(out);
+    if let Some(k) = records.iter().position(|&(_, c, _)| c == code) {
+        let start = records[k].2 - 2;
+        let end = records.get(k + 1).map_or(out.len(), |r| r.2 - 2);
+        out.drain(start..end);
+    }
+}
 
 /// The `.nv.compat` TLV walk: (format, code, offset of the value byte or payload).
 fn compat_walk(bytes: &[u8]) -> Vec<(u8, u8, usize)> {
