@@ -1518,6 +1518,16 @@ const GROUPS: &[GroupSpec] = &[
     // and the empty `.nv_debug.shared` goes (session 32 probe).
     GroupSpec { name: "eqx-relink", inputs: &[LinkR("eqx")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     GroupSpec { name: "eqx-rev-relink", inputs: &[LinkR("eqx-rev")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
+    // Rule 12.10: `-preserve-relocs` keeps the extern symbols the `-r`
+    // output defined (`eqx_buf`, `eqx_dyn`, `eqx_rows`) at the reserved area
+    // minus one, as it keeps undefined ones, since a common area exists
+    // (found by the fixture sweep, session 42).
+    GroupSpec {
+        name: "eqx-relink-pr",
+        inputs: &[LinkR("eqx")],
+        flags: &["-preserve-relocs"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
     // The common area's first fit among its successive ends (sweep11 p124).
     GroupSpec { name: "cah", inputs: &[Abi8("cah")], flags: &[], archs: Archs::Only(SHC_ARCHS) },
     // `-kernels-used` on a relinked `-r` output: the room first, and the
@@ -1563,6 +1573,13 @@ const GROUPS: &[GroupSpec] = &[
         name: "kur-relink-kx",
         inputs: &[LinkR("kur")],
         flags: &["-kernels-used=_Z4nonePi"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
+    // Rule 12.10 with `-kernels-used`: `kur_buf` kept (session 42).
+    GroupSpec {
+        name: "kur-relink-ku-pr",
+        inputs: &[LinkR("kur")],
+        flags: &["-preserve-relocs", "-kernels-used=_Z6kur_h1Pi"],
         archs: Archs::Only(SHC_ARCHS),
     },
     // Rule 7.2 with rule 1.4: each `-G` object's static `__assert_fail` has

@@ -735,14 +735,30 @@ pub(crate) fn build(
             } else {
                 None
             };
+        let in_debug_shared = placed
+            .flatten()
+            .and_then(|(id, _)| layout.section(id))
+            .is_some_and(|s| s.class == SectionClass::DebugShared);
+        // Rule 12.10: `-preserve-relocs` alone keeps the named extern symbols
+        // a `-r` output defined in `.nv_debug.shared` where it keeps undefined
+        // ones (a common area and a reserved area, not Mercury: the plan's
+        // `debug_shared`): at the reserved area minus one, internal (13
+        // fixture relinks of `-r` outputs, sm_90: `eqx_buf`, `kur_buf`,
+        // `pkw_dyn_ll`, ...; none without a common area: `dyn` of `shared`,
+        // `kul_buf`, `roomeq_dyn`; none on sm_75 or sm_100). So is a defined
+        // `externsharedinstance` (relinking `eqx-relink-pr`'s `-r` output).
+        let kept_relinked_extern = executable
+            && layout.preserve_relocs
+            && !layout.debug
+            && layout.shared.debug_shared.is_some()
+            && input_extern
+            && in_debug_shared;
         if executable
             && weak_home.is_none()
             && !(layout.debug && input_extern)
+            && !kept_relinked_extern
             && sym.other & STO_CUDA_SPACE_MASK == STO_CUDA_SHARED
-            && placed
-                .flatten()
-                .and_then(|(id, _)| layout.section(id))
-                .is_some_and(|s| s.class == SectionClass::DebugShared)
+            && in_debug_shared
         {
             // Rule 12.8: the extern symbols a `-r` output defined in
             // `.nv_debug.shared` (`dyn`, `dynb`) go, name included, like the
@@ -775,7 +791,7 @@ pub(crate) fn build(
             sym.bind
         };
         let (st_type, mut other) = rewrite_type(executable, sym.st_type, sym.other);
-        if executable && extern_shared && !layout.debug {
+        if executable && (extern_shared || kept_relinked_extern) && !layout.debug {
             // Rule 12.10: as a kept variable under `-preserve-relocs` alone (12.4).
             other = STV_INTERNAL;
         }
@@ -809,6 +825,7 @@ pub(crate) fn build(
             None if executable && extern_shared && !layout.debug => {
                 (section, layout.shared.reserved.wrapping_sub(1), sym.size)
             }
+            None if kept_relinked_extern => (section, layout.shared.reserved.wrapping_sub(1), sym.size),
             // Rule 12.10: `-r -g` defines the extern symbols at an offset.
             // So does relinking a `-r` output's (fresh `-r` output, `-r -g`:
             // `dsm_d`, `dsm_f`, `dsm_i` 0x10 -> 0).
