@@ -1893,6 +1893,14 @@ const GROUPS: &[GroupSpec] = &[
     // weak kernel whose later copy wins (sweep20 part-relink).
     GroupSpec { name: "rrm", inputs: &[Abi8("rrm_a")], flags: &[], archs: Archs::Only(RRM_ARCHS) },
     GroupSpec { name: "rrm-relink", inputs: &[LinkR("rrm"), Abi8("rrm_b")], flags: &[], archs: Archs::Only(RRM_ARCHS) },
+    // U13 the other way round: rrm_b's winning copy first, the `-r`
+    // output's room still joins the kernel's window (session 42).
+    GroupSpec {
+        name: "rrm-relink-rev",
+        inputs: &[Abi8("rrm_b"), LinkR("rrm")],
+        flags: &[],
+        archs: Archs::Only(RRM_ARCHS),
+    },
     // Rule 11.3: never-awaited read barriers, `PLOP3` waits and shared
     // counts in the scoreboard model (sweep19 p207).
     GroupSpec { name: "sbmm", inputs: &[Abi8("sbmm")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },

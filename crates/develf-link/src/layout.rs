@@ -810,6 +810,31 @@ impl Builder<'_, '_> {
     }
 }
 
+/// U13: a losing weak kernel's `.nv.shared.<k>` in input `input` that is a
+/// relinked `-r` output's extern room (no variables), when the winning copy
+/// (`winner`, its `.text` `winner_text`) has no `.nv.shared` of its own: the
+/// room stays with the kernel.
+fn losing_room(
+    inputs: &[InputObject<'_>],
+    input: usize,
+    shared_name: &str,
+    winner: SymbolRef,
+    winner_text: usize,
+) -> Option<usize> {
+    let loser = inputs.get(input)?;
+    let room = loser
+        .sections()
+        .iter()
+        .find(|x| x.name == shared_name)
+        .map(|x| x.index)
+        .filter(|&x| !loser.symbols().iter().any(|y| y.section_index() == Some(x) && y.st_type != STT_SECTION))?;
+    let winner_has_own = inputs.get(winner.input).is_some_and(|w| {
+        let name = w.section(winner_text).map(|t| companion(".nv.shared.", t.name));
+        w.sections().iter().any(|x| Some(x.name) == name.as_deref())
+    });
+    (!winner_has_own).then_some(room)
+}
+
 /// The undefined symbol whose value is where an sm_110 executable's reserved
 /// shared variables start.
 const RESERVED_OFFSET: &str = ".nv.reservedSmem.offset0";
@@ -1189,25 +1214,29 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                         // first, tiles.cu's 8-register copy winning; nvlink's
                         // window is the room, 0x10 on sm_75..sm_86, 0x410 on
                         // sm_90; p210, p212, p214 alike).
-                        let room =
-                            input.sections().iter().find(|x| x.name == shared_name).map(|x| x.index).filter(|&x| {
-                                !input
-                                    .symbols()
-                                    .iter()
-                                    .any(|y| y.section_index() == Some(x) && y.st_type != STT_SECTION)
-                            });
-                        let winner_has_own = inputs.get(d.input).is_some_and(|w| {
-                            let name = w.section(winner_text).map(|t| companion(".nv.shared.", t.name));
-                            w.sections().iter().any(|x| Some(x.name) == name.as_deref())
-                        });
-                        let shared = room
-                            .filter(|_| !winner_has_own)
+                        let shared = losing_room(inputs, i, &shared_name, d, winner_text)
                             .and_then(|x| b.place_unchecked(i, x))
                             .unwrap_or_else(|| b.create_shared(&shared_name));
                         for x in [info, shared] {
                             if let Some(out) = b.layout.sections.get_mut(x) {
                                 out.info = InfoField::Section(id);
                             }
+                        }
+                    }
+                }
+            }
+            // U13 the other way round: the room stays too when an earlier
+            // copy without shared memory won, joining the window the winner's
+            // kernel named (fixture `rrm-relink-rev`: rrm_b's 12-register
+            // `rrm_fill<double>` first, the `-r` output's 0x10 room after;
+            // nvlink's window 0x410 on sm_90, 0x10 on sm_75).
+            if let Some(d) = def.filter(|d| d.input < i) {
+                let winner_text = inputs.get(d.input).and_then(|x| x.symbol(d.symbol)).and_then(|y| y.section_index());
+                if let (Some(winner_text), Some(h)) = (winner_text, input.section(text)) {
+                    if is_kernel(s) && selected_by_lists(options, s.name) {
+                        let shared_name = companion(".nv.shared.", h.name);
+                        if let Some(x) = losing_room(inputs, i, &shared_name, d, winner_text) {
+                            b.place_unchecked(i, x);
                         }
                     }
                 }
