@@ -1076,8 +1076,11 @@ fn check_link(link: &Link, report: &mut Report) {
 /// which has one, so it takes the dead copy for the live one. Session 42:
 /// `eqx-relink-pr` (`-preserve-relocs` on the `-r` output, sm_90 and
 /// sm_100) as `gkeep`: the kernels' own variables (`eqx_tile` at 0x400 in
-/// `.symtab`, 0 in the code).
-const LINKER_DECIDED: [&str; 33] = [
+/// `.symtab`, 0 in the code). `wst` on sm_75: as `a7fb-relink-mixed`,
+/// nvlink keeps the FDE bytes of wst_b's kernel `wst_read`, which
+/// `-kernels-used` removes (its address at 0x100 stays), where the model
+/// clears a dead function's.
+const LINKER_DECIDED: [&str; 34] = [
     "link/sm_100/tlib.cubin",
     "link/sm_90/eo_a.cubin",
     "link/sm_90/gkeep.cubin",
@@ -1111,6 +1114,7 @@ const LINKER_DECIDED: [&str; 33] = [
     "link/sm_120/lrz.cubin",
     "link/sm_90/eqx-relink-pr.cubin",
     "link/sm_100/eqx-relink-pr.cubin",
+    "link/sm_75/wst.cubin",
 ];
 
 fn linker_decided(link: &Link) -> bool {

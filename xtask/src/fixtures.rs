@@ -726,6 +726,8 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("sbbru", "sbbru.cu", &["-Xptxas", "-O1"], Archs::Only(MERCURY_PAIR)),
     cu("rrm_a", "rrm_a.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
     cu("rrm_b", "rrm_b.cu", Archs::Only(RRM_ARCHS), ABI7_NONE),
+    cu("wst_a", "wst_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
+    cu("wst_b", "wst_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("dsh128_a", "dsh128_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("dsh128_b", "dsh128_b.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("dsh128_c", "dsh128_c.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1893,12 +1895,29 @@ const GROUPS: &[GroupSpec] = &[
     // weak kernel whose later copy wins (sweep20 part-relink).
     GroupSpec { name: "rrm", inputs: &[Abi8("rrm_a")], flags: &[], archs: Archs::Only(RRM_ARCHS) },
     GroupSpec { name: "rrm-relink", inputs: &[LinkR("rrm"), Abi8("rrm_b")], flags: &[], archs: Archs::Only(RRM_ARCHS) },
+    // U27 with rule 9.6: kernels kept by a table of their addresses but not
+    // selected by `-kernels-used` get windows for their template statics,
+    // named after `.nv.prototype` (sweep27 p282; exec only, `-r` none).
+    GroupSpec {
+        name: "wst",
+        inputs: &[Abi8("wst_a"), Abi8("wst_b")],
+        flags: &["-kernels-used=_Z5wst_kILi2EEvPfPKf"],
+        archs: Archs::Only(SHC_ARCHS),
+    },
     // U13 the other way round: rrm_b's winning copy first, the `-r`
     // output's room still joins the kernel's window (session 42).
     GroupSpec {
         name: "rrm-relink-rev",
         inputs: &[Abi8("rrm_b"), LinkR("rrm")],
         flags: &[],
+        archs: Archs::Only(RRM_ARCHS),
+    },
+    // Rule 9.2 with it: `rrm_fill<double>` not selected, the room's name
+    // comes late, after `.nv.shared._Z7rrm_dynPf` (session 42).
+    GroupSpec {
+        name: "rrm-relink-rev-ku",
+        inputs: &[Abi8("rrm_b"), LinkR("rrm")],
+        flags: &["-kernels-used=_Z9rrm_plainPf"],
         archs: Archs::Only(RRM_ARCHS),
     },
     // Rule 11.3: never-awaited read barriers, `PLOP3` waits and shared

@@ -546,6 +546,9 @@ struct Builder<'l, 'a> {
     /// Rule 9.6: the `.nv.shared.<k>` of kernels `-kernels-used` or
     /// `-variables-used` does not select, not created with their kernel.
     unselected_kernel_shared: HashSet<(usize, usize)>,
+    /// The extern rooms of losing weak kernel copies the lists do not
+    /// select, whose winner came first (U13): named late, kept by `-r`.
+    unselected_losing_rooms: HashSet<(usize, usize)>,
     /// Whether an extern `__shared__` variable has made `.nv_debug.shared`
     /// ([`create_debug_shared`]).
     extern_debug_shared: bool,
@@ -1001,6 +1004,7 @@ pub(crate) fn build(
             .map(|i| i.sections().iter().map(|s| SectionClass::of_input(s.name, s.sh_type)).collect())
             .collect(),
         unselected_kernel_shared: HashSet::new(),
+        unselected_losing_rooms: HashSet::new(),
         extern_debug_shared: false,
     };
     // The shared-memory facts (rule 12) and the prototype vetoes (rule 7.8)
@@ -1103,7 +1107,16 @@ fn unselected_windows(b: &mut Builder<'_, '_>, facts: &crate::shared::Facts, opt
             }
         }
     }
-    let (users, others): (Vec<_>, Vec<_>) = unselected.into_iter().partition(|&n| facts.uses_extern_itself(n));
+    // U27 in an executable: so does one whose own code names its template
+    // static (WEAK in `.nv_debug.shared`), in symbol order (sweep27 p282
+    // `-kernels-used=k_stencil<3>`: `k_stencil<7>`'s and `k_stencil<1>`'s
+    // windows, the kernels kept by a table of kernel addresses; sm_75..sm_120;
+    // `-r` makes none). `-preserve-relocs` orders them with the others that
+    // name a device function's variable (`unwalked_windows_order`).
+    let weak_statics = b.layout.executable && !options.preserve_relocs;
+    let (users, others): (Vec<_>, Vec<_>) = unselected
+        .into_iter()
+        .partition(|&n| facts.uses_extern_itself(n) || (weak_statics && facts.uses_weak_static_itself(b.inputs, n)));
     let mut windows = Vec::new();
     if b.layout.executable && options.preserve_relocs {
         windows = crate::shared::unwalked_windows_order(b.inputs, b.resolution, facts, &others);
@@ -1224,6 +1237,18 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                         }
                     }
                 }
+                // Rule 9.2: a kernel the lists do not select, dead or not,
+                // leaves its losing copy's room's name late (rrm's `-r`
+                // output first, `-kernels-used=rrm_dyn`: after its
+                // `.rela.debug_frame`, sm_75 and sm_90).
+                if let (Some(winner_text), Some(h)) = (winner, header) {
+                    if is_kernel(s) && !selected_by_lists(options, s.name) {
+                        let shared_name = companion(".nv.shared.", h.name);
+                        if let Some(x) = losing_room(inputs, i, &shared_name, d, winner_text) {
+                            b.unselected_losing_rooms.insert((i, x));
+                        }
+                    }
+                }
             }
             // U13 the other way round: the room stays too when an earlier
             // copy without shared memory won, joining the window the winner's
@@ -1233,11 +1258,20 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             if let Some(d) = def.filter(|d| d.input < i) {
                 let winner_text = inputs.get(d.input).and_then(|x| x.symbol(d.symbol)).and_then(|y| y.section_index());
                 if let (Some(winner_text), Some(h)) = (winner_text, input.section(text)) {
-                    if is_kernel(s) && selected_by_lists(options, s.name) {
-                        let shared_name = companion(".nv.shared.", h.name);
-                        if let Some(x) = losing_room(inputs, i, &shared_name, d, winner_text) {
+                    let shared_name = companion(".nv.shared.", h.name);
+                    let room = losing_room(inputs, i, &shared_name, d, winner_text).filter(|_| is_kernel(s));
+                    match room {
+                        Some(x) if selected_by_lists(options, s.name) => {
                             b.place_unchecked(i, x);
                         }
+                        // Rule 9.2: a kernel the lists do not select leaves
+                        // the room's name, late, with the removed kernels'
+                        // windows (`-kernels-used=rrm_plain`: after
+                        // `.nv.shared._Z7rrm_dynPf`, sm_75 and sm_90).
+                        Some(x) => {
+                            b.unselected_losing_rooms.insert((i, x));
+                        }
+                        None => {}
                     }
                 }
             }
@@ -1565,7 +1599,15 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
         for x in dead_shared {
             create_for_symbol(b, i, x, executable && !mercury);
             // An unselected kernel's (rule 9.6) is still its kernel's window.
-            let owner = input.section(x).and_then(|s| b.layout.placed(i, s.info as usize)).map(|(o, _)| o);
+            // A losing copy's room (U13) belongs to the winner's `.text`, of
+            // the same name.
+            let owner = input.section(x).and_then(|s| {
+                b.layout.placed(i, s.info as usize).map(|(o, _)| o).or_else(|| {
+                    let text =
+                        input.section(s.info as usize).filter(|_| b.unselected_losing_rooms.contains(&(i, x)))?;
+                    b.layout.find(text.name)
+                })
+            });
             if let (Some(owner), Some((id, _))) = (owner, b.layout.placed(i, x)) {
                 if let Some(out) = b.layout.sections.get_mut(id) {
                     out.info = InfoField::Section(owner);
@@ -1728,6 +1770,7 @@ fn is_dead_shared(b: &Builder<'_, '_>, i: usize, index: usize) -> bool {
         && b.layout.placed(i, index).is_none()
         && ((!b.usable(i, index) && b.liveness.is_dead(i, index) && !b.resolution.is_discarded(i, index))
             || b.unselected_kernel_shared.contains(&(i, index))
+            || b.unselected_losing_rooms.contains(&(i, index))
             || unwalked_window(b, i, index))
 }
 
@@ -1795,7 +1838,18 @@ fn create_for_symbol(b: &mut Builder<'_, '_>, i: usize, index: usize, linker_rel
         // name logged where this pass meets it (sync sm_75 `-kernels-used=
         // sync_spin`: `.nv.shared._Z18sync_atomic_kernelPiPfi` after the kept
         // kernel's bank, at its `$s_count`); other dead sections leave nothing.
-        if class == C::Shared && b.liveness.is_dead(i, index) && !b.resolution.is_discarded(i, index) {
+        // So does an unselected losing copy's room (U13, above), which is
+        // kept as the kernel's room where the kernel is (rule 9.6: `-r`, and
+        // `-preserve-relocs`, which keeps unselected kernels: rrm_b first,
+        // `-kernels-used=rrm_plain`, sm_75 and sm_90).
+        let losing_room = b.unselected_losing_rooms.contains(&(i, index));
+        let kernel_kept =
+            b.inputs.get(i).and_then(|x| x.section(s.info as usize)).is_some_and(|t| b.layout.find(t.name).is_some());
+        if losing_room && kernel_kept {
+            b.place_unchecked(i, index);
+        } else if losing_room
+            || (class == C::Shared && b.liveness.is_dead(i, index) && !b.resolution.is_discarded(i, index))
+        {
             b.log_shared_name(s.name);
         }
         return;

@@ -328,6 +328,23 @@ impl Facts {
         self.extern_users.contains(&node)
     }
 
+    /// U27: whether function `node`'s own code names a weak variable of an
+    /// input's `.nv_debug.shared`: a template kernel's own static, which
+    /// ptxas puts there and an executable moves into the kernel's window.
+    pub(crate) fn uses_weak_static_itself(&self, inputs: &[InputObject<'_>], node: Node) -> bool {
+        self.uses.get(&node).is_some_and(|vars| {
+            vars.iter().any(|v| {
+                let Some(input) = inputs.get(v.input) else { return false };
+                input.symbol(v.symbol).is_some_and(|y| {
+                    y.bind == STB_WEAK
+                        && y.section_index().and_then(|x| input.section(x)).is_some_and(|x| {
+                            SectionClass::of_input(x.name, x.sh_type) == Some(SectionClass::DebugShared)
+                        })
+                })
+            })
+        })
+    }
+
     /// Records the kernels kept without being walked (see `unwalked`).
     pub(crate) fn set_unwalked(&mut self, kernels: &hashbrown::HashSet<(usize, usize)>) {
         self.unwalked = kernels.iter().copied().collect();
