@@ -467,6 +467,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("a7fb_k", "a7fb_k.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7rp_a", "a7rp_a.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7rp_f", "a7rp_f.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    cu("a7ro", "a7ro.cu", Archs::Only(&[]), ABI7_SM75_UP),
     // Rules 1.4 and 7.1 (same-named static functions, recursion through an
     // indirect call): one architecture per family keeps the bytes small.
     cu("twin_a", "twin_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
@@ -1031,6 +1032,9 @@ const GROUPS: &[GroupSpec] = &[
     // Relinked with `-r`: the extern user, which names the output's instance
     // at 0, gets two units of room (0x20), not one.
     GroupSpec { name: "a7rp-relink", inputs: &[LinkR("a7rp")], flags: &[], archs: Archs::Only(ABI7_SM75_UP) },
+    // Rule 12.3 with ABI-7 externs: own variables of 0x44 rounded to the
+    // extern alignment, 0x50, under `-r` (sweep27 p282, session 42).
+    GroupSpec { name: "a7ro", inputs: &[Abi7("a7ro")], flags: &[], archs: Archs::Only(ABI7_SM75_UP) },
     GroupSpec {
         name: "a7rp-g",
         inputs: &[Abi7("a7rp_a"), Abi7("a7rp_f")],

@@ -1654,7 +1654,13 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                     // user's twice the alignment.
                     grow_by_pool(k.own_extent, a)
                 } else {
-                    let offset = align_up(k.own_extent, mine).max(mine);
+                    // Rule 12.3 with ABI-7 externs (alignment 0): the own
+                    // variables are rounded to the link's extern alignment
+                    // (sweep27 p282 abi7 `-r`: `k_dyn_shared`'s 0x44 of
+                    // `counters[17]` beside `dyn4`: instance and room 0x50,
+                    // sm_75, sm_90).
+                    let unit = if zero_extern { mine.max(a) } else { mine };
+                    let offset = align_up(k.own_extent, unit).max(mine);
                     // One instance per kernel whose own code uses extern memory,
                     // equal offsets included (shm: 0x100, 0x10, 0x10); a kernel
                     // reaching it only through a device function gets none (xshm:
