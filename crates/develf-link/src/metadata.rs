@@ -1152,6 +1152,7 @@ impl Context<'_, '_> {
         // of the output's only kernel: appended last (sys: sys_kernel gets
         // `__assertfail` from sys_checked). Device functions keep their own
         // list in place.
+        let externs_at = appended_externs.is_some().then_some(reversed.len());
         if let Some(list) = appended_externs {
             reversed.push(Attribute::Externs(develf_eiattr::shape::Symbols(list)));
         }
@@ -1178,7 +1179,11 @@ impl Context<'_, '_> {
                 .get(appended_from..)
                 .and_then(|tail| tail.iter().position(|a| matches!(a, Attribute::NumBarriers(_))))
                 .map(|at| appended_from + at);
-            match appended_barriers.filter(|_| facts.only_kernel != function) {
+            // Before appended EXTERNS too, the only kernel excepted (sweep27
+            // p282 `abi7-mix`: ABI-7 `k_smooth` reaching ABI-8 code, `0x66,
+            // EXTERNS`, fixture a7x; `-kernels-used=a7fb_ext` alone:
+            // `NUM_BARRIERS, EXTERNS, 0x66`; sm_75, sm_90).
+            match appended_barriers.or(externs_at).filter(|_| facts.only_kernel != function) {
                 Some(at) => reversed.insert(at, record),
                 None => reversed.push(record),
             }
