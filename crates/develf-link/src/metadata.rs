@@ -1183,6 +1183,13 @@ impl Context<'_, '_> {
             // p282 `abi7-mix`: ABI-7 `k_smooth` reaching ABI-8 code, `0x66,
             // EXTERNS`, fixture a7x; `-kernels-used=a7fb_ext` alone:
             // `NUM_BARRIERS, EXTERNS, 0x66`; sm_75, sm_90).
+            // Only when the marked code comes from an earlier input than the
+            // kernel's (a7x's `a7x_main` and `a7x_pk` reaching a7x_b's
+            // code); else after them (sweep27 p284 `abi7G`: ABI-7
+            // `k_device_info` calling libcudadevrt, the last input:
+            // `EXTERNS, 0x66`; a7fb-mixed-abi's `-r` output relinked:
+            // `a7fb_ext` calling `a7fb_check` of the same input).
+            let externs_at = externs_at.filter(|_| self.marked_code_earlier(facts, function));
             match appended_barriers.or(externs_at).filter(|_| facts.only_kernel != function) {
                 Some(at) => reversed.insert(at, record),
                 None => reversed.push(record),
@@ -1281,6 +1288,19 @@ impl Context<'_, '_> {
         // `gi_op_dbl` through a `__device__` table: 0x66).
         let reach = facts.reach_through_addresses(f);
         reach.iter().filter(|&&g| g != f).any(|g| facts.marked.contains(g))
+    }
+
+    /// Rule 10: whether kernel `function` reaches code carrying the 0x66
+    /// record from an earlier input than its own.
+    fn marked_code_earlier(&self, facts: &CallFacts, function: Option<u32>) -> bool {
+        let Some(f) = function else { return false };
+        let input_of =
+            |g: u32| self.text_section(g).and_then(|t| self.layout.section(t)?.pieces.first().map(|p| p.input));
+        let Some(own) = input_of(f) else { return false };
+        facts
+            .reach_through_addresses(f)
+            .iter()
+            .any(|&g| g != f && facts.marked.contains(&g) && input_of(g).is_some_and(|i| i < own))
     }
 
     /// Rule 7.5: nvlink's own note, then (executables) every input's.
