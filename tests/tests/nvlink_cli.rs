@@ -583,6 +583,13 @@ fn call_graph_dumps_match_nvlink() {
             "sm_75",
             "1: ^sync_spin_kernel(int *, int) [14] ->\n2: ^sync_atomic_kernel(int *, float *, int) [24] -> 3\n3: sync_warp_sum(int) [24] -> 4 5 6 7 8 9\n4: __cuda_sm70_matchsync_any_b32 [24] ->\n5: __cuda_sm70_votesync_all [24] ->\n6: __cuda_sm70_votesync_any [24] ->\n7: __cuda_sm70_votesync_ballot [24] ->\n8: __cuda_sm70_shflsync_bfly_p [24] ->\n9: __cuda_sm70_shflsync_down_p [24] ->\n",
         ),
+        // Kernels launched from the device are entries with their address
+        // taken: `^&` (session 42; sweep27 p284 alike).
+        (
+            &["obj/sm_90/kul.cubin", "obj/sm_90/launch_rt.cubin"],
+            "sm_90",
+            "1: ^kul_main(int *) [24] -> 3 2\n2: __cudaCDP2GetParameterBufferV2 [24] ->\n3: __cudaCDP2LaunchDeviceV2 [24] ->\n4: ^&kul_zero(int *) [8] ->\n5: ^&kul_dyn(int *) [12] ->\n6: ^&kul_last(int *) [8] ->\n",
+        ),
     ];
     for (inputs, arch, body) in cases {
         assert_eq!(dump(inputs, arch), format!("callgraph for {arch}:\n{HEADER}{body}"), "{inputs:?}");
@@ -608,6 +615,17 @@ fn demangled_names_read_as_nvlinks() {
         ("_Z4tmixIiET_S0_S0_", "T1 tmix<int>(T1, T1)"),
         ("_Z4tmixIdET_S0_S0_", "T1 tmix<double>(T1, T1)"),
         ("_Z2wkILi5EEii", "int wk<(int)5>(int)"),
+        // nvlink 13.5 -dump-callgraph, sweep27 (session 42): a library's
+        // file-local kernel (libcudadevrt), ptxas's local clones, a deleting
+        // destructor, a file-local template after its return type.
+        (
+            "__nv_static_51__0afad4c0_22_cuda_device_runtime_cu_f78b5b52_735892__Z16memset_3d_deviceIjLi0ELi0ELi0EEv12MemsetParamsIT_E",
+            "void memset_3d_device<unsigned int, (int)0, (int)0, (int)0>(MemsetParams<T1>)",
+        ),
+        ("_Z7h2_poly7__half2$10", "h2_poly(__half2)"),
+        ("_Z9shape_sumPKP5Shapei$11", "shape_sum(Shape *const *, int)"),
+        ("_ZN5ShapeD0Ev", "Shape::~Shape() [deleting]"),
+        ("_ZN34_INTERNAL_e4a19ffb_4_b_cu_ec3df3375tex2DIfEET_yff", "T1 tex2D<float>(unsigned long long, float, float)"),
     ] {
         assert_eq!(nvlink_cmd::demangle_like_nvlink(mangled), expected);
     }

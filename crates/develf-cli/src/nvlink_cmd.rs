@@ -2171,12 +2171,13 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, kep
             let _ = writeln!(out, "{}: ", i + 1);
             continue;
         }
-        let marker = if node.entry {
-            "^"
-        } else if node.address_taken {
-            "&"
-        } else {
-            ""
+        // An entry whose address is taken (a kernel launched from the
+        // device) is both: `^&k_child(...)` (sweep27 p284, sm_75..sm_120).
+        let marker = match (node.entry, node.address_taken) {
+            (true, true) => "^&",
+            (true, false) => "^",
+            (false, true) => "&",
+            (false, false) => "",
         };
         let registers = node.registers.filter(|_| node.defined).map_or(String::new(), |r| format!(" [{r}]"));
         let _ = write!(out, "{}: {marker}{}{registers} ->", i + 1, display(node));
@@ -2225,9 +2226,22 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, kep
 /// Demangles as nvlink prints names: `int *` rather than `int*`, and without
 /// the `_INTERNAL_<hash>_..` namespace nvcc gives file-local functions.
 pub fn demangle_like_nvlink(name: &str) -> String {
+    // A file-local function of a library (`__nv_static_51__<file id>__Z16
+    // memset_3d_deviceIj...`, libcudadevrt's kernels) is printed as its
+    // `_Z` name demangled (sweep27 p284).
+    let name = match name.strip_prefix("__nv_static_").and_then(|rest| rest.find("__Z").map(|at| &rest[at + 1..])) {
+        Some(mangled) => mangled,
+        None => name,
+    };
     if !name.starts_with("_Z") {
         return name.to_string();
     }
+    // ptxas's local clone of a function (`_Z7h2_poly7__half2$10`) prints as
+    // the function (sweep27 p280, p281).
+    let name = name.split_once('$').map_or(name, |(base, _)| base);
+    // A deleting destructor (`D0`) is marked (`Shape::~Shape() [deleting]`,
+    // sweep27 p280 `-G`).
+    let deleting = name.ends_with("D0Ev");
     let demangle = |mangled: &str| cpp_demangle::Symbol::new(mangled.as_bytes()).ok().and_then(|s| s.demangle().ok());
     // nvlink's demangler writes a template parameter the signature uses as
     // `T1` (`T1 tmix<int>(T1, T1)`) and an int template argument as `(int)5`
@@ -2235,10 +2249,9 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     let Some(text) = nvlink_spelling(name).and_then(|m| demangle(&m)).or_else(|| demangle(name)) else {
         return name.to_string();
     };
-    let text = match text.strip_prefix("_INTERNAL_") {
-        Some(rest) => rest.split_once("::").map_or(text.as_str(), |(_, r)| r).to_string(),
-        None => text,
-    };
+    // Wherever it stands: after a return type too (`T1 _INTERNAL_<id>::
+    // tex2D<float>(...)` prints `T1 tex2D<float>(...)`; sweep27 p284 `-G`).
+    let text = without_internal_namespaces(&text);
     let text = const_first(&text);
     let mut out = String::with_capacity(text.len() + 8);
     let mut previous = ' ';
@@ -2249,6 +2262,37 @@ pub fn demangle_like_nvlink(name: &str) -> String {
         out.push(c);
         previous = c;
     }
+    // A const pointer: `Shape *const *` (sweep27 p280).
+    let mut out = out.replace("* const", "*const");
+    if deleting {
+        out.push_str(" [deleting]");
+    }
+    out
+}
+
+/// `text` without the `_INTERNAL_<id>::` namespaces nvcc gives file-local
+/// functions.
+fn without_internal_namespaces(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("_INTERNAL_") {
+        // Only at the start of a name (not inside another identifier).
+        let starts_name = rest[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let end = rest[at..]
+            .find("::")
+            .filter(|&e| starts_name && rest[at..at + e].chars().all(|c| c.is_alphanumeric() || c == '_'));
+        match end {
+            Some(e) => {
+                out.push_str(&rest[..at]);
+                rest = &rest[at + e + 2..];
+            }
+            None => {
+                out.push_str(&rest[..at + "_INTERNAL_".len()]);
+                rest = &rest[at + "_INTERNAL_".len()..];
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }
 
