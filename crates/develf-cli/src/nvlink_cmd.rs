@@ -1870,6 +1870,7 @@ fn link_failure(error: &LinkError) -> LinkFailure {
 fn shown(request: &LinkRequest, warning: &develf_link::LinkWarning) -> bool {
     match warning {
         develf_link::LinkWarning::UnknownStackSize { .. } => !request.suppress_stack_size_warning,
+        develf_link::LinkWarning::MissingIsaClass { .. } => true,
     }
 }
 
@@ -1972,7 +1973,14 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     };
     // nvlink prints these even under `-w`; `-Werror` makes them errors that
     // fail the link (status 255, no output).
+    // Except the ISA_CLASS one, an ordinary warning: `-w` silences it and
+    // under `-Werror` nvlink 13.5 adds "merge_elf failed" and exits 1.
+    let mut merge_failed = false;
     for warning in image.warnings().iter().filter(|w| shown(request, w)) {
+        let ordinary = matches!(warning, develf_link::LinkWarning::MissingIsaClass { .. });
+        if ordinary && reporter.disable_warnings && !reporter.warning_as_error {
+            continue;
+        }
         let text = match reporter.style {
             Style::Nvlink => warning.to_string(),
             Style::Develf => format!("{warning} ({})", warning.explanation()),
@@ -1980,9 +1988,13 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
         if reporter.warning_as_error {
             reporter.error(&text);
             reporter.failed = true;
+            merge_failed |= ordinary;
         } else {
             reporter.line("warning", &text);
         }
+    }
+    if merge_failed {
+        return reporter.fatal("merge_elf failed");
     }
     if reporter.failed {
         return LINK_ERROR_STATUS;

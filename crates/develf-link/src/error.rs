@@ -256,6 +256,11 @@ pub enum LinkWarning {
     /// count as callees). nvlink says this once per such callee, in nvlink's
     /// words, and `-Werror` fails the link (docs/nvlink-layout.md rule 7.1).
     UnknownStackSize { kernel: String, callee: String },
+    /// An input's `.nv.compat` lacks ISA_CLASS (the `-r` output of CUDA
+    /// 12.9 objects): nvlink 13.5 warns that the output runs on the target
+    /// architecture only, exec and `-r` alike; `-w` silences it (sweep27
+    /// `abi7-r-exec`, sm_90).
+    MissingIsaClass { input: String, sm: u32 },
 }
 
 impl std::fmt::Display for LinkWarning {
@@ -264,6 +269,10 @@ impl std::fmt::Display for LinkWarning {
             LinkWarning::UnknownStackSize { kernel, .. } => {
                 write!(f, "Stack size for entry function '{kernel}' cannot be statically determined")
             }
+            LinkWarning::MissingIsaClass { input, sm } => write!(
+                f,
+                "Output is limited to run on SM Arch '{sm}' only, due to missing attribute 'ISA_CLASS' in input file '{input}'"
+            ),
         }
     }
 }
@@ -276,6 +285,10 @@ impl LinkWarning {
                 "`{}`: its callee `{}` is recursive or reaches recursion",
                 demangle(kernel).unwrap_or_else(|| kernel.clone()),
                 demangle(callee).unwrap_or_else(|| callee.clone())
+            ),
+            LinkWarning::MissingIsaClass { input, .. } => format!(
+                "`{input}`'s .nv.compat has no ISA_CLASS record (a -r output of CUDA 12.x objects), so the \
+                 output's compatibility is that of the target alone"
             ),
         }
     }

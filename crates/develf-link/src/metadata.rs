@@ -1747,9 +1747,7 @@ impl Context<'_, '_> {
         // objects relinked alone (ginit-abi7, sm_90: nvlink also warns
         // "Output is limited to run on SM Arch '90' only, due to missing
         // attribute 'ISA_CLASS'").
-        let lacks_isa_class = |i: &InputObject<'_>| {
-            compat_bytes(i).is_some_and(|b| !compat_walk(b).iter().any(|&(_, c, _)| c == EICOMPAT_ATTR_ISA_CLASS))
-        };
+        let lacks_isa_class = |i: &InputObject<'_>| lacks_isa_class(i);
         if self.inputs.iter().any(|i| i.abi7 || lacks_isa_class(i)) {
             for record in ABI7_COMPAT.chunks_exact(4) {
                 if compat_walk(&out).iter().any(|&(_, c, _)| c == record[1]) {
@@ -2169,7 +2167,12 @@ pub(crate) fn build(
 ) -> Result<(GeneratedSections, Vec<LinkWarning>, Vec<OutId>), LinkError> {
     let cx = Context { options, inputs, resolution, layout, symbols };
     let MergedInfo { nv_info, facts } = merged;
-    let warnings = cx.stack_warnings(&facts);
+    let mut warnings: Vec<LinkWarning> = inputs
+        .iter()
+        .filter(|i| lacks_isa_class(i))
+        .map(|i| LinkWarning::MissingIsaClass { input: i.name.to_string(), sm: options.arch.sm })
+        .collect();
+    warnings.extend(cx.stack_warnings(&facts));
     // What `kernel_externs` orders by, when a kernel will ask: made here, on
     // every thread, rather than by the first kernel while the others wait.
     if layout.executable && (!facts.externs.is_empty() || facts.undefined_target) {
@@ -2290,6 +2293,12 @@ fn empty_link_compat(arch: develf_format::header::Arch) -> Vec<u8> {
 const ABI7_COMPAT: [u8; 16] = [2, 0x02, 0, 0, 2, 0x03, 3, 0, 2, 0x0c, 2, 0, 3, 0x0d, 0, 1];
 
 /// An input's `.nv.compat` bytes, if it has the section.
+/// Whether an input has a `.nv.compat` without ISA_CLASS (the `-r` output of
+/// ABI-7 objects).
+pub(crate) fn lacks_isa_class(input: &InputObject<'_>) -> bool {
+    compat_bytes(input).is_some_and(|b| !compat_walk(b).iter().any(|&(_, c, _)| c == EICOMPAT_ATTR_ISA_CLASS))
+}
+
 fn compat_bytes<'i>(input: &'i InputObject<'_>) -> Option<&'i [u8]> {
     input.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO).map(|s| s.bytes())
 }
