@@ -766,7 +766,12 @@ impl Context<'_, '_> {
         let mut kernels = self.kernels();
         kernels.sort_by_key(|&k| self.text_section(k).unwrap_or(usize::MAX));
         let mut warnings = Vec::new();
-        for k in kernels {
+        // Not for a kernel kept without being walked (`-preserve-relocs
+        // -kernels-used` keeps the unselected ones): nvlink treats it as a
+        // device function (sweep27 p283 `pr-ku`: no warning for `k_tree`,
+        // `k_gcd`, ..., which `-kernels-used=k_tree` alone warns for;
+        // sm_75..sm_120).
+        for k in kernels.into_iter().filter(|k| !facts.unwalked.contains(k)) {
             let mut callees: Vec<u32> = Vec::new();
             let direct = facts.callees.get(&k).into_iter().flatten().copied();
             let sites = facts.indirect.get(&k);
