@@ -547,7 +547,7 @@ struct Builder<'l, 'a> {
     /// `-variables-used` does not select, not created with their kernel.
     unselected_kernel_shared: HashSet<(usize, usize)>,
     /// The extern rooms of losing weak kernel copies the lists do not
-    /// select, whose winner came first (U13): named late, kept by `-r`.
+    /// select (U13, rule 9.2): named late, kept where the kernel is.
     unselected_losing_rooms: HashSet<(usize, usize)>,
     /// Whether an extern `__shared__` variable has made `.nv_debug.shared`
     /// ([`create_debug_shared`]).
@@ -1237,41 +1237,30 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
                         }
                     }
                 }
-                // Rule 9.2: a kernel the lists do not select, dead or not,
-                // leaves its losing copy's room's name late (rrm's `-r`
-                // output first, `-kernels-used=rrm_dyn`: after its
-                // `.rela.debug_frame`, sm_75 and sm_90).
-                if let (Some(winner_text), Some(h)) = (winner, header) {
-                    if is_kernel(s) && !selected_by_lists(options, s.name) {
-                        let shared_name = companion(".nv.shared.", h.name);
-                        if let Some(x) = losing_room(inputs, i, &shared_name, d, winner_text) {
-                            b.unselected_losing_rooms.insert((i, x));
-                        }
-                    }
-                }
             }
-            // U13 the other way round: the room stays too when an earlier
-            // copy without shared memory won, joining the window the winner's
-            // kernel named (fixture `rrm-relink-rev`: rrm_b's 12-register
+            // U13, the losing copy's room when the winner (earlier or later)
+            // has no shared memory of its own. An earlier winner's window
+            // takes it (fixture `rrm-relink-rev`: rrm_b's 12-register
             // `rrm_fill<double>` first, the `-r` output's 0x10 room after;
-            // nvlink's window 0x410 on sm_90, 0x10 on sm_75).
-            if let Some(d) = def.filter(|d| d.input < i) {
+            // nvlink's window 0x410 on sm_90, 0x10 on sm_75); a later one's
+            // is placed above. Rule 9.2: a kernel the lists do not select,
+            // dead or not, leaves the room's name late, with the removed
+            // kernels' windows (`-kernels-used=rrm_plain` after
+            // `.nv.shared._Z7rrm_dynPf`; rrm's `-r` output first,
+            // `-kernels-used=rrm_dyn`: after its `.rela.debug_frame`; sm_75
+            // and sm_90).
+            if let Some(d) = def.filter(|d| d.input != i).filter(|_| is_kernel(s)) {
                 let winner_text = inputs.get(d.input).and_then(|x| x.symbol(d.symbol)).and_then(|y| y.section_index());
                 if let (Some(winner_text), Some(h)) = (winner_text, input.section(text)) {
                     let shared_name = companion(".nv.shared.", h.name);
-                    let room = losing_room(inputs, i, &shared_name, d, winner_text).filter(|_| is_kernel(s));
-                    match room {
-                        Some(x) if selected_by_lists(options, s.name) => {
-                            b.place_unchecked(i, x);
-                        }
-                        // Rule 9.2: a kernel the lists do not select leaves
-                        // the room's name, late, with the removed kernels'
-                        // windows (`-kernels-used=rrm_plain`: after
-                        // `.nv.shared._Z7rrm_dynPf`, sm_75 and sm_90).
-                        Some(x) => {
+                    match losing_room(inputs, i, &shared_name, d, winner_text) {
+                        Some(x) if !selected_by_lists(options, s.name) => {
                             b.unselected_losing_rooms.insert((i, x));
                         }
-                        None => {}
+                        Some(x) if d.input < i => {
+                            b.place_unchecked(i, x);
+                        }
+                        _ => {}
                     }
                 }
             }

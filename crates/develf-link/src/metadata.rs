@@ -1184,16 +1184,15 @@ impl Context<'_, '_> {
                 .get(appended_from..)
                 .and_then(|tail| tail.iter().position(|a| matches!(a, Attribute::NumBarriers(_))))
                 .map(|at| appended_from + at);
-            // Before appended EXTERNS too, the only kernel excepted (sweep27
-            // p282 `abi7-mix`: ABI-7 `k_smooth` reaching ABI-8 code, `0x66,
-            // EXTERNS`, fixture a7x; `-kernels-used=a7fb_ext` alone:
-            // `NUM_BARRIERS, EXTERNS, 0x66`; sm_75, sm_90).
-            // Only when the marked code comes from an earlier input than the
-            // kernel's (a7x's `a7x_main` and `a7x_pk` reaching a7x_b's
-            // code); else after them (sweep27 p284 `abi7G`: ABI-7
-            // `k_device_info` calling libcudadevrt, the last input:
-            // `EXTERNS, 0x66`; a7fb-mixed-abi's `-r` output relinked:
-            // `a7fb_ext` calling `a7fb_check` of the same input).
+            // Before an appended EXTERNS too when the marked code comes from
+            // an earlier input than the kernel's (sweep27 p282 `abi7-mix`:
+            // ABI-7 `k_smooth` reaching b.cu's code, `0x66, EXTERNS`; fixture
+            // a7x's `a7x_main`, `a7x_pk`), after it otherwise (sweep27 p284
+            // `abi7G`: ABI-7 `k_device_info` calling libcudadevrt, the last
+            // input: `EXTERNS, 0x66`; a7fb-mixed-abi's `-r` output relinked:
+            // `a7fb_ext` calling `a7fb_check` of the same input). The only
+            // kernel has it last (`-kernels-used=a7fb_ext`: `NUM_BARRIERS,
+            // EXTERNS, 0x66`). sm_75, sm_90.
             let externs_at = externs_at.filter(|_| self.marked_code_earlier(facts, function));
             match appended_barriers.or(externs_at).filter(|_| facts.only_kernel != function) {
                 Some(at) => reversed.insert(at, record),
@@ -1752,7 +1751,6 @@ impl Context<'_, '_> {
         // objects relinked alone (ginit-abi7, sm_90: nvlink also warns
         // "Output is limited to run on SM Arch '90' only, due to missing
         // attribute 'ISA_CLASS'").
-        let lacks_isa_class = |i: &InputObject<'_>| lacks_isa_class(i);
         if self.inputs.iter().any(|i| i.abi7 || lacks_isa_class(i)) {
             for record in ABI7_COMPAT.chunks_exact(4) {
                 if compat_walk(&out).iter().any(|&(_, c, _)| c == record[1]) {
