@@ -626,6 +626,12 @@ fn demangled_names_read_as_nvlinks() {
         ("_Z9shape_sumPKP5Shapei$11", "shape_sum(Shape *const *, int)"),
         ("_ZN5ShapeD0Ev", "Shape::~Shape() [deleting]"),
         ("_ZN34_INTERNAL_e4a19ffb_4_b_cu_ec3df3375tex2DIfEET_yff", "T1 tex2D<float>(unsigned long long, float, float)"),
+        // `const` before a builtin type of several words; base-object
+        // constructors and destructors.
+        ("_Z5k_ptxPjPKji", "k_ptx(unsigned int *, const unsigned int *, int)"),
+        ("_Z5k_gcdPxPKxS1_i", "k_gcd(long long *, const long long *, const long long *, int)"),
+        ("_ZN4RectD2Ev", "Rect::~Rect() [subobject]"),
+        ("_ZN4RectC2Eiff", "Rect::Rect(int, float, float) [subobject]"),
     ] {
         assert_eq!(nvlink_cmd::demangle_like_nvlink(mangled), expected);
     }

@@ -2254,6 +2254,10 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     // A deleting destructor (`D0`) is marked (`Shape::~Shape() [deleting]`,
     // sweep27 p280 `-G`).
     let deleting = name.ends_with("D0Ev");
+    // A base-object constructor or destructor (`C2`, `D2`) is marked
+    // (`Rect::~Rect() [subobject]`, `Rect::Rect(int, float, float)
+    // [subobject]`; sweep27 p280).
+    let subobject = base_object_structor(name);
     let demangle = |mangled: &str| cpp_demangle::Symbol::new(mangled.as_bytes()).ok().and_then(|s| s.demangle().ok());
     // nvlink's demangler writes a template parameter the signature uses as
     // `T1` (`T1 tmix<int>(T1, T1)`) and an int template argument as `(int)5`
@@ -2279,7 +2283,29 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     if deleting {
         out.push_str(" [deleting]");
     }
+    if subobject {
+        out.push_str(" [subobject]");
+    }
     out
+}
+
+/// Whether a mangled nested name ends in a base-object constructor or
+/// destructor (`C2`/`D2` right after the class name, before the
+/// parameters: `_ZN4RectC2Eiff`, `_ZN4RectD2Ev`).
+fn base_object_structor(name: &str) -> bool {
+    let Some(mut rest) = name.strip_prefix("_ZN") else { return false };
+    // The nested name's source names, each `<length><identifier>`; anything
+    // else (templates, substitutions) is not followed.
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            break;
+        }
+        let Ok(length) = rest[..digits].parse::<usize>() else { return false };
+        let Some(after) = rest.get(digits + length..) else { return false };
+        rest = after;
+    }
+    rest.starts_with("C2E") || rest.starts_with("D2E")
 }
 
 /// `text` without the `_INTERNAL_<id>::` namespaces nvcc gives file-local
@@ -2421,6 +2447,19 @@ fn nvlink_spelling(name: &str) -> Option<String> {
 /// `int const*` → `const int*`, as nvlink's demangler writes a const that
 /// applies to a one-word type. Template arguments (`<(int)3>`) and the
 /// template-parameter names (`T1`) nvlink prints are not reproduced.
+/// The builtin types whose names are several words, longest first.
+const MULTIWORD_TYPES: [&str; 9] = [
+    "unsigned long long",
+    "unsigned long",
+    "unsigned short",
+    "unsigned char",
+    "unsigned int",
+    "signed char",
+    "long double",
+    "long long",
+    "short int",
+];
+
 fn const_first(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -2428,9 +2467,21 @@ fn const_first(text: &str) -> String {
         let after = &rest[at + " const".len()..];
         let word_boundary = after.chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
         let head = &rest[..at];
-        let start = head.rfind(['(', ',', '<', ' ']).map_or(0, |i| i + 1);
+        // A builtin type of several words moves whole (`unsigned int const *`
+        // prints `const unsigned int *`, `long long const` `const long long`;
+        // sweep27 p281, p283).
+        let multiword = MULTIWORD_TYPES.iter().find(|t| {
+            head.strip_suffix(**t).is_some_and(|before| before.is_empty() || before.ends_with(['(', ',', '<', ' ']))
+        });
+        let start = match multiword {
+            Some(t) => head.len() - t.len(),
+            None => head.rfind(['(', ',', '<', ' ']).map_or(0, |i| i + 1),
+        };
         let word = &head[start..];
-        if word_boundary && !word.is_empty() && word.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+        if word_boundary
+            && !word.is_empty()
+            && word.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == ' ')
+        {
             out.push_str(&head[..start]);
             out.push_str("const ");
             out.push_str(word);
