@@ -2444,9 +2444,6 @@ fn nvlink_spelling(name: &str) -> Option<String> {
     changed.then_some(out)
 }
 
-/// `int const*` → `const int*`, as nvlink's demangler writes a const that
-/// applies to a one-word type. Template arguments (`<(int)3>`) and the
-/// template-parameter names (`T1`) nvlink prints are not reproduced.
 /// The builtin types whose names are several words, longest first.
 const MULTIWORD_TYPES: [&str; 9] = [
     "unsigned long long",
@@ -2460,6 +2457,10 @@ const MULTIWORD_TYPES: [&str; 9] = [
     "short int",
 ];
 
+/// `int const*` → `const int*`, as nvlink's demangler writes a const that
+/// applies to a one-word type or a builtin of several words
+/// ([`MULTIWORD_TYPES`]). Template arguments (`<(int)3>`) and the
+/// template-parameter names (`T1`) nvlink prints are not reproduced.
 fn const_first(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;

@@ -1249,18 +1249,18 @@ fn place_inputs(b: &mut Builder<'_, '_>, options: &LinkOptions) {
             // `.nv.shared._Z7rrm_dynPf`; rrm's `-r` output first,
             // `-kernels-used=rrm_dyn`: after its `.rela.debug_frame`; sm_75
             // and sm_90).
-            if let Some(d) = def.filter(|d| d.input != i).filter(|_| is_kernel(s)) {
+            // Only a losing kernel copy that either case needs is looked at.
+            let selected = || selected_by_lists(options, s.name);
+            if let Some(d) = def.filter(|d| is_kernel(s) && d.input != i && (d.input < i || !selected())) {
                 let winner_text = inputs.get(d.input).and_then(|x| x.symbol(d.symbol)).and_then(|y| y.section_index());
                 if let (Some(winner_text), Some(h)) = (winner_text, input.section(text)) {
                     let shared_name = companion(".nv.shared.", h.name);
-                    match losing_room(inputs, i, &shared_name, d, winner_text) {
-                        Some(x) if !selected_by_lists(options, s.name) => {
+                    if let Some(x) = losing_room(inputs, i, &shared_name, d, winner_text) {
+                        if selected() {
+                            b.place_unchecked(i, x);
+                        } else {
                             b.unselected_losing_rooms.insert((i, x));
                         }
-                        Some(x) if d.input < i => {
-                            b.place_unchecked(i, x);
-                        }
-                        _ => {}
                     }
                 }
             }

@@ -1698,9 +1698,9 @@ impl Context<'_, '_> {
         // later inputs add theirs: ISA_CLASS, INST_TENSORMAP_V1,
         // CUDA_INTERNAL_TARGET, 0x0d, then their CAN_FASTPATH_FINALIZE
         // (session 41, sweep26 `abi7-r-exec`, sm_90).
-        if !compat_walk(&out).iter().any(|&(_, c, _)| c == EICOMPAT_ATTR_ISA_CLASS) {
+        if !has_compat_record(&out, EICOMPAT_ATTR_ISA_CLASS) {
             for record in ABI7_COMPAT.chunks_exact(4) {
-                if !compat_walk(&out).iter().any(|&(_, c, _)| c == record[1]) {
+                if !has_compat_record(&out, record[1]) {
                     out.extend_from_slice(record);
                 }
             }
@@ -1730,7 +1730,7 @@ impl Context<'_, '_> {
             let Some(bytes) = compat_bytes(other) else { continue };
             let records = compat_walk(bytes);
             for (k, &(_, code, at)) in records.iter().enumerate() {
-                if compat_walk(&out).iter().any(|&(_, c, _)| c == code) {
+                if has_compat_record(&out, code) {
                     continue;
                 }
                 let end = records.get(k + 1).map_or(bytes.len(), |r| r.2 - 2);
@@ -1753,7 +1753,7 @@ impl Context<'_, '_> {
         // attribute 'ISA_CLASS'").
         if self.inputs.iter().any(|i| i.abi7 || lacks_isa_class(i)) {
             for record in ABI7_COMPAT.chunks_exact(4) {
-                if compat_walk(&out).iter().any(|&(_, c, _)| c == record[1]) {
+                if has_compat_record(&out, record[1]) {
                     continue;
                 }
                 insert_before_finalizer_version(&mut out, record);
@@ -1805,10 +1805,7 @@ impl Context<'_, '_> {
         // sm_100a link removes it, first or second (2/2 links; sm_100a
         // objects alone keep it).
         for &code in COMPAT_ALL_CODES {
-            let everywhere = self
-                .inputs
-                .iter()
-                .all(|i| compat_bytes(i).is_some_and(|b| compat_walk(b).iter().any(|&(_, c, _)| c == code)));
+            let everywhere = self.inputs.iter().all(|i| compat_bytes(i).is_some_and(|b| has_compat_record(b, code)));
             if !everywhere {
                 remove_compat_record(&mut out, code);
             }
@@ -2295,13 +2292,18 @@ fn empty_link_compat(arch: develf_format::header::Arch) -> Vec<u8> {
 /// record 0x0d 0x100 (u16).
 const ABI7_COMPAT: [u8; 16] = [2, 0x02, 0, 0, 2, 0x03, 3, 0, 2, 0x0c, 2, 0, 3, 0x0d, 0, 1];
 
-/// An input's `.nv.compat` bytes, if it has the section.
 /// Whether an input has a `.nv.compat` without ISA_CLASS (the `-r` output of
 /// ABI-7 objects).
 pub(crate) fn lacks_isa_class(input: &InputObject<'_>) -> bool {
-    compat_bytes(input).is_some_and(|b| !compat_walk(b).iter().any(|&(_, c, _)| c == EICOMPAT_ATTR_ISA_CLASS))
+    compat_bytes(input).is_some_and(|b| !has_compat_record(b, EICOMPAT_ATTR_ISA_CLASS))
 }
 
+/// Whether `.nv.compat` bytes hold a record with `code`.
+fn has_compat_record(bytes: &[u8], code: u8) -> bool {
+    compat_walk(bytes).iter().any(|&(_, c, _)| c == code)
+}
+
+/// An input's `.nv.compat` bytes, if it has the section.
 fn compat_bytes<'i>(input: &'i InputObject<'_>) -> Option<&'i [u8]> {
     input.sections().iter().find(|s| s.sh_type == SHT_CUDA_COMPAT_INFO).map(|s| s.bytes())
 }

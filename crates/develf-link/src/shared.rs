@@ -104,13 +104,14 @@ fn align_up(value: u64, align: u64) -> u64 {
 pub(crate) fn is_extern(input: &InputObject<'_>, sym: &develf_parse::elf::Symbol<'_>) -> bool {
     match sym.section_index() {
         None => true,
-        Some(x) => {
-            sym.size == 0
-                && input
-                    .section(x)
-                    .is_some_and(|s| SectionClass::of_input(s.name, s.sh_type) == Some(SectionClass::DebugShared))
-        }
+        Some(x) => sym.size == 0 && input.section(x).is_some_and(|s| is_debug_shared(s)),
     }
+}
+
+/// Whether an input section is a `.nv_debug.shared` (device functions'
+/// variables, weak template statics, `-r`'s externs).
+fn is_debug_shared(section: &develf_parse::elf::Section<'_>) -> bool {
+    SectionClass::of_input(section.name, section.sh_type) == Some(SectionClass::DebugShared)
 }
 
 fn is_shared(s: &develf_parse::elf::Symbol<'_>) -> bool {
@@ -337,9 +338,7 @@ impl Facts {
                 let Some(input) = inputs.get(v.input) else { return false };
                 input.symbol(v.symbol).is_some_and(|y| {
                     y.bind == STB_WEAK
-                        && y.section_index().and_then(|x| input.section(x)).is_some_and(|x| {
-                            SectionClass::of_input(x.name, x.sh_type) == Some(SectionClass::DebugShared)
-                        })
+                        && y.section_index().and_then(|x| input.section(x)).is_some_and(|x| is_debug_shared(x))
                 })
             })
         })
@@ -636,9 +635,7 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
             .filter(|(input, s)| {
                 is_shared(s)
                     && !is_extern(input, s)
-                    && s.section_index().and_then(|x| input.section(x)).is_some_and(|sec| {
-                        SectionClass::of_input(sec.name, sec.sh_type) == Some(SectionClass::DebugShared)
-                    })
+                    && s.section_index().and_then(|x| input.section(x)).is_some_and(|sec| is_debug_shared(sec))
                     && resolution
                         .definition_of(SymbolRef { input: input.index, symbol: s.index })
                         .is_some_and(|d| d != SymbolRef { input: input.index, symbol: s.index })
@@ -774,9 +771,7 @@ fn pool_align(inputs: &[InputObject<'_>]) -> Option<u64> {
 fn in_debug_shared(input: &InputObject<'_>, s: &develf_parse::elf::Symbol<'_>) -> bool {
     is_shared(s)
         && !is_extern(input, s)
-        && s.section_index()
-            .and_then(|x| input.section(x))
-            .is_some_and(|sec| SectionClass::of_input(sec.name, sec.sh_type) == Some(SectionClass::DebugShared))
+        && s.section_index().and_then(|x| input.section(x)).is_some_and(|sec| is_debug_shared(sec))
 }
 
 /// Rule 12.3 without extern memory: like [`grow_by_room`], but also at
@@ -989,10 +984,7 @@ fn pool(
         for (node, vars) in uses.iter().filter(|(n, _)| n.0 == input.index) {
             for &v in vars.iter() {
                 let Some(sym) = input.symbol(v.symbol) else { continue };
-                let section = sym
-                    .section_index()
-                    .and_then(|x| input.section(x))
-                    .filter(|s| SectionClass::of_input(s.name, s.sh_type) == Some(SectionClass::DebugShared));
+                let section = sym.section_index().and_then(|x| input.section(x)).filter(|s| is_debug_shared(s));
                 if let Some(section) = section.filter(|_| !pool.iter().any(|(p, _)| p.symbol == v)) {
                     pool.push((Variable { symbol: v, align: sym.value.max(1), size: sym.size }, **node));
                     pool_section_align.insert(v, section.addralign.max(1));

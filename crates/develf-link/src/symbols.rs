@@ -790,8 +790,12 @@ pub(crate) fn build(
         } else {
             sym.bind
         };
+        // Rule 12.10: an extern `-preserve-relocs` alone keeps, undefined or
+        // (above) a relinked `-r` output's: internal, at the reserved area
+        // minus one.
+        let kept_extern = (executable && extern_shared && !layout.debug) || kept_relinked_extern;
         let (st_type, mut other) = rewrite_type(executable, sym.st_type, sym.other);
-        if executable && (extern_shared || kept_relinked_extern) && !layout.debug {
+        if kept_extern {
             // Rule 12.10: as a kept variable under `-preserve-relocs` alone (12.4).
             other = STV_INTERNAL;
         }
@@ -822,10 +826,7 @@ pub(crate) fn build(
             // Rule 12.10: unless a window's extern offset says otherwise.
             // `-preserve-relocs` alone lays none out: -1 (U16's undefined
             // value) plus the reserved area, 0x3ff on sm_90.
-            None if executable && extern_shared && !layout.debug => {
-                (section, layout.shared.reserved.wrapping_sub(1), sym.size)
-            }
-            None if kept_relinked_extern => (section, layout.shared.reserved.wrapping_sub(1), sym.size),
+            None if kept_extern => (section, layout.shared.reserved.wrapping_sub(1), sym.size),
             // Rule 12.10: `-r -g` defines the extern symbols at an offset.
             // So does relinking a `-r` output's (fresh `-r` output, `-r -g`:
             // `dsm_d`, `dsm_f`, `dsm_i` 0x10 -> 0).
