@@ -632,6 +632,22 @@ fn demangled_names_read_as_nvlinks() {
         ("_Z5k_gcdPxPKxS1_i", "k_gcd(long long *, const long long *, const long long *, int)"),
         ("_ZN4RectD2Ev", "Rect::~Rect() [subobject]"),
         ("_ZN4RectC2Eiff", "Rect::Rect(int, float, float) [subobject]"),
+        // nvlink 13.5 -dump-callgraph, sweep27 `-G` (session 43): a template
+        // argument that is a template parameter, a bool literal, base-object
+        // constructors of template classes, operator names.
+        (
+            "_Z14tile_incl_scanIiLi16EET_N18cooperative_groups4__v117thread_block_tileIXT0_EvEES0_",
+            "T1 tile_incl_scan<int, (int)16>(cooperative_groups::__v1::thread_block_tile<T2, void>, T1)",
+        ),
+        (
+            "_ZN18cooperative_groups4__v17details22thread_block_tile_implILj16ENS0_12thread_blockELb0EEC2ERKS3_",
+            "cooperative_groups::__v1::details::thread_block_tile_impl<(unsigned int)16, cooperative_groups::__v1::thread_block, (bool)0>::thread_block_tile_impl(const cooperative_groups::__v1::thread_block &) [subobject]",
+        ),
+        (
+            "_ZN18cooperative_groups4__v117thread_group_baseILj3EEC2Ev",
+            "cooperative_groups::__v1::thread_group_base<(unsigned int)3>::thread_group_base() [subobject]",
+        ),
+        ("_ZnwmPv", "operator new (unsigned long, void *)"),
     ] {
         assert_eq!(nvlink_cmd::demangle_like_nvlink(mangled), expected);
     }

@@ -219,6 +219,51 @@ fn stack_size_warnings_are_nvlinks() {
     assert!(blocks.len() >= 12 && warned >= 9, "{}: fewer links than expected", path.display());
 }
 
+/// `-dump-callgraph` against nvlink's standard error for each command
+/// (options/callgraph-dumps.txt, written by options/callgraph-dumps.sh):
+/// the propagation lines in the output's code order, uncalled functions a
+/// `-g` link keeps printed in full, weak copies' calls.
+#[test]
+fn callgraph_dumps_are_nvlinks() {
+    let dir = fixtures_dir();
+    let path = dir.join("options/callgraph-dumps.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    // The file's first line says what it is; the dumps' own lines start
+    // with `#` too.
+    for line in text.lines().skip(1) {
+        match line.strip_prefix("$ ") {
+            Some(command) => blocks.push((command.to_string(), String::new())),
+            // Warnings are checked in `stack_size_warnings_are_nvlinks`.
+            None if line.starts_with("nvlink warning") => {}
+            None => {
+                let dump = &mut blocks.last_mut().expect("a command first").1;
+                dump.push_str(line);
+                dump.push('\n');
+            }
+        }
+    }
+    let mut raised = 0;
+    for (command, theirs) in &blocks {
+        let mut words: Vec<String> = command.split_whitespace().skip(1).map(str::to_string).collect();
+        words.extend(["-o".to_string(), "out.cubin".to_string()]);
+        let parsed = nvlink_cmd::parse_nvlink_args(&words).unwrap_or_else(|e| panic!("{command}: {e}"));
+        let mut request = nvlink_cmd::request_from_args(&parsed).unwrap_or_else(|e| panic!("{command}: {e}"));
+        for input in &mut request.inputs {
+            if let InputArg::File(file) = input {
+                *file = dir.join(&*file).to_string_lossy().into_owned();
+            }
+        }
+        let mut reporter =
+            Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false };
+        let ours = nvlink_cmd::link_callgraph_text(&request, &mut reporter)
+            .unwrap_or_else(|f| panic!("{command}: {}", f.message));
+        assert_eq!(&ours, theirs, "{command}");
+        raised += usize::from(theirs.contains("propagated to entry"));
+    }
+    assert!(blocks.len() >= 20 && raised >= 10, "{}: fewer links than expected", path.display());
+}
+
 /// `-Xptxas` (a list, repeatable) and the two warning suppressions parse
 /// as nvlink takes them; their effects are checked against nvlink's output
 /// in ptx_jit.rs and `stack_size_warnings_are_nvlinks`.

@@ -1897,6 +1897,37 @@ pub fn link_bytes_and_warnings(
     Ok((bytes, warnings))
 }
 
+/// What `-dump-callgraph` prints after a link that succeeded (`image` is
+/// its output): nothing for a relocatable link, as nvlink.
+fn callgraph_text(
+    request: &LinkRequest,
+    options: &develf_link::LinkOptions,
+    inputs: &[Input<'_>],
+    image: &develf_link::Image<'_>,
+) -> String {
+    if request.relocatable {
+        return String::new();
+    }
+    if inputs.is_empty() {
+        // Rule 13.6: nvlink's words when no input had code for the target.
+        return "No relocatable objects found. Did not generate callgraph.\n".to_string();
+    }
+    let kept = |name: &str| develf_link::is_root_kernel(options, name);
+    let placed = |input: usize, section: usize| image.section_header_index(input, section);
+    callgraph_dump_kept(inputs, request.arch, true, &kept, &placed)
+}
+
+/// [`link_bytes`]'s link, returning what `-dump-callgraph` prints for it.
+pub fn link_callgraph_text(request: &LinkRequest, reporter: &mut Reporter) -> Result<String, LinkFailure> {
+    let loaded = load_files(request, reporter).map_err(LinkFailure::fatal)?;
+    let gathered = gather_objects(&loaded, request, reporter)?;
+    let sources = loaded.code.sources();
+    let inputs = object_inputs(&gathered, &sources);
+    let options = link_options(request, &gathered);
+    let image = develf_link::link_image(&options, &inputs).map_err(|e| link_failure(&e))?;
+    Ok(callgraph_text(request, &options, &inputs, &image))
+}
+
 /// Reads the inputs, links, writes the output. The output appears only when
 /// everything succeeded. Returns the exit status.
 /// For a command about to exit: a successful link's working state is not
@@ -2011,25 +2042,16 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
             return reporter.fatal(&format!("Could not write file '{}': {e}", path.display()));
         }
     }
-    // The process ends after this: freeing the link's state would only cost
-    // time (Image's `state`).
-    std::mem::forget(image);
     stamp("output written");
     // nvlink 13.5 demangles with -dump-callgraph-no-demangle too (its output
     // is byte-identical to -dump-callgraph's), so only whether it is asked
     // for matters here.
     if request.dump_callgraph.is_some() {
-        // nvlink prints no call graph for a relocatable link.
-        if !request.relocatable {
-            if inputs.is_empty() {
-                // Rule 13.6: nvlink's words when no input had code for the target.
-                eprintln!("No relocatable objects found. Did not generate callgraph.");
-            } else {
-                let kept = |name: &str| develf_link::is_root_kernel(&options, name);
-                eprint!("{}", callgraph_dump_kept(&inputs, request.arch, true, &kept));
-            }
-        }
+        eprint!("{}", callgraph_text(request, &options, &inputs, &image));
     }
+    // The process ends after this: freeing the link's state would only cost
+    // time (Image's `state`).
+    std::mem::forget(image);
     if request.verbose {
         let input_bytes: usize = inputs.iter().map(|i| i.bytes.len()).sum();
         reporter.info(&format!(
@@ -2059,6 +2081,9 @@ struct Node {
     defined: bool,
     /// Callee node numbers, in the order the edges were recorded.
     callees: Vec<usize>,
+    /// The output section header of its code (the first, for a function
+    /// defined in several inputs).
+    placed: Option<u32>,
 }
 
 /// nvlink's `-dump-callgraph` text, computed from the inputs: functions are
@@ -2069,7 +2094,7 @@ struct Node {
 /// more registers than its kernel is reported as nvlink does. Functions from
 /// nvlink's built-in libraries (`__cuda_sm70_*`) show no register count here.
 pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> String {
-    callgraph_dump_kept(inputs, arch, demangle, &|_| true)
+    callgraph_dump_kept(inputs, arch, demangle, &|_| true, &|_, _| None)
 }
 
 /// [`callgraph_dump`] of a link that keeps only the kernels `kept` names
@@ -2077,13 +2102,23 @@ pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> Strin
 /// starts from those and from every address-taken function (f7 p6:
 /// `-kernels-used=_Z6k_leafPi` prints `ping`, `pong`, `fib`, `k_ops` and
 /// `k_shapes` as bare numbers, the address-taken functions in full).
-pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, kept: &dyn Fn(&str) -> bool) -> String {
+///
+/// `placed(input, section)` is the output section header an input section
+/// went to (`develf_link::Image::section_header_index`): nvlink raises the
+/// entries' counts function by function in the output's section order.
+pub fn callgraph_dump_kept(
+    inputs: &[Input<'_>],
+    arch: Arch,
+    demangle: bool,
+    kept: &dyn Fn(&str) -> bool,
+    placed: &dyn Fn(usize, usize) -> Option<u32>,
+) -> String {
     let mut nodes: Vec<Node> = Vec::new();
     let mut globals: HashMap<String, usize> = HashMap::new();
     let mut address_taken: Vec<(usize, String)> = Vec::new();
     let mut indirect_calls: Vec<(usize, String)> = Vec::new();
     let mut direct_calls: Vec<(usize, usize)> = Vec::new();
-    for input in inputs {
+    for (input_index, input) in inputs.iter().enumerate() {
         let Ok(cubin) = develf_parse::Cubin::parse(input.bytes) else { continue };
         let Some(symtab) = cubin.symtab() else { continue };
         let strtab = cubin.elf().section(symtab.section).map_or(0, |s| s.link as usize);
@@ -2104,9 +2139,12 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, kep
                 }
             };
             node_of.insert(symbol.index, index);
-            if symbol.section_index().is_some() {
+            if let Some(section) = symbol.section_index() {
                 let node = &mut nodes[index];
                 node.defined = true;
+                if let Some(header) = placed(input_index, section) {
+                    node.placed = Some(node.placed.map_or(header, |p| p.min(header)));
+                }
                 node.entry |= symbol.other & develf_format::symbol::STO_CUDA_ENTRY != 0;
             }
         }
@@ -2147,6 +2185,10 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, kep
     }
     // A weak function defined in several inputs brings its calls once
     // (f7 `-G` p1: `tmix<float>`'s division slow path, in a.cu and b.cu).
+    // Each copy's calls of its own file's static functions are all listed
+    // (fixtures ulm, cbr, frp, rc). Not modelled: sweep27 p282's
+    // `tile_incl_scan<int, 16>`, whose copies in a.cu, b.cu and c.cu each call
+    // their file's static `__shfl_up_sync`, lists only the first copy's.
     let mut seen_calls = std::collections::HashSet::new();
     for (caller, callee) in direct_calls {
         if seen_calls.insert((caller, callee)) {
@@ -2165,8 +2207,13 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, kep
     }
     // Reachable: from kernels and address-taken functions.
     let mut reachable = vec![false; nodes.len()];
-    let mut stack: Vec<usize> =
-        (0..nodes.len()).filter(|&i| (nodes[i].entry && kept(&nodes[i].name)) || nodes[i].address_taken).collect();
+    // A function whose code the output keeps is printed in full even when
+    // nothing calls it: a `-g` link keeps every function (sweep27 p283 `-G`
+    // sm_100: `rsqrt`, `exp2`, `exp10`; p280: an unused base-object
+    // constructor).
+    let mut stack: Vec<usize> = (0..nodes.len())
+        .filter(|&i| (nodes[i].entry && kept(&nodes[i].name)) || nodes[i].address_taken || nodes[i].placed.is_some())
+        .collect();
     while let Some(i) = stack.pop() {
         if !std::mem::replace(&mut reachable[i], true) {
             stack.extend(nodes[i].callees.iter().copied().filter(|&c| !reachable[c]));
@@ -2198,8 +2245,9 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, kep
         }
         out.push('\n');
     }
-    // nvlink raises each entry's count function by function, in ascending
-    // node order, and prints every raise: one line per (function, entry)
+    // nvlink raises each entry's count function by function, in the order
+    // of their code in the output (then ascending node order: f7's links),
+    // and prints every raise: one line per (function, entry)
     // where the function, reached from the entry, uses more registers than
     // the entry's count so far; for one function the entries come in
     // descending node order (f7 p7: `k1 k2 k3 kh`, nodes 6 5 4 2; f7 `-G` p1:
@@ -2221,8 +2269,13 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, kep
             (i, seen)
         })
         .collect();
+    // (Output order: sweep27 p280 sm_90 `make_shape`, the last `.text`, is
+    // raised last though its node is 23 of 59; p281 sm_75 `h_dot`'s two copies,
+    // nodes 2 and 15, before `bf_norm`, node 5.)
+    let mut order: Vec<usize> = (0..nodes.len()).collect();
+    order.sort_by_key(|&f| (nodes[f].placed.unwrap_or(u32::MAX), f));
     let mut count: Vec<Option<u32>> = nodes.iter().map(|n| n.registers).collect();
-    for (f, function) in nodes.iter().enumerate() {
+    for (f, function) in order.into_iter().map(|f| (f, &nodes[f])) {
         let Some(r) = function.registers.filter(|_| function.defined) else { continue };
         for (e, reached) in &entries {
             if *e != f && reached[f] && count[*e].is_some_and(|c| r > c) {
@@ -2279,7 +2332,7 @@ pub fn demangle_like_nvlink(name: &str) -> String {
         previous = c;
     }
     // A const pointer: `Shape *const *` (sweep27 p280).
-    let mut out = out.replace("* const", "*const");
+    let mut out = spaced_operators(&out.replace("* const", "*const"));
     if deleting {
         out.push_str(" [deleting]");
     }
@@ -2289,23 +2342,97 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     out
 }
 
+/// Operator names as nvlink spells them: a space after `operator` before a
+/// symbol (`__half2::operator =(..)`) and after `new`/`delete` before the
+/// parameters (`operator new (unsigned long, void *)`; sweep27 p280, p281
+/// `-G`).
+fn spaced_operators(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut rest = text;
+    while let Some(at) = rest.find("operator") {
+        let starts_name = rest[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let after = &rest[at + "operator".len()..];
+        out.push_str(&rest[..at + "operator".len()]);
+        rest = after;
+        if !starts_name {
+            continue;
+        }
+        match after.chars().next() {
+            Some(c) if !(c.is_alphanumeric() || c == '_' || c == ' ') => out.push(' '),
+            Some(' ') => {
+                for word in [" new[]", " delete[]", " new", " delete"] {
+                    if after.strip_prefix(word).is_some_and(|p| p.starts_with('(')) {
+                        out.push_str(word);
+                        out.push(' ');
+                        rest = &after[word.len()..];
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Whether a mangled nested name ends in a base-object constructor or
 /// destructor (`C2`/`D2` right after the class name, before the
 /// parameters: `_ZN4RectC2Eiff`, `_ZN4RectD2Ev`).
 fn base_object_structor(name: &str) -> bool {
     let Some(mut rest) = name.strip_prefix("_ZN") else { return false };
-    // The nested name's source names, each `<length><identifier>`; anything
-    // else (templates, substitutions) is not followed.
+    // The nested name's source names, each `<length><identifier>`, and the
+    // class's template arguments (`thread_group_base<3u>`: `ILj3EE`; sweep27
+    // p282 `-G`); anything else (substitutions) is not followed.
     loop {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
+        if digits > 0 {
+            let Ok(length) = rest[..digits].parse::<usize>() else { return false };
+            let Some(after) = rest.get(digits + length..) else { return false };
+            rest = after;
+        } else if rest.starts_with('I') {
+            let Some(after) = skip_template_args(rest) else { return false };
+            rest = after;
+        } else {
             break;
         }
-        let Ok(length) = rest[..digits].parse::<usize>() else { return false };
-        let Some(after) = rest.get(digits + length..) else { return false };
-        rest = after;
     }
-    rest.starts_with("C2E") || rest.starts_with("D2E")
+    // A constructor template has arguments of its own (`C2ILj16E..EE`).
+    rest.starts_with("C2E") || rest.starts_with("D2E") || rest.starts_with("C2I")
+}
+
+/// `text` (starting with a template argument list's `I`) after the list's
+/// closing `E`: names are skipped by their length, `I`, `L`, `X` and `N`
+/// open what an `E` closes. None when it does not close.
+fn skip_template_args(text: &str) -> Option<&str> {
+    let b = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'0'..=b'9' => {
+                let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+                let length: usize = text[i..i + digits].parse().ok()?;
+                i = i.checked_add(digits)?.checked_add(length)?;
+                continue;
+            }
+            // A literal of a builtin type (`Lj16E`, `Lb0E`): its value is
+            // not a name's length.
+            b'L' if b.get(i + 1).is_some_and(|t| t.is_ascii_lowercase() && *t != b'u') => {
+                i += b[i..].iter().position(|&c| c == b'E')? + 1;
+                continue;
+            }
+            b'I' | b'L' | b'X' | b'N' => depth += 1,
+            b'E' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return text.get(i + 1..);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// `text` without the `_INTERNAL_<id>::` namespaces nvcc gives file-local
@@ -2404,6 +2531,10 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                 if ty == b'i' {
                     out.push_str("Lu3int");
                     changed = true;
+                } else if ty == b'b' {
+                    // `(bool)0`, not `false` (sweep27 p282 `-G`).
+                    out.push_str("Lu4bool");
+                    changed = true;
                 } else {
                     out.push_str(&name[i..i + 2]);
                 }
@@ -2433,6 +2564,21 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                 }
                 out.push_str(&name[i..i + n + 2]);
                 i += n + 2;
+            }
+            // A template argument that is the expression of a template
+            // parameter alone (`thread_block_tile<XT0_E, void>`) prints as
+            // the parameter's name (`thread_block_tile<T2, void>`; sweep27
+            // p282's `tile_incl_scan<int, (int)16>`).
+            b'X' if b.get(i + 1) == Some(&b'T') => {
+                let n = digits(i + 2);
+                if b.get(i + 2 + n) != Some(&b'_') || b.get(i + 3 + n) != Some(&b'E') {
+                    return None;
+                }
+                let index: usize = if n == 0 { 1 } else { name[i + 2..i + 2 + n].parse::<usize>().ok()? + 2 };
+                let spelled = format!("T{index}");
+                out.push_str(&format!("{}{spelled}", spelled.len()));
+                changed = true;
+                i += n + 4;
             }
             b'X' | b'U' | b'Z' | b'.' | b'$' => return None,
             _ => {

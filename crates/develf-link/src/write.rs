@@ -257,6 +257,9 @@ pub struct Image<'a> {
     state: Option<Box<dyn State + Send + Sync + 'a>>,
     /// What the link reports without failing, in nvlink's order.
     warnings: Vec<crate::LinkWarning>,
+    /// Per input, per section: the index of the output section header its
+    /// bytes went to, 0 when dropped ([`Image::section_header_index`]).
+    placed_headers: Vec<Vec<u32>>,
 }
 
 /// Anything kept alive by an [`Image`].
@@ -278,7 +281,13 @@ impl<'a> Image<'a> {
     /// An image of bytes already assembled.
     pub(crate) fn owned(bytes: Vec<u8>) -> Image<'a> {
         let total = bytes.len() as u64;
-        Image { pieces: vec![(0, Body::Owned(bytes))], total, state: None, warnings: Vec::new() }
+        Image {
+            pieces: vec![(0, Body::Owned(bytes))],
+            total,
+            state: None,
+            warnings: Vec::new(),
+            placed_headers: Vec::new(),
+        }
     }
 
     pub(crate) fn warn(&mut self, warnings: Vec<crate::LinkWarning>) {
@@ -289,6 +298,13 @@ impl<'a> Image<'a> {
     /// the link).
     pub fn warnings(&self) -> &[crate::LinkWarning] {
         &self.warnings
+    }
+
+    /// The index of the output section header that input `input`'s section
+    /// `section` was placed in; `None` when it was dropped (unreached,
+    /// a losing weak copy) or not placed as it is (generated sections).
+    pub fn section_header_index(&self, input: usize, section: usize) -> Option<u32> {
+        self.placed_headers.get(input).and_then(|s| s.get(section)).copied().filter(|&i| i != 0)
     }
 
     /// The size of the file in bytes.
@@ -843,7 +859,19 @@ pub(crate) fn write<'a>(
         }
         pieces.push((phoff, Body::Owned(table)));
     }
-    Ok(Image { pieces, total, state: None, warnings: Vec::new() })
+    // Where each input section went, for reports that follow the output's
+    // order (`-dump-callgraph`'s propagation lines).
+    let placed_headers = layout
+        .placement
+        .iter()
+        .map(|sections| {
+            sections
+                .iter()
+                .map(|p| p.and_then(|(id, _)| index_of.get(id as usize).copied().flatten()).unwrap_or(0))
+                .collect()
+        })
+        .collect();
+    Ok(Image { pieces, total, state: None, warnings: Vec::new(), placed_headers })
 }
 
 #[cfg(test)]
@@ -938,7 +966,7 @@ mod tests {
                 at += len + k % 5;
             }
             pieces.insert(0, (0, Body::Owned(vec![0x7f; 64])));
-            Image { pieces, total: at + 9, state: None, warnings: Vec::new() }
+            Image { pieces, total: at + 9, state: None, warnings: Vec::new(), placed_headers: Vec::new() }
         };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         for count in [0u64, 1, 2, 17, 60] {
