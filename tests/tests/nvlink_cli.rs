@@ -648,6 +648,17 @@ fn demangled_names_read_as_nvlinks() {
             "cooperative_groups::__v1::thread_group_base<(unsigned int)3>::thread_group_base() [subobject]",
         ),
         ("_ZnwmPv", "operator new (unsigned long, void *)"),
+        ("_ZN7__half2aSEOKS_", "__half2::operator =(const __half2&&)"),
+        ("_ZN14__nv_bfloat162C1EOS_", "__nv_bfloat162::__nv_bfloat162(__nv_bfloat162&&)"),
+        (
+            "_ZN18cooperative_groups4__v17details22thread_block_tile_implILj16EvLb0EEC2ILj16ENS0_12thread_blockELb0EEERKNS2_IXT_ET0_XT1_EEE",
+            "cooperative_groups::__v1::details::thread_block_tile_impl<(unsigned int)16, void, (bool)0>::thread_block_tile_impl<(unsigned int)16, cooperative_groups::__v1::thread_block, (bool)0>(const cooperative_groups::__v1::details::thread_block_tile_impl<T1, T2, T3> &) [subobject]",
+        ),
+        // Fixture tl (nvlink 13.5): a lambda's closure type.
+        (
+            "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",
+            "void tl_apply<host_a(float *, int)::[lambda(float, int) (instance 1)]>(float *, int, T1)",
+        ),
     ] {
         assert_eq!(nvlink_cmd::demangle_like_nvlink(mangled), expected);
     }

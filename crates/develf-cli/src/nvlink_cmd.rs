@@ -2122,7 +2122,20 @@ pub fn callgraph_dump_kept(
         let Ok(cubin) = develf_parse::Cubin::parse(input.bytes) else { continue };
         let Some(symtab) = cubin.symtab() else { continue };
         let strtab = cubin.elf().section(symtab.section).map_or(0, |s| s.link as usize);
+        // Each function's register count in this input (its `.nv.info`).
+        let mut registers: HashMap<usize, u32> = HashMap::new();
+        for section in cubin.sections() {
+            if section.name == ".nv.info" || section.name.starts_with(".nv.info.") {
+                for record in develf_eiattr::NvInfo::decode(section.bytes()).records {
+                    if let develf_eiattr::Attribute::Regcount(value) = record.attribute {
+                        registers.insert(value.function as usize, value.value);
+                    }
+                }
+            }
+        }
         let mut node_of: HashMap<usize, usize> = HashMap::new();
+        // Copies of functions defined in an earlier input that bring nothing.
+        let mut ignored_copies: std::collections::HashSet<usize> = std::collections::HashSet::new();
         for symbol in &symtab.symbols {
             if symbol.st_type != develf_format::symbol::STT_FUNC || symbol.name.is_empty() {
                 continue;
@@ -2141,6 +2154,20 @@ pub fn callgraph_dump_kept(
             node_of.insert(symbol.index, index);
             if let Some(section) = symbol.section_index() {
                 let node = &mut nodes[index];
+                // A function defined in several inputs (weak) has the first
+                // copy's count and calls; a later copy with fewer registers
+                // lowers the count and adds its calls, repeats included; any
+                // other copy brings nothing (fixtures cbr, wfc, gln, wcp;
+                // sweep27 p282 `-G`'s `tile_incl_scan<int, 16>`, in three
+                // inputs with the same count: the first's calls only).
+                let count = registers.get(&symbol.index).copied();
+                match (node.defined, count, node.registers) {
+                    (false, _, _) => node.registers = count,
+                    (true, Some(r), Some(c)) if r < c => node.registers = Some(r),
+                    (true, _, _) => {
+                        ignored_copies.insert(symbol.index);
+                    }
+                }
                 node.defined = true;
                 if let Some(header) = placed(input_index, section) {
                     node.placed = Some(node.placed.map_or(header, |p| p.min(header)));
@@ -2148,24 +2175,21 @@ pub fn callgraph_dump_kept(
                 node.entry |= symbol.other & develf_format::symbol::STO_CUDA_ENTRY != 0;
             }
         }
+        let mut seen_calls = std::collections::HashSet::new();
         for section in cubin.sections() {
-            if section.name == ".nv.info" || section.name.starts_with(".nv.info.") {
-                for record in develf_eiattr::NvInfo::decode(section.bytes()).records {
-                    if let develf_eiattr::Attribute::Regcount(value) = record.attribute {
-                        if let Some(&node) = node_of.get(&(value.function as usize)) {
-                            nodes[node].registers = Some(value.value);
-                        }
-                    }
-                }
-            }
             if section.name != ".nv.callgraph" {
                 continue;
             }
             let Ok(graph) = develf_eiattr::CallGraph::decode(section.bytes()) else { continue };
             let prototype = |offset: u32| cubin.elf().string(strtab, offset).unwrap_or("").to_string();
             for pair in &graph.calls {
+                if ignored_copies.contains(&(pair.0 as usize)) {
+                    continue;
+                }
                 if let (Some(&a), Some(&b)) = (node_of.get(&(pair.0 as usize)), node_of.get(&(pair.1 as usize))) {
-                    direct_calls.push((a, b));
+                    if seen_calls.insert((a, b)) {
+                        direct_calls.push((a, b));
+                    }
                 }
             }
             for pair in &graph.address_taken {
@@ -2183,17 +2207,8 @@ pub fn callgraph_dump_kept(
             }
         }
     }
-    // A weak function defined in several inputs brings its calls once
-    // (f7 `-G` p1: `tmix<float>`'s division slow path, in a.cu and b.cu).
-    // Each copy's calls of its own file's static functions are all listed
-    // (fixtures ulm, cbr, frp, rc). Not modelled: sweep27 p282's
-    // `tile_incl_scan<int, 16>`, whose copies in a.cu, b.cu and c.cu each call
-    // their file's static `__shfl_up_sync`, lists only the first copy's.
-    let mut seen_calls = std::collections::HashSet::new();
     for (caller, callee) in direct_calls {
-        if seen_calls.insert((caller, callee)) {
-            nodes[caller].callees.push(callee);
-        }
+        nodes[caller].callees.push(callee);
     }
     // An indirect call site's candidates are the address-taken functions of
     // its prototype, printed in descending node order, the sites in the
@@ -2315,12 +2330,14 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     // nvlink's demangler writes a template parameter the signature uses as
     // `T1` (`T1 tmix<int>(T1, T1)`) and an int template argument as `(int)5`
     // (`int wk<(int)5>(int)`): rename them in the mangled name first.
+    let fixed = constructor_template_fixed(name);
+    let name = fixed.as_deref().unwrap_or(name);
     let Some(text) = nvlink_spelling(name).and_then(|m| demangle(&m)).or_else(|| demangle(name)) else {
         return name.to_string();
     };
     // Wherever it stands: after a return type too (`T1 _INTERNAL_<id>::
     // tex2D<float>(...)` prints `T1 tex2D<float>(...)`; sweep27 p284 `-G`).
-    let text = without_internal_namespaces(&text);
+    let text = lambdas_spelled(&without_internal_namespaces(&text));
     let text = const_first(&text);
     let mut out = String::with_capacity(text.len() + 8);
     let mut previous = ' ';
@@ -2331,8 +2348,9 @@ pub fn demangle_like_nvlink(name: &str) -> String {
         out.push(c);
         previous = c;
     }
-    // A const pointer: `Shape *const *` (sweep27 p280).
-    let mut out = spaced_operators(&out.replace("* const", "*const"));
+    // A const pointer: `Shape *const *` (sweep27 p280); template argument
+    // lists closed together (`reduce<blk::Sum<int>>`; fixtures sco, tl).
+    let mut out = own_class_references(&spaced_operators(&out.replace("* const", "*const").replace("> >", ">>")));
     if deleting {
         out.push_str(" [deleting]");
     }
@@ -2340,6 +2358,40 @@ pub fn demangle_like_nvlink(name: &str) -> String {
         out.push_str(" [subobject]");
     }
     out
+}
+
+/// A member function's reference to its own class (mangled `S_`, the
+/// first substitution) as nvlink's demangler writes it, without the space:
+/// `__half2::__half2(const __half2&)`, `__nv_bfloat162::operator
+/// =(__nv_bfloat162&&)`, where another class's is `const __nv_bfloat16 &`
+/// (sweep27 p281 `-G`).
+fn own_class_references(text: &str) -> String {
+    let Some(open) = text.find('(') else { return text.to_string() };
+    let function = &text[..open];
+    // The class: the qualified name before the function's own, outside
+    // template arguments.
+    let mut depth = 0usize;
+    let mut last_scope = None;
+    for (i, c) in function.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 && function[i..].starts_with("::") => last_scope = Some(i),
+            _ => {}
+        }
+    }
+    let Some(scope) = last_scope else { return text.to_string() };
+    let class = function[..scope].rsplit(' ').next().unwrap_or("");
+    if class.is_empty() || class.contains('<') {
+        return text.to_string();
+    }
+    let mut parameters = text[open..].to_string();
+    for (before, after) in [("&&", "&&"), ("&", "&")] {
+        for lead in ["(", ", ", "const "] {
+            parameters = parameters.replace(&format!("{lead}{class} {before}"), &format!("{lead}{class}{after}"));
+        }
+    }
+    format!("{function}{parameters}")
 }
 
 /// Operator names as nvlink spells them: a space after `operator` before a
@@ -2380,33 +2432,58 @@ fn spaced_operators(text: &str) -> String {
 /// destructor (`C2`/`D2` right after the class name, before the
 /// parameters: `_ZN4RectC2Eiff`, `_ZN4RectD2Ev`).
 fn base_object_structor(name: &str) -> bool {
-    let Some(mut rest) = name.strip_prefix("_ZN") else { return false };
-    // The nested name's source names, each `<length><identifier>`, and the
-    // class's template arguments (`thread_group_base<3u>`: `ILj3EE`; sweep27
-    // p282 `-G`); anything else (substitutions) is not followed.
+    nested_structor(name).is_some_and(|(kind, _, _)| kind == "C2" || kind == "D2")
+}
+
+/// The constructor or destructor (`C1`, `C2`, `D0`..) a mangled nested
+/// name ends in, where the nested name's closing `E` is, and whether the
+/// structor has template arguments of its own. Followed
+/// through the nested name: source names, each `<length><identifier>`, and
+/// template arguments (`thread_group_base<3u>`: `ILj3EE`; sweep27 p282 `-G`),
+/// the structor's own included (a constructor template, `C2ILj16E..EE`);
+/// anything else (substitutions) is not.
+fn nested_structor(name: &str) -> Option<(&str, usize, bool)> {
+    let mut rest = name.strip_prefix("_ZN")?;
     loop {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         if digits > 0 {
-            let Ok(length) = rest[..digits].parse::<usize>() else { return false };
-            let Some(after) = rest.get(digits + length..) else { return false };
-            rest = after;
+            let length: usize = rest[..digits].parse().ok()?;
+            rest = rest.get(digits + length..)?;
         } else if rest.starts_with('I') {
-            let Some(after) = skip_template_args(rest) else { return false };
-            rest = after;
+            rest = skip_template_args(rest)?;
         } else {
             break;
         }
     }
-    // A constructor template has arguments of its own (`C2ILj16E..EE`).
-    rest.starts_with("C2E") || rest.starts_with("D2E") || rest.starts_with("C2I")
+    let kind = rest.get(..2).filter(|k| matches!(*k, "C1" | "C2" | "C3" | "D0" | "D1" | "D2"))?;
+    let mut after = &rest[2..];
+    let own_arguments = after.starts_with('I');
+    if own_arguments {
+        after = skip_template_args(after)?;
+    }
+    after.starts_with('E').then(|| (kind, name.len() - after.len(), own_arguments))
+}
+
+/// A constructor template's name made readable by `cpp_demangle`, which
+/// takes its first parameter for a return type (`_ZN1AC2IiEEi` would print
+/// `A::A<int>()`): a `void` return type is put before the parameters,
+/// which a constructor does not print.
+fn constructor_template_fixed(name: &str) -> Option<String> {
+    let (kind, close, own_arguments) = nested_structor(name)?;
+    (kind.starts_with('C') && own_arguments).then(|| format!("{}v{}", &name[..=close], &name[close + 1..]))
 }
 
 /// `text` (starting with a template argument list's `I`) after the list's
 /// closing `E`: names are skipped by their length, `I`, `L`, `X` and `N`
 /// open what an `E` closes. None when it does not close.
 fn skip_template_args(text: &str) -> Option<&str> {
+    skip_to_close(text, 0)
+}
+
+/// [`skip_template_args`] from inside `depth` open lists.
+fn skip_to_close(text: &str, depth: usize) -> Option<&str> {
     let b = text.as_bytes();
-    let (mut depth, mut i) = (0usize, 0usize);
+    let (mut depth, mut i) = (depth, 0usize);
     while i < b.len() {
         match b[i] {
             b'0'..=b'9' => {
@@ -2421,6 +2498,18 @@ fn skip_template_args(text: &str) -> Option<&str> {
                 i += b[i..].iter().position(|&c| c == b'E')? + 1;
                 continue;
             }
+            // Numbers that are not lengths: substitutions and template
+            // parameters (`S0_`, `T1_`), vector and array sizes (`Dv4_`, `A8_`).
+            b'S' | b'T' | b'A'
+                if b.get(i + 1).is_some_and(|c| *c == b'_' || c.is_ascii_digit() || c.is_ascii_uppercase()) =>
+            {
+                i += b[i..].iter().position(|&c| c == b'_')? + 1;
+                continue;
+            }
+            b'D' if b.get(i + 1) == Some(&b'v') => {
+                i += b[i..].iter().position(|&c| c == b'_')? + 1;
+                continue;
+            }
             b'I' | b'L' | b'X' | b'N' => depth += 1,
             b'E' => {
                 depth = depth.checked_sub(1)?;
@@ -2433,6 +2522,45 @@ fn skip_template_args(text: &str) -> Option<&str> {
         i += 1;
     }
     None
+}
+
+/// A lambda's closure type as nvlink's demangler writes it:
+/// `{lambda(float, int)#1}` is `[lambda(float, int) (instance 1)]`
+/// (fixture tl).
+fn lambdas_spelled(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(at) = rest.find("{lambda(") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "{lambda".len()..];
+        // The parameter list, parentheses balanced, then `#N}`.
+        let mut depth = 0usize;
+        let close = after.char_indices().find_map(|(k, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            (depth == 0).then_some(k)
+        });
+        let spelled = close.and_then(|k| {
+            let tail = after[k + 1..].strip_prefix('#')?;
+            let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+            tail[digits..].starts_with('}').then(|| (k, &tail[..digits], k + 2 + digits + 1))
+        });
+        match spelled {
+            Some((k, instance, end)) => {
+                out.push_str(&format!("[lambda{} (instance {instance})]", &after[..=k]));
+                rest = &after[end..];
+            }
+            None => {
+                out.push_str("{lambda");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `text` without the `_INTERNAL_<id>::` namespaces nvcc gives file-local
@@ -2580,7 +2708,28 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                 changed = true;
                 i += n + 4;
             }
-            b'X' | b'U' | b'Z' | b'.' | b'$' => return None,
+            // A local name (`Z6host_aPfiE..`) is scanned as the rest is; a
+            // lambda's closure type (`UlfiE_`) is copied whole (fixture tl).
+            b'Z' => {
+                out.push('Z');
+                i += 1;
+            }
+            // A constructor (`C1`, `C2`): its digit is not a name's length.
+            b'C' if b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+                out.push_str(&name[i..i + 2]);
+                i += 2;
+            }
+            b'U' if b.get(i + 1) == Some(&b'l') => {
+                let closed = skip_to_close(&name[i + 2..], 1)?;
+                let end = name.len() - closed.len();
+                let discriminator = b[end..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if b.get(end + discriminator) != Some(&b'_') {
+                    return None;
+                }
+                out.push_str(&name[i..end + discriminator + 1]);
+                i = end + discriminator + 1;
+            }
+            b'X' | b'U' | b'.' | b'$' => return None,
             _ => {
                 out.push(char::from(c));
                 i += 1;
@@ -2622,13 +2771,15 @@ fn const_first(text: &str) -> String {
         });
         let start = match multiword {
             Some(t) => head.len() - t.len(),
-            None => head.rfind(['(', ',', '<', ' ']).map_or(0, |i| i + 1),
+            None => type_start(head),
         };
         let word = &head[start..];
-        if word_boundary
-            && !word.is_empty()
-            && word.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == ' ')
-        {
+        // A name, its template arguments included (`thread_block_tile<T2,
+        // void> const &` prints `const thread_block_tile<T2, void> &`;
+        // fixture cgt `-G`); not a pointer (`Shape *const *`).
+        let is_name = word.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+            && word.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '>');
+        if word_boundary && is_name {
             out.push_str(&head[..start]);
             out.push_str("const ");
             out.push_str(word);
@@ -2639,6 +2790,21 @@ fn const_first(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Where the type name that ends `head` starts: after the last `(`, `,`,
+/// `<` or space outside its template arguments.
+fn type_start(head: &str) -> usize {
+    let mut depth = 0usize;
+    for (i, c) in head.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' if depth > 0 => depth -= 1,
+            '(' | ',' | '<' | ' ' if depth == 0 => return i + 1,
+            _ => {}
+        }
+    }
+    0
 }
 
 /// Options of `develf link` (develf's own spelling of the same link).

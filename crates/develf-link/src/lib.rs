@@ -163,14 +163,9 @@ fn link_in_pool<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Image
                     None => *i,
                 })
                 .collect();
-            let image = link_objects(options, &moved)?;
-            let warnings = image.warnings().to_vec();
-            let bytes = image
-                .into_bytes()
-                .map_err(|e| LinkError::ReadCode { what: "the inputs".to_string(), message: e.to_string() })?;
-            let mut owned = Image::owned(bytes);
-            owned.warn(warnings);
-            return Ok(owned);
+            return link_objects(options, &moved)?
+                .assembled()
+                .map_err(|e| LinkError::ReadCode { what: "the inputs".to_string(), message: e.to_string() });
         }
     }
     link_objects(options, inputs)

@@ -278,16 +278,18 @@ impl<'a> Image<'a> {
         self.state = Some(Box::new(state));
     }
 
-    /// An image of bytes already assembled.
-    pub(crate) fn owned(bytes: Vec<u8>) -> Image<'a> {
+    /// The same file assembled in one buffer, with the image's warnings and
+    /// placements; the image's pieces and state are freed.
+    pub(crate) fn assembled<'b>(self) -> std::io::Result<Image<'b>> {
+        let bytes = self.to_bytes()?;
         let total = bytes.len() as u64;
-        Image {
+        Ok(Image {
             pieces: vec![(0, Body::Owned(bytes))],
             total,
             state: None,
-            warnings: Vec::new(),
-            placed_headers: Vec::new(),
-        }
+            warnings: self.warnings,
+            placed_headers: self.placed_headers,
+        })
     }
 
     pub(crate) fn warn(&mut self, warnings: Vec<crate::LinkWarning>) {
