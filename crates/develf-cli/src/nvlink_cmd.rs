@@ -1912,9 +1912,17 @@ fn callgraph_text(
         // Rule 13.6: nvlink's words when no input had code for the target.
         return "No relocatable objects found. Did not generate callgraph.\n".to_string();
     }
-    let kept = |name: &str| develf_link::is_root_kernel(options, name);
-    let placed = |input: usize, section: usize| image.section_header_index(input, section);
-    callgraph_dump_kept(inputs, request.arch, true, &kept, &placed)
+    let scope = DumpScope {
+        kept: &|name: &str| develf_link::is_root_kernel(options, name),
+        placed: &|input: usize, section: usize| image.section_header_index(input, section),
+        debug: options.debug_given(),
+        preserve_relocs: options.preserve_relocs,
+        address_taken_kernels: options.kernels_used.as_ref().is_some_and(|names| {
+            let distinct: std::collections::HashSet<&String> = names.iter().collect();
+            distinct.len() >= 2
+        }),
+    };
+    callgraph_dump_kept(inputs, request.arch, true, &scope)
 }
 
 /// [`link_bytes`]'s link, returning what `-dump-callgraph` prints for it.
@@ -2094,7 +2102,45 @@ struct Node {
 /// more registers than its kernel is reported as nvlink does. Functions from
 /// nvlink's built-in libraries (`__cuda_sm70_*`) show no register count here.
 pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> String {
-    callgraph_dump_kept(inputs, arch, demangle, &|_| true, &|_, _| None)
+    let scope = DumpScope {
+        kept: &|_| true,
+        placed: &|_, _| None,
+        debug: false,
+        preserve_relocs: false,
+        address_taken_kernels: false,
+    };
+    callgraph_dump_kept(inputs, arch, demangle, &scope)
+}
+
+/// What the link decided that its call graph dump shows.
+pub struct DumpScope<'a> {
+    /// The kernels the link keeps as kernels (all, or those `-kernels-used`,
+    /// `-variables-used` or host information select).
+    pub kept: &'a dyn Fn(&str) -> bool,
+    /// The output section header an input section went to
+    /// (`develf_link::Image::section_header_index`).
+    pub placed: &'a dyn Fn(usize, usize) -> Option<u32>,
+    /// `-g`: every function the output keeps is printed in full.
+    pub debug: bool,
+    /// `-preserve-relocs`: as `-g` (the kernels not selected are kept, and
+    /// printed as functions).
+    pub preserve_relocs: bool,
+    /// Every address-taken kernel is an entry, walked: nvlink 13.5 does so
+    /// when `-kernels-used` names two kernels or more, not for one (fixture
+    /// kul: `-kernels-used=kul_main,kul_zero` or `kul_main,kul_last` print
+    /// `^&kul_dyn`, `kul_main` or `kul_main,kul_main` `&kul_dyn`; sweep27
+    /// p282 likewise, whether the kernels named are address-taken or not).
+    pub address_taken_kernels: bool,
+}
+
+impl std::fmt::Debug for DumpScope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DumpScope")
+            .field("debug", &self.debug)
+            .field("preserve_relocs", &self.preserve_relocs)
+            .field("address_taken_kernels", &self.address_taken_kernels)
+            .finish_non_exhaustive()
+    }
 }
 
 /// [`callgraph_dump`] of a link that keeps only the kernels `kept` names
@@ -2102,17 +2148,13 @@ pub fn callgraph_dump(inputs: &[Input<'_>], arch: Arch, demangle: bool) -> Strin
 /// starts from those and from every address-taken function (f7 p6:
 /// `-kernels-used=_Z6k_leafPi` prints `ping`, `pong`, `fib`, `k_ops` and
 /// `k_shapes` as bare numbers, the address-taken functions in full).
+/// A kernel not selected is printed as a function (no `^`), bare unless
+/// something walked reaches it (fixture kul: `&kul_zero(int *)`).
 ///
-/// `placed(input, section)` is the output section header an input section
-/// went to (`develf_link::Image::section_header_index`): nvlink raises the
-/// entries' counts function by function in the output's section order.
-pub fn callgraph_dump_kept(
-    inputs: &[Input<'_>],
-    arch: Arch,
-    demangle: bool,
-    kept: &dyn Fn(&str) -> bool,
-    placed: &dyn Fn(usize, usize) -> Option<u32>,
-) -> String {
+/// nvlink raises the entries' counts function by function in the output's
+/// section order (`scope.placed`).
+pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, scope: &DumpScope<'_>) -> String {
+    let (kept, placed) = (scope.kept, scope.placed);
     let mut nodes: Vec<Node> = Vec::new();
     let mut globals: HashMap<String, usize> = HashMap::new();
     let mut address_taken: Vec<(usize, String)> = Vec::new();
@@ -2222,17 +2264,27 @@ pub fn callgraph_dump_kept(
     }
     // Reachable: from kernels and address-taken functions.
     let mut reachable = vec![false; nodes.len()];
-    // A function whose code the output keeps is printed in full even when
-    // nothing calls it: a `-g` link keeps every function (sweep27 p283 `-G`
-    // sm_100: `rsqrt`, `exp2`, `exp10`; p280: an unused base-object
-    // constructor).
-    let mut stack: Vec<usize> = (0..nodes.len())
-        .filter(|&i| (nodes[i].entry && kept(&nodes[i].name)) || nodes[i].address_taken || nodes[i].placed.is_some())
-        .collect();
+    // In a `-g` or `-preserve-relocs` link every function the output keeps
+    // is printed in full, called or not (sweep27 p283 `-G` sm_100: `rsqrt`,
+    // `exp2`, `exp10`; p280: an unused base-object constructor; fixture
+    // jtrel: `jump_i`; fixture cbk `-kernels-used`: the kernel not selected,
+    // as a function); otherwise one kept only because a variable holds its
+    // address is not (fixture adrw `-kernels-used`). An address-taken
+    // function is printed in full, but the walk does not go on into its
+    // callees (fixture adrw `-kernels-used=adrw_set`: `&adrw_outer(float)
+    // -> 1`, and 1, `adrw_inner`, bare).
+    let is_kernel =
+        |node: &Node| node.entry && (kept(&node.name) || (scope.address_taken_kernels && node.address_taken));
+    let keeps_unreached = scope.debug || scope.preserve_relocs;
+    let mut stack: Vec<usize> =
+        (0..nodes.len()).filter(|&i| is_kernel(&nodes[i]) || (keeps_unreached && nodes[i].placed.is_some())).collect();
     while let Some(i) = stack.pop() {
         if !std::mem::replace(&mut reachable[i], true) {
             stack.extend(nodes[i].callees.iter().copied().filter(|&c| !reachable[c]));
         }
+    }
+    for (i, node) in nodes.iter().enumerate() {
+        reachable[i] |= node.address_taken;
     }
     let display = |node: &Node| if demangle { demangle_like_nvlink(&node.name) } else { node.name.clone() };
     // The target's number without its `a`/`f` suffix (`-arch=sm_100a`: "sm_100").
@@ -2247,7 +2299,7 @@ pub fn callgraph_dump_kept(
         }
         // An entry whose address is taken (a kernel launched from the
         // device) is both: `^&k_child(...)` (sweep27 p284, sm_75..sm_120).
-        let marker = match (node.entry, node.address_taken) {
+        let marker = match (is_kernel(node), node.address_taken) {
             (true, true) => "^&",
             (true, false) => "^",
             (false, true) => "&",
@@ -2272,7 +2324,7 @@ pub fn callgraph_dump_kept(
         .iter()
         .enumerate()
         .rev()
-        .filter(|(i, n)| n.entry && reachable[*i] && n.registers.is_some())
+        .filter(|(i, n)| is_kernel(n) && reachable[*i] && n.registers.is_some())
         .map(|(i, node)| {
             let mut seen = vec![false; nodes.len()];
             let mut stack = node.callees.clone();
