@@ -654,6 +654,21 @@ fn demangled_names_read_as_nvlinks() {
             "_ZN18cooperative_groups4__v17details22thread_block_tile_implILj16EvLb0EEC2ILj16ENS0_12thread_blockELb0EEERKNS2_IXT_ET0_XT1_EEE",
             "cooperative_groups::__v1::details::thread_block_tile_impl<(unsigned int)16, void, (bool)0>::thread_block_tile_impl<(unsigned int)16, cooperative_groups::__v1::thread_block, (bool)0>(const cooperative_groups::__v1::details::thread_block_tile_impl<T1, T2, T3> &) [subobject]",
         ),
+        // sweep28 (session 43): an anonymous namespace, volatile, a literal
+        // of an enumeration.
+        (
+            "_ZN32_INTERNAL_580a8d71_4_a_cu_g_bops34_GLOBAL__N__580a8d71_4_a_cu_g_bops6helperEi",
+            "<unnamed>::helper(int)",
+        ),
+        ("_ZN4cuda3std3__415__cuda_is_localEPVKv", "cuda::std::__4::__cuda_is_local(const volatile void *)"),
+        (
+            "_ZN4cuda3std3__426__cuda_fetch_local_bop_addIjEEvRVT_RKS3_",
+            "void cuda::std::__4::__cuda_fetch_local_bop_add<unsigned int>(volatile T1 &, const T1 &)",
+        ),
+        (
+            "_ZN34_INTERNAL_bfcbe4f1_4_c_cu_d1a5b2884cuda3std3__418__cuda_atomic_loadIjEEvPKT_RS4_NS2_17integral_constantINS2_22__atomic_cuda_memorderELS9_2EEENS2_25__atomic_cuda_operand_tagILNS2_21__atomic_cuda_operandE3ELm32EEENS2_24__thread_scope_block_tagENS8_IbLb0EEE",
+            "void cuda::std::__4::__cuda_atomic_load<unsigned int>(const T1 *, T1 &, cuda::std::__4::integral_constant<cuda::std::__4::__atomic_cuda_memorder, (cuda::std::__4::__atomic_cuda_memorder)2>, cuda::std::__4::__atomic_cuda_operand_tag<(cuda::std::__4::__atomic_cuda_operand)3, (unsigned long)32>, cuda::std::__4::__thread_scope_block_tag, cuda::std::__4::integral_constant<bool, (bool)0>)",
+        ),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

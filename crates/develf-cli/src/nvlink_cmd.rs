@@ -2389,7 +2389,8 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     };
     // Wherever it stands: after a return type too (`T1 _INTERNAL_<id>::
     // tex2D<float>(...)` prints `T1 tex2D<float>(...)`; sweep27 p284 `-G`).
-    let text = lambdas_spelled(&without_internal_namespaces(&text));
+    // An anonymous namespace is `<unnamed>` (sweep28 p290).
+    let text = lambdas_spelled(&without_internal_namespaces(&text)).replace("(anonymous namespace)", "<unnamed>");
     let text = const_first(&text);
     let mut out = String::with_capacity(text.len() + 8);
     let mut previous = ' ';
@@ -2699,6 +2700,22 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                     return None;
                 }
             }
+            // A literal of an enumeration, named by a substitution or a
+            // nested name (`LS9_0E`, `LNS2_21__atomic_cuda_operandE3E`: libcu++'s
+            // memory orders; sweep28 p292 `-G`), is copied as it is.
+            b'L' if matches!(b.get(i + 1), Some(b'S' | b'N')) => {
+                let after_type = if b[i + 1] == b'S' {
+                    i + 1 + b[i + 1..].iter().position(|&c| c == b'_')? + 1
+                } else {
+                    name.len() - skip_to_close(&name[i + 1..], 0)?.len()
+                };
+                let value_end = after_type + b[after_type..].iter().position(|&c| c == b'E')?;
+                if !b[after_type..value_end].iter().all(|c| c.is_ascii_alphanumeric()) {
+                    return None;
+                }
+                out.push_str(&name[i..=value_end]);
+                i = value_end + 1;
+            }
             b'L' => {
                 let ty = *b.get(i + 1)?;
                 if !ty.is_ascii_lowercase() || ty == b'u' {
@@ -2809,10 +2826,20 @@ const MULTIWORD_TYPES: [&str; 9] = [
 /// ([`MULTIWORD_TYPES`]). Template arguments (`<(int)3>`) and the
 /// template-parameter names (`T1`) nvlink prints are not reproduced.
 fn const_first(text: &str) -> String {
+    // `volatile` moves the same way (`volatile T1 *`, `volatile unsigned
+    // long &`; sweep28 p292 `-G`, libcu++'s atomics).
+    // Both together move as one (`const volatile void *`).
+    let text = qualifier_first(text, "const volatile");
+    qualifier_first(&qualifier_first(&text, "volatile"), "const")
+}
+
+/// [`const_first`] for one qualifier.
+fn qualifier_first(text: &str, qualifier: &str) -> String {
+    let spaced = format!(" {qualifier}");
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find(" const") {
-        let after = &rest[at + " const".len()..];
+    while let Some(at) = rest.find(&spaced) {
+        let after = &rest[at + spaced.len()..];
         let word_boundary = after.chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
         let head = &rest[..at];
         // A builtin type of several words moves whole (`unsigned int const *`
@@ -2830,13 +2857,15 @@ fn const_first(text: &str) -> String {
         // void> const &` prints `const thread_block_tile<T2, void> &`;
         // fixture cgt `-G`); not a pointer (`Shape *const *`).
         let is_name = word.starts_with(|c: char| c.is_alphanumeric() || c == '_')
-            && word.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '>');
+            && word.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '>')
+            && !matches!(word, "const" | "volatile");
         if word_boundary && is_name {
             out.push_str(&head[..start]);
-            out.push_str("const ");
+            out.push_str(qualifier);
+            out.push(' ');
             out.push_str(word);
         } else {
-            out.push_str(&rest[..at + " const".len()]);
+            out.push_str(&rest[..at + spaced.len()]);
         }
         rest = after;
     }
