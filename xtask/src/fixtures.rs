@@ -468,6 +468,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("a7rp_a", "a7rp_a.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7rp_f", "a7rp_f.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7ro", "a7ro.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    cu("a7dx", "a7dx.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
     cu("a7x_a", "a7x_a.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7x_b", "a7x_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     // Rules 1.4 and 7.1 (same-named static functions, recursion through an
@@ -1037,6 +1038,11 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 12.3 with ABI-7 externs: own variables of 0x44 rounded to the
     // extern alignment, 0x50, under `-r` (sweep27 p282, session 42).
     GroupSpec { name: "a7ro", inputs: &[Abi7("a7ro")], flags: &[], archs: Archs::Only(ABI7_SM75_UP) },
+    // Rule 12.3 with ABI-7 externs: a kernel reaching extern memory only
+    // through a device function gets no section under `-r` (sweep28 p291
+    // `abi7-r`, session 43); the ABI-8 build keeps it.
+    GroupSpec { name: "a7dx", inputs: &[Abi7("a7dx")], flags: &[], archs: Archs::Only(ABI7_SM75_UP) },
+    GroupSpec { name: "a7dx-abi8", inputs: &[Abi8("a7dx")], flags: &[], archs: Archs::Only(ABI7_SM75_UP) },
     // Rule 10 with rule 7.2: the ABI-7 kernel reaching the ABI-8 copy of a
     // weak template gets 0x66 before the EXTERNS appended from its callee's
     // list (sweep27 p282 `abi7-mix`, session 42).

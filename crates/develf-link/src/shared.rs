@@ -1770,11 +1770,16 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // `sm_dyn_dot`, get none; sm_75..sm_90; fixture `xsa`), nor, as
         // above, where that output's externs are relinked and it came
         // without a section (fixture `xsa-G-relink-g`'s `-r -g`).
+        // Nor, with ABI-7 externs (alignment 0) and no 16-aligned pool, as
+        // the kernels not using extern memory above (sweep28 p291 `abi7-r`:
+        // `k_smem`, which calls a.cu's `smem_fill` and b.cu's reduction on
+        // `extern __shared__ float dyn_smem[]`, gets none; `k_params`, naming
+        // it itself, its 0x10; sm_75, sm_90).
         let dropped = dropped
             || (bare
                 && k.uses_extern
                 && !own_code_uses_extern(k)
-                && (a > facts.extern_align.max(EXTERN_ALIGN) || relinked_without_section));
+                && (a > facts.extern_align.max(EXTERN_ALIGN) || relinked_without_section || zero_extern_drop));
         let keep = (facts.any_extern || !no_own) && !dropped;
         // With ABI-7 externs (alignment 0) a user gets no symbol either
         // (fresh4 r-abi7-extern `ka`).
