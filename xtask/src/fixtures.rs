@@ -469,6 +469,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("a7rp_f", "a7rp_f.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7ro", "a7ro.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7dx", "a7dx.cu", Archs::Only(ABI7_SM75_UP), ABI7_SM75_UP),
+    // No group: its link's capsule differs (tests/fixtures/partial).
+    nvcc_with("wsc", "wsc.cu", &["-Xptxas", "-O0"], Archs::Only(&["sm_100", "sm_120"])),
     cu("a7x_a", "a7x_a.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7x_b", "a7x_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     // Rules 1.4 and 7.1 (same-named static functions, recursion through an

@@ -57,6 +57,8 @@ pub(crate) const BRA_DIVERGENT: u64 = 1 << 33;
 pub(crate) const OP_NOP: u64 = 0x918;
 /// `WARPSYNC.ALL` (`numbered_from_end`).
 pub(crate) const OP_WARPSYNC_ALL: u64 = 0x948;
+/// `WARPSYNC Rn` (`WARPSYNC.COLLECTIVE Rn, target` with the collective bit).
+const OP_WARPSYNC: u64 = 0x348;
 const OP_CGAERRBAR: u64 = 0x5ab;
 /// An instruction pattern: (mask, value) of the low 64 bits, (mask, value)
 /// of the high 64 bits.
@@ -1066,14 +1068,19 @@ fn apply(code: &[u8], words: &[(u64, u64)], edits: &[Edit], exits: Vec<ExitChang
     start.push(16 * out.len() as u64);
     // Branches and `BSSY` reconvergence points keep their targets: an
     // instruction's new start (fence removal: sync_spin's `BSSY`).
-    for (i, &(lo, _)) in words.iter().enumerate() {
+    for (i, &(lo, hi)) in words.iter().enumerate() {
         let bssy = lo & 0xfff == OP_BSSY;
         // `BRX Rn, -next`: an indirect branch to a function offset in `Rn`,
         // its offset field the negated address of the next instruction (a
         // branch to the function's start), which moves with it (sweep16
         // p185 `saturation_boost`'s `switch`, `-g` on sm_100: -0x1530 →
         // -0x1560).
-        let jumps = bssy || matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM | OP_BRX);
+        // A `WARPSYNC.COLLECTIVE` names where its collective ends, encoded
+        // as a `BRA`'s target (sweep28 p293 `-Xptxas -O0` `k_cluster_rt`, a
+        // cluster sync's fallback: `WARPSYNC.COLLECTIVE.ALL 0x2c0` becomes
+        // 0x270 once the fence workaround inside goes; sm_100/sm_120 exec).
+        let collective = matches!(lo & 0xfff, OP_WARPSYNC_ALL | OP_WARPSYNC) && hi & WARPSYNC_COLLECTIVE != 0;
+        let jumps = bssy || collective || matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM | OP_BRX);
         if !jumps || edits.iter().any(|e| e.at == i && e.word.is_none()) {
             continue;
         }
