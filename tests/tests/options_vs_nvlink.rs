@@ -176,6 +176,22 @@ fn host_info_options_parse_like_nvlink() {
     assert_eq!(error, "Conflicting options '-use-host-info' and '-ignore-host-info'");
 }
 
+/// The request and a quiet reporter for `command` (`nvlink ARGS`, inputs
+/// relative to the fixtures), linked in memory.
+fn fixture_link(dir: &Path, command: &str) -> (nvlink_cmd::LinkRequest, Reporter) {
+    let mut words: Vec<String> = command.split_whitespace().skip(1).map(str::to_string).collect();
+    words.extend(["-o".to_string(), "out.cubin".to_string()]);
+    let parsed = nvlink_cmd::parse_nvlink_args(&words).unwrap_or_else(|e| panic!("{command}: {e}"));
+    let mut request = nvlink_cmd::request_from_args(&parsed).unwrap_or_else(|e| panic!("{command}: {e}"));
+    for input in &mut request.inputs {
+        if let InputArg::File(file) = input {
+            *file = dir.join(&*file).to_string_lossy().into_owned();
+        }
+    }
+    let reporter = Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false };
+    (request, reporter)
+}
+
 /// Rule 7.1: nvlink's "Stack size for entry function ... cannot be
 /// statically determined", once per callee of a kernel whose stack is
 /// unknown, against nvlink's standard error for each command
@@ -197,17 +213,7 @@ fn stack_size_warnings_are_nvlinks() {
     }
     let mut warned = 0;
     for (command, theirs) in &blocks {
-        let mut words: Vec<String> = command.split_whitespace().skip(1).map(str::to_string).collect();
-        words.extend(["-o".to_string(), "out.cubin".to_string()]);
-        let parsed = nvlink_cmd::parse_nvlink_args(&words).unwrap_or_else(|e| panic!("{command}: {e}"));
-        let mut request = nvlink_cmd::request_from_args(&parsed).unwrap_or_else(|e| panic!("{command}: {e}"));
-        for input in &mut request.inputs {
-            if let InputArg::File(file) = input {
-                *file = dir.join(&*file).to_string_lossy().into_owned();
-            }
-        }
-        let mut reporter =
-            Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false };
+        let (request, mut reporter) = fixture_link(&dir, command);
         let (_, warnings) = nvlink_cmd::link_bytes_and_warnings(&request, &mut reporter)
             .unwrap_or_else(|f| panic!("{command}: {}", f.message));
         // Input names as nvlink was given them (relative to the fixtures).
@@ -245,17 +251,7 @@ fn callgraph_dumps_are_nvlinks() {
     }
     let mut raised = 0;
     for (command, theirs) in &blocks {
-        let mut words: Vec<String> = command.split_whitespace().skip(1).map(str::to_string).collect();
-        words.extend(["-o".to_string(), "out.cubin".to_string()]);
-        let parsed = nvlink_cmd::parse_nvlink_args(&words).unwrap_or_else(|e| panic!("{command}: {e}"));
-        let mut request = nvlink_cmd::request_from_args(&parsed).unwrap_or_else(|e| panic!("{command}: {e}"));
-        for input in &mut request.inputs {
-            if let InputArg::File(file) = input {
-                *file = dir.join(&*file).to_string_lossy().into_owned();
-            }
-        }
-        let mut reporter =
-            Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false };
+        let (request, mut reporter) = fixture_link(&dir, command);
         let ours = nvlink_cmd::link_callgraph_text(&request, &mut reporter)
             .unwrap_or_else(|f| panic!("{command}: {}", f.message));
         assert_eq!(&ours, theirs, "{command}");

@@ -2688,9 +2688,7 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                     if b.get(i + 1 + n) != Some(&b'_') || b.get(i + 2 + n) == Some(&b'I') {
                         return None;
                     }
-                    let index: usize = if n == 0 { 1 } else { name[i + 1..i + 1 + n].parse::<usize>().ok()? + 2 };
-                    let spelled = format!("T{index}");
-                    out.push_str(&format!("{}{spelled}", spelled.len()));
+                    out.push_str(&parameter_class(&name[i + 1..i + 1 + n])?);
                     changed = true;
                     i += n + 2;
                 } else if b"sue".contains(&next) {
@@ -2771,9 +2769,7 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                 if b.get(i + 2 + n) != Some(&b'_') || b.get(i + 3 + n) != Some(&b'E') {
                     return None;
                 }
-                let index: usize = if n == 0 { 1 } else { name[i + 2..i + 2 + n].parse::<usize>().ok()? + 2 };
-                let spelled = format!("T{index}");
-                out.push_str(&format!("{}{spelled}", spelled.len()));
+                out.push_str(&parameter_class(&name[i + 2..i + 2 + n])?);
                 changed = true;
                 i += n + 4;
             }
@@ -2806,6 +2802,14 @@ fn nvlink_spelling(name: &str) -> Option<String> {
         }
     }
     changed.then_some(out)
+}
+
+/// Template parameter `T<digits>_` as the class nvlink's demangler names
+/// it, a mangled source name: `T_` is `2T1`, `T0_` `2T2`, `T1_` `2T3`.
+fn parameter_class(digits: &str) -> Option<String> {
+    let index: usize = if digits.is_empty() { 1 } else { digits.parse::<usize>().ok()? + 2 };
+    let spelled = format!("T{index}");
+    Some(format!("{}{spelled}", spelled.len()))
 }
 
 /// The builtin types whose names are several words, longest first.
