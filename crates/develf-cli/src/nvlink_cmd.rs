@@ -2143,16 +2143,14 @@ impl std::fmt::Debug for DumpScope<'_> {
     }
 }
 
-/// [`callgraph_dump`] of a link that keeps only the kernels `kept` names
-/// (`-kernels-used`, `-variables-used`, host information): nvlink's walk
-/// starts from those and from every address-taken function (f7 p6:
+/// [`callgraph_dump`] as a link decided it (`scope`, rule 13.10): the walk
+/// that prints functions in full starts from the kernels it keeps (f7 p6:
 /// `-kernels-used=_Z6k_leafPi` prints `ping`, `pong`, `fib`, `k_ops` and
-/// `k_shapes` as bare numbers, the address-taken functions in full).
-/// A kernel not selected is printed as a function (no `^`), bare unless
-/// something walked reaches it (fixture kul: `&kul_zero(int *)`).
-///
-/// nvlink raises the entries' counts function by function in the output's
-/// section order (`scope.placed`).
+/// `k_shapes` as bare numbers); address-taken functions print in full
+/// without being walked into; a kernel not selected prints as a function
+/// (no `^`; fixture kul: `&kul_zero(int *)`). nvlink raises the entries'
+/// counts function by function in the output's section order
+/// (`scope.placed`).
 pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, scope: &DumpScope<'_>) -> String {
     let (kept, placed) = (scope.kept, scope.placed);
     let mut nodes: Vec<Node> = Vec::new();
@@ -2217,6 +2215,8 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, sco
                 node.entry |= symbol.other & develf_format::symbol::STO_CUDA_ENTRY != 0;
             }
         }
+        // An input's repeated edge counts once; another input's copy of the
+        // caller may repeat it (fixture gln: `gln_tk<float> -> 1 1`).
         let mut seen_calls = std::collections::HashSet::new();
         for section in cubin.sections() {
             if section.name != ".nv.callgraph" {
@@ -2262,7 +2262,7 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, sco
         targets.sort_unstable();
         nodes[*caller].callees.extend(targets);
     }
-    // Reachable: from kernels and address-taken functions.
+    // Printed in full: what the walk below reaches, and address-taken functions.
     let mut reachable = vec![false; nodes.len()];
     // In a `-g` or `-preserve-relocs` link every function the output keeps
     // is printed in full, called or not (sweep27 p283 `-G` sm_100: `rsqrt`,
