@@ -1885,16 +1885,29 @@ pub fn link_bytes_and_warnings(
     request: &LinkRequest,
     reporter: &mut Reporter,
 ) -> Result<(Vec<u8>, Vec<develf_link::LinkWarning>), LinkFailure> {
+    linked_in_memory(request, reporter, |_, _, image| {
+        let warnings = image.warnings().iter().filter(|w| shown(request, w)).cloned().collect();
+        let bytes = image.into_bytes().map_err(|e| {
+            link_failure(&LinkError::ReadCode { what: "the inputs".to_string(), message: e.to_string() })
+        })?;
+        Ok((bytes, warnings))
+    })
+}
+
+/// Reads the request's files, links them in memory and hands the link's
+/// options, inputs and image to `then`; writes nothing.
+fn linked_in_memory<T>(
+    request: &LinkRequest,
+    reporter: &mut Reporter,
+    then: impl FnOnce(&LinkOptions, &[Input<'_>], develf_link::Image<'_>) -> Result<T, LinkFailure>,
+) -> Result<T, LinkFailure> {
     let loaded = load_files(request, reporter).map_err(LinkFailure::fatal)?;
     let gathered = gather_objects(&loaded, request, reporter)?;
     let sources = loaded.code.sources();
     let inputs = object_inputs(&gathered, &sources);
-    let image = develf_link::link_image(&link_options(request, &gathered), &inputs).map_err(|e| link_failure(&e))?;
-    let warnings = image.warnings().iter().filter(|w| shown(request, w)).cloned().collect();
-    let bytes = image
-        .into_bytes()
-        .map_err(|e| link_failure(&LinkError::ReadCode { what: "the inputs".to_string(), message: e.to_string() }))?;
-    Ok((bytes, warnings))
+    let options = link_options(request, &gathered);
+    let image = develf_link::link_image(&options, &inputs).map_err(|e| link_failure(&e))?;
+    then(&options, &inputs, image)
 }
 
 /// What `-dump-callgraph` prints after a link that succeeded (`image` is
@@ -1927,13 +1940,7 @@ fn callgraph_text(
 
 /// [`link_bytes`]'s link, returning what `-dump-callgraph` prints for it.
 pub fn link_callgraph_text(request: &LinkRequest, reporter: &mut Reporter) -> Result<String, LinkFailure> {
-    let loaded = load_files(request, reporter).map_err(LinkFailure::fatal)?;
-    let gathered = gather_objects(&loaded, request, reporter)?;
-    let sources = loaded.code.sources();
-    let inputs = object_inputs(&gathered, &sources);
-    let options = link_options(request, &gathered);
-    let image = develf_link::link_image(&options, &inputs).map_err(|e| link_failure(&e))?;
-    Ok(callgraph_text(request, &options, &inputs, &image))
+    linked_in_memory(request, reporter, |options, inputs, image| Ok(callgraph_text(request, options, inputs, &image)))
 }
 
 /// Reads the inputs, links, writes the output. The output appears only when
@@ -2447,6 +2454,17 @@ fn own_class_references(text: &str) -> String {
     format!("{function}{parameters}")
 }
 
+/// Whether `c` can be part of an identifier.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Whether a name can start at byte `at` of `text` (no identifier
+/// character before it).
+fn starts_word(text: &str, at: usize) -> bool {
+    text[..at].chars().next_back().is_none_or(|c| !is_word_char(c))
+}
+
 /// Operator names as nvlink spells them: a space after `operator` before a
 /// symbol (`__half2::operator =(..)`) and after `new`/`delete` before the
 /// parameters (`operator new (unsigned long, void *)`; sweep27 p280, p281
@@ -2455,7 +2473,7 @@ fn spaced_operators(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 4);
     let mut rest = text;
     while let Some(at) = rest.find("operator") {
-        let starts_name = rest[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let starts_name = starts_word(rest, at);
         let after = &rest[at + "operator".len()..];
         out.push_str(&rest[..at + "operator".len()]);
         rest = after;
@@ -2463,7 +2481,7 @@ fn spaced_operators(text: &str) -> String {
             continue;
         }
         match after.chars().next() {
-            Some(c) if !(c.is_alphanumeric() || c == '_' || c == ' ') => out.push(' '),
+            Some(c) if !(is_word_char(c) || c == ' ') => out.push(' '),
             Some(' ') => {
                 for word in [" new[]", " delete[]", " new", " delete"] {
                     if after.strip_prefix(word).is_some_and(|p| p.starts_with('(')) {
@@ -2623,10 +2641,8 @@ fn without_internal_namespaces(text: &str) -> String {
     let mut rest = text;
     while let Some(at) = rest.find("_INTERNAL_") {
         // Only at the start of a name (not inside another identifier).
-        let starts_name = rest[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-        let end = rest[at..]
-            .find("::")
-            .filter(|&e| starts_name && rest[at..at + e].chars().all(|c| c.is_alphanumeric() || c == '_'));
+        let starts_name = starts_word(rest, at);
+        let end = rest[at..].find("::").filter(|&e| starts_name && rest[at..at + e].chars().all(is_word_char));
         match end {
             Some(e) => {
                 out.push_str(&rest[..at]);
@@ -2844,7 +2860,7 @@ fn qualifier_first(text: &str, qualifier: &str) -> String {
     let mut rest = text;
     while let Some(at) = rest.find(&spaced) {
         let after = &rest[at + spaced.len()..];
-        let word_boundary = after.chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let word_boundary = after.chars().next().is_none_or(|c| !is_word_char(c));
         let head = &rest[..at];
         // A builtin type of several words moves whole (`unsigned int const *`
         // prints `const unsigned int *`, `long long const` `const long long`;
@@ -2860,8 +2876,8 @@ fn qualifier_first(text: &str, qualifier: &str) -> String {
         // A name, its template arguments included (`thread_block_tile<T2,
         // void> const &` prints `const thread_block_tile<T2, void> &`;
         // fixture cgt `-G`); not a pointer (`Shape *const *`).
-        let is_name = word.starts_with(|c: char| c.is_alphanumeric() || c == '_')
-            && word.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '>')
+        let is_name = word.starts_with(is_word_char)
+            && word.ends_with(|c: char| is_word_char(c) || c == '>')
             && !matches!(word, "const" | "volatile");
         if word_boundary && is_name {
             out.push_str(&head[..start]);

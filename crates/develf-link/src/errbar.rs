@@ -65,7 +65,7 @@ const OP_CGAERRBAR: u64 = 0x5ab;
 pub(crate) type Pattern = (u64, u64, u64, u64);
 const NOP: Pattern = (0xfff, OP_NOP, 0, 0);
 const ENDCOLLECTIVE: Pattern = (0xfff, 0x91b, 0, 0);
-const WARPSYNC: Pattern = (0xfff, 0x348, 0, 0);
+const WARPSYNC: Pattern = (0xfff, OP_WARPSYNC, 0, 0);
 /// `B2R.RESULT` after a `BAR.RED`: never counted in a capsule (fresh
 /// `bits_kernel`: 46 for 48 instructions, `__syncthreads_count` and
 /// `__syncthreads_or` each leave one; all 58 capsules of the sm_100+
@@ -394,9 +394,8 @@ fn collective_numbering_from_end(code: &[u8], count: usize) -> Option<Vec<Option
     let words = instruction_words(code);
     let mut collective = false;
     let mut emulated = false;
-    let (numbers, n) = numbering_by(&words, |_, w @ &(lo, hi)| {
-        let op = lo & 0xfff;
-        if matches!(op, OP_WARPSYNC_ALL | 0x348) && hi & WARPSYNC_COLLECTIVE != 0 {
+    let (numbers, n) = numbering_by(&words, |_, w| {
+        if opens_collective_either(w) {
             collective = true;
             emulated = false;
             return true;
@@ -931,6 +930,13 @@ fn opens_collective(&(lo, hi): &(u64, u64)) -> bool {
     lo & 0xfff == OP_WARPSYNC_ALL && hi & WARPSYNC_COLLECTIVE != 0
 }
 
+/// `WARPSYNC.COLLECTIVE`, `.ALL` or on a register (`WARPSYNC.COLLECTIVE
+/// R15, 0x610`): either opens a collective region, whose end it names as a
+/// `BRA` names its target.
+fn opens_collective_either(&(lo, hi): &(u64, u64)) -> bool {
+    matches!(lo & 0xfff, OP_WARPSYNC_ALL | OP_WARPSYNC) && hi & WARPSYNC_COLLECTIVE != 0
+}
+
 /// `BSSY`'s reconvergence point: a signed byte offset from the next
 /// instruction in bits 32..63 (fixture sync_spin: `BSSY B0, 0x1a0` at 0x30
 /// holds 0x160; 0x110 once the fence workaround before it is gone).
@@ -1068,7 +1074,7 @@ fn apply(code: &[u8], words: &[(u64, u64)], edits: &[Edit], exits: Vec<ExitChang
     start.push(16 * out.len() as u64);
     // Branches and `BSSY` reconvergence points keep their targets: an
     // instruction's new start (fence removal: sync_spin's `BSSY`).
-    for (i, &(lo, hi)) in words.iter().enumerate() {
+    for (i, w @ &(lo, _)) in words.iter().enumerate() {
         let bssy = lo & 0xfff == OP_BSSY;
         // `BRX Rn, -next`: an indirect branch to a function offset in `Rn`,
         // its offset field the negated address of the next instruction (a
@@ -1079,8 +1085,7 @@ fn apply(code: &[u8], words: &[(u64, u64)], edits: &[Edit], exits: Vec<ExitChang
         // as a `BRA`'s target (sweep28 p293 `-Xptxas -O0` `k_cluster_rt`, a
         // cluster sync's fallback: `WARPSYNC.COLLECTIVE.ALL 0x2c0` becomes
         // 0x270 once the fence workaround inside goes; sm_100/sm_120 exec).
-        let collective = matches!(lo & 0xfff, OP_WARPSYNC_ALL | OP_WARPSYNC) && hi & WARPSYNC_COLLECTIVE != 0;
-        let jumps = bssy || collective || matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM | OP_BRX);
+        let jumps = bssy || opens_collective_either(w) || matches!(lo & 0xfff, OP_BRA | OP_BRA_UNIFORM | OP_BRX);
         if !jumps || edits.iter().any(|e| e.at == i && e.word.is_none()) {
             continue;
         }
