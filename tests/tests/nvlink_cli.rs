@@ -669,6 +669,17 @@ fn demangled_names_read_as_nvlinks() {
             "_ZN34_INTERNAL_bfcbe4f1_4_c_cu_d1a5b2884cuda3std3__418__cuda_atomic_loadIjEEvPKT_RS4_NS2_17integral_constantINS2_22__atomic_cuda_memorderELS9_2EEENS2_25__atomic_cuda_operand_tagILNS2_21__atomic_cuda_operandE3ELm32EEENS2_24__thread_scope_block_tagENS8_IbLb0EEE",
             "void cuda::std::__4::__cuda_atomic_load<unsigned int>(const T1 *, T1 &, cuda::std::__4::integral_constant<cuda::std::__4::__atomic_cuda_memorder, (cuda::std::__4::__atomic_cuda_memorder)2>, cuda::std::__4::__atomic_cuda_operand_tag<(cuda::std::__4::__atomic_cuda_operand)3, (unsigned long)32>, cuda::std::__4::__thread_scope_block_tag, cuda::std::__4::integral_constant<bool, (bool)0>)",
         ),
+        // sweep28 p292 `-G` (nvlink 13.5): a pointer to a template parameter
+        // that first opened a nested name has no space; sweep26 p272 `-G`:
+        // one that first stood in template arguments has.
+        (
+            "_ZN4cuda3std3__427__atomic_fetch_add_dispatchIKNS1_20__atomic_ref_storageIjEEjNS1_24__thread_scope_block_tagELi0EEENT_14__underlying_tEPS7_T0_NS1_12memory_orderET1_",
+            "T1::__underlying_t cuda::std::__4::__atomic_fetch_add_dispatch<const cuda::std::__4::__atomic_ref_storage<unsigned int>, unsigned int, cuda::std::__4::__thread_scope_block_tag, (int)0>(T1*, T2, cuda::std::__4::memory_order, T3)",
+        ),
+        (
+            "_ZN33_INTERNAL_178b7c21_4_a_cu_m_count10tex1DfetchIfEEN15__nv_itex_traitIT_E4typeEPS2_yi",
+            "__nv_itex_trait<T1>::type tex1Dfetch<float>(T1 *, unsigned long long, int)",
+        ),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

@@ -2410,7 +2410,9 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     }
     // A const pointer: `Shape *const *` (sweep27 p280); template argument
     // lists closed together (`reduce<blk::Sum<int>>`; fixtures sco, tl).
-    let mut out = own_class_references(&spaced_operators(&out.replace("* const", "*const").replace("> >", ">>")));
+    let mut out = own_class_references(&spaced_operators(&out.replace("* const", "*const").replace("> >", ">>")))
+        .replace(&format!("{NESTED_PARAMETER_MARK} *"), "*")
+        .replace(NESTED_PARAMETER_MARK, "");
     if deleting {
         out.push_str(" [deleting]");
     }
@@ -2704,7 +2706,10 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                     if b.get(i + 1 + n) != Some(&b'_') || b.get(i + 2 + n) == Some(&b'I') {
                         return None;
                     }
-                    out.push_str(&parameter_class(&name[i + 1..i + 1 + n])?);
+                    // A parameter that opens a nested name (`NT_14__underlying_tE`)
+                    // is marked: a pointer to it prints without the space.
+                    let prefix = i > 0 && b[i - 1] == b'N';
+                    out.push_str(&parameter_class_marked(&name[i + 1..i + 1 + n], prefix)?);
                     changed = true;
                     i += n + 2;
                 } else if b"sue".contains(&next) {
@@ -2823,10 +2828,25 @@ fn nvlink_spelling(name: &str) -> Option<String> {
 /// Template parameter `T<digits>_` as the class nvlink's demangler names
 /// it, a mangled source name: `T_` is `2T1`, `T0_` `2T2`, `T1_` `2T3`.
 fn parameter_class(digits: &str) -> Option<String> {
+    parameter_class_marked(digits, false)
+}
+
+/// [`parameter_class`], with [`NESTED_PARAMETER_MARK`] after the name when
+/// the parameter opens a nested name.
+fn parameter_class_marked(digits: &str, nested: bool) -> Option<String> {
     let index: usize = if digits.is_empty() { 1 } else { digits.parse::<usize>().ok()? + 2 };
-    let spelled = format!("T{index}");
+    let spelled = format!("T{index}{}", if nested { NESTED_PARAMETER_MARK } else { "" });
     Some(format!("{}{spelled}", spelled.len()))
 }
+
+/// Appended to a template parameter's class name where the parameter opens
+/// a nested name (`T_::__underlying_t`), and taken out after demangling.
+/// nvlink's demangler writes a pointer to such a parameter, named again by
+/// its substitution, without the space: `__atomic_fetch_add_dispatch<..>(T1*,
+/// T2, ..)` and `(const T1*, ..)`, beside `T1 *` everywhere else (sweep28
+/// p292 `-G`, libcu++'s `atomic_ref`; sweep26 p272's `tex1Dfetch<float>(T1
+/// *, ..)`, whose `T_` first stands in a template's arguments).
+const NESTED_PARAMETER_MARK: &str = "NvNestedPrefix";
 
 /// The builtin types whose names are several words, longest first.
 const MULTIWORD_TYPES: [&str; 9] = [
