@@ -136,8 +136,13 @@ const RELEASE_FENCES: [Pattern; 2] = [(0xfff, 0x992, 0xf000, 0xa000), (0xfff, 0x
 /// scope): count 100 for 103, and the fences' marks where nvlink rewrites
 /// them (sm_100/sm_120 exec; fixture `relfence`). gcall `kcl`'s pair after
 /// its 0xa000 fence (`FENCE_CAPSULE_NUMBERING`) may be the same thing; not
-/// checked.
-fn release_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
+/// checked. With the window-pointer moves left out too where that alone
+/// does not pair up (sweep28 p292 `k_scoped`: a shared-memory
+/// `cuda::atomic_ref` makes the generic window pointer, and count 107 for
+/// 140 instructions pairs up only with both; its fence record's mark, 10
+/// instructions, spans the workaround, the fence, its error barriers, the
+/// `fetch_or` and its `CCTL.IVALL`; sm_100/sm_120 exec, fixture `scoped`).
+fn release_numbering(code: &[u8], count: usize) -> Option<Vec<Option<usize>>> {
     let words = instruction_words(code);
     let mut released = vec![false; words.len()];
     for (i, w) in words.iter().enumerate() {
@@ -148,8 +153,7 @@ fn release_numbering(code: &[u8]) -> (Vec<Option<usize>>, usize) {
             }
         }
     }
-    let fullest = CAPSULE_NUMBERINGS[3];
-    numbering_by(&words, |i, w| released[i] || fullest.iter().any(|&p| matches(w, p)))
+    numbering_left_out(&words, count, &[CAPSULE_NUMBERINGS[3]], &released)
 }
 
 /// `FENCE.VIEW.ASYNC.S` (`fence.proxy.async.shared::cta`), the fence of the
@@ -187,21 +191,33 @@ pub(crate) const CAPSULE_NUMBERINGS: [&[Pattern]; 4] = [
 /// set-ups ([`waterfall_predicate_setups`]) left out too, then with both;
 /// `None` when none does.
 pub(crate) fn capsule_numbering(code: &[u8], count: usize, numberings: &[&[Pattern]]) -> Option<Vec<Option<usize>>> {
-    let words = instruction_words(code);
+    numbering_left_out(&instruction_words(code), count, numberings, &[])
+}
+
+/// [`capsule_numbering`] of `words` with the instructions `left_out` marks
+/// left out as well.
+fn numbering_left_out(
+    words: &[(u64, u64)],
+    count: usize,
+    numberings: &[&[Pattern]],
+    left_out: &[bool],
+) -> Option<Vec<Option<usize>>> {
     let number = |fused: &[bool]| {
         numberings
             .iter()
-            .map(|left_out| {
-                numbering_by(&words, |i, w| {
-                    fused.get(i).copied().unwrap_or(false) || left_out.iter().any(|&p| matches(w, p))
+            .map(|patterns| {
+                numbering_by(words, |i, w| {
+                    fused.get(i).copied().unwrap_or(false)
+                        || left_out.get(i).copied().unwrap_or(false)
+                        || patterns.iter().any(|&p| matches(w, p))
                 })
             })
             .find(|(_, n)| *n == count)
             .map(|(v, _)| v)
     };
     number(&[]).or_else(|| {
-        let pairs = window_pointer_pairs(&words);
-        let setups = waterfall_predicate_setups(&words);
+        let pairs = window_pointer_pairs(words);
+        let setups = waterfall_predicate_setups(words);
         let both: Vec<bool> = pairs.iter().zip(&setups).map(|(&a, &b)| a || b).collect();
         [pairs, setups, both].iter().filter(|f| f.contains(&true)).find_map(|f| number(f))
     })
@@ -771,7 +787,7 @@ fn fence_removals(words: &[(u64, u64)]) -> Option<Vec<bool>> {
 pub(crate) fn fallback_numbering(code: &[u8], count: usize, numberings: &[&[Pattern]]) -> Option<Vec<Option<usize>>> {
     capsule_numbering(code, count, numberings)
         .or_else(|| capsule_numbering(code, count, &[FENCE_CAPSULE_NUMBERING]))
-        .or_else(|| Some(release_numbering(code)).filter(|(_, n)| *n == count).map(|(v, _)| v))
+        .or_else(|| release_numbering(code, count))
         .or_else(|| Some(grid_sync_numbering(code)).filter(|(_, n)| *n == count).map(|(v, _)| v))
 }
 
