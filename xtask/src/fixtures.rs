@@ -662,6 +662,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("fbr_c", "fbr_c.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("fbend", "fbend.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     nvcc_with("rsu-G", "rsu.cu", &["-G"], Archs::Only(RSU_ARCHS)),
+    nvcc_with("wsts_a-G", "wsts_a.cu", &["-G"], Archs::Only(INDIR_ARCHS)),
+    cu("wsts_b", "wsts_b.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
     nvcc_with("fbo_a-G", "fbo_a.cu", &["-G"], Archs::Only(WCB_ARCHS)),
     cu("fbo_b", "fbo_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     cu("wfc_a", "wfc_a.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
@@ -2017,6 +2019,12 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 7.2: RESERVED_SMEM_USED appended to the kernels reaching a
     // function with it (sweep9).
     GroupSpec { name: "rsu", inputs: &[Abi8("rsu-G")], flags: &[], archs: Archs::Only(RSU_ARCHS) },
+    GroupSpec {
+        name: "wsts-g",
+        inputs: &[Abi8("wsts_a-G"), Abi8("wsts_b")],
+        flags: &["-g"],
+        archs: Archs::Only(INDIR_ARCHS),
+    },
     // U25, rule 6.1: banks placed by each function's first copy in input
     // order, whichever copy is kept (sweep2 p44).
     GroupSpec {

@@ -401,6 +401,14 @@ impl<'a> Context<'_, 'a> {
             // `.debug_info`: 0x3ff with ptxas's addend 0x400, sm_90 and
             // sm_120, session 5).
             None if resolved.state == SymbolState::Dead => u64::MAX,
+            // A variable no kept code places in a window, named outside
+            // code in an executable: -1 too. A weak function's losing `-G`
+            // copy was the only user of its local static `__shared__`
+            // (sweep29 p300 `mixG-a`: a.cu's `-G` `warp_reduce_op<float,
+            // maximum>` loses to b.cu's `-O3` copy, which has no `ts`; nvlink
+            // writes all ones at its `DW_OP_addr`, sm_75). Code keeps 0
+            // (fixture `pun-pr-relink`: the orphan `pun_orphan`'s variable).
+            None if self.layout.executable && !code => u64::MAX,
             None => 0,
         }
     }
