@@ -680,6 +680,12 @@ fn demangled_names_read_as_nvlinks() {
             "_ZN33_INTERNAL_178b7c21_4_a_cu_m_count10tex1DfetchIfEEN15__nv_itex_traitIT_E4typeEPS2_yi",
             "__nv_itex_trait<T1>::type tex1Dfetch<float>(T1 *, unsigned long long, int)",
         ),
+        // sweep29 p300 (nvlink 13.5): a pack expansion of a template
+        // parameter.
+        (
+            "_Z7apply_nIZ10k_lambda_aPfifEUlffiE_JffiEEfT_DpT0_",
+            "float apply_n<k_lambda_a(float *, int, float)::[lambda(float, float, int) (instance 1)], float, float, int>(T1, T2...)",
+        ),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

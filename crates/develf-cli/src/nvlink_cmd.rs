@@ -2412,7 +2412,8 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     // lists closed together (`reduce<blk::Sum<int>>`; fixtures sco, tl).
     let mut out = own_class_references(&spaced_operators(&out.replace("* const", "*const").replace("> >", ">>")))
         .replace(&format!("{NESTED_PARAMETER_MARK} *"), "*")
-        .replace(NESTED_PARAMETER_MARK, "");
+        .replace(NESTED_PARAMETER_MARK, "")
+        .replace(PACK_EXPANSION_MARK, "...");
     if deleting {
         out.push_str(" [deleting]");
     }
@@ -2709,7 +2710,8 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                     // A parameter that opens a nested name (`NT_14__underlying_tE`)
                     // is marked: a pointer to it prints without the space.
                     let prefix = i > 0 && b[i - 1] == b'N';
-                    out.push_str(&parameter_class_marked(&name[i + 1..i + 1 + n], prefix)?);
+                    let mark = if prefix { NESTED_PARAMETER_MARK } else { "" };
+                    out.push_str(&parameter_class_with(&name[i + 1..i + 1 + n], mark)?);
                     changed = true;
                     i += n + 2;
                 } else if b"sue".contains(&next) {
@@ -2762,6 +2764,18 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                 if next.is_ascii_digit() || b"nacishdefu".contains(&next) {
                     out.push_str(&name[i..i + 2]);
                     i += 2;
+                } else if next == b'p' && b.get(i + 2) == Some(&b'T') {
+                    // A pack expansion of a template parameter (`DpT0_`)
+                    // prints as nvlink's demangler writes it, `T2...`
+                    // (sweep29 p300's `apply_n<..>(T1, T2...)`).
+                    let n = digits(i + 3);
+                    if b.get(i + 3 + n) != Some(&b'_') {
+                        return None;
+                    }
+                    out.push_str("Dp");
+                    out.push_str(&parameter_class_with(&name[i + 3..i + 3 + n], PACK_EXPANSION_MARK)?);
+                    changed = true;
+                    i += n + 4;
                 } else if next == b'v' {
                     let n = digits(i + 2);
                     if b.get(i + 2 + n) != Some(&b'_') {
@@ -2828,16 +2842,20 @@ fn nvlink_spelling(name: &str) -> Option<String> {
 /// Template parameter `T<digits>_` as the class nvlink's demangler names
 /// it, a mangled source name: `T_` is `2T1`, `T0_` `2T2`, `T1_` `2T3`.
 fn parameter_class(digits: &str) -> Option<String> {
-    parameter_class_marked(digits, false)
+    parameter_class_with(digits, "")
 }
 
-/// [`parameter_class`], with [`NESTED_PARAMETER_MARK`] after the name when
-/// the parameter opens a nested name.
-fn parameter_class_marked(digits: &str, nested: bool) -> Option<String> {
+/// [`parameter_class`] with `mark` after the name ([`NESTED_PARAMETER_MARK`],
+/// [`PACK_EXPANSION_MARK`]), which is taken out after demangling.
+fn parameter_class_with(digits: &str, mark: &str) -> Option<String> {
     let index: usize = if digits.is_empty() { 1 } else { digits.parse::<usize>().ok()? + 2 };
-    let spelled = format!("T{index}{}", if nested { NESTED_PARAMETER_MARK } else { "" });
+    let spelled = format!("T{index}{mark}");
     Some(format!("{}{spelled}", spelled.len()))
 }
+
+/// Appended to a template parameter's class name where a pack expansion
+/// names it, and replaced by `...` after demangling.
+const PACK_EXPANSION_MARK: &str = "NvPackExpansion";
 
 /// Appended to a template parameter's class name where the parameter opens
 /// a nested name (`T_::__underlying_t`), and taken out after demangling.
