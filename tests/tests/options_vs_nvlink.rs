@@ -260,6 +260,40 @@ fn callgraph_dumps_are_nvlinks() {
     assert!(blocks.len() >= 39 && raised >= 15, "{}: fewer links than expected", path.display());
 }
 
+/// `-v`: nvlink's report of the output's resources
+/// (`options/resource-reports.sh`), line for line, for executables and `-r`
+/// outputs on both sides of sm_100.
+#[test]
+fn resource_reports_are_nvlinks() {
+    let dir = fixtures_dir();
+    let path = dir.join("options/resource-reports.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    for line in text.lines().skip(1) {
+        match line.strip_prefix("$ ") {
+            Some(command) => blocks.push((command.to_string(), String::new())),
+            None if line.starts_with("nvlink info") => {
+                let report = &mut blocks.last_mut().expect("a command first").1;
+                report.push_str(line);
+                report.push('\n');
+            }
+            None => {}
+        }
+    }
+    for (command, theirs) in &blocks {
+        let (request, mut reporter) = fixture_link(&dir, command);
+        let (bytes, _) = nvlink_cmd::link_bytes_and_warnings(&request, &mut reporter)
+            .unwrap_or_else(|f| panic!("{command}: {}", f.message));
+        let lines = develf_cli::resource_report::resource_report(&bytes, request.relocatable)
+            .unwrap_or_else(|| panic!("{command}: no report"));
+        let ours: String = lines.iter().map(|l| format!("nvlink info    : {l}\n")).collect();
+        assert_eq!(&ours, theirs, "{command}");
+    }
+    let has = |what: &str| blocks.iter().filter(|(_, r)| r.contains(what)).count();
+    assert!(blocks.len() >= 15, "{}: fewer links than expected", path.display());
+    assert!(has("cmem[3]") >= 2 && has("cmem[2]") >= 2 && has("textures") >= 3, "{}: coverage", path.display());
+}
+
 /// `-Xptxas` (a list, repeatable) and the two warning suppressions parse
 /// as nvlink takes them; their effects are checked against nvlink's output
 /// in ptx_jit.rs and `stack_size_warnings_are_nvlinks`.

@@ -11,5 +11,6 @@ pub mod model;
 pub mod nvlink_cmd;
 pub mod output_file;
 pub mod ptx_jit;
+pub mod resource_report;
 pub mod text;
 pub mod zebin_dump;

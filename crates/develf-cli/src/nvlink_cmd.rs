@@ -19,6 +19,7 @@
 //! errors (as nvlink's `Undefined reference`) and for warnings under `-Werror`.
 
 use crate::output_file::{write_atomically, write_atomically_to_file};
+use crate::resource_report::resource_report;
 use develf_format::header::Arch;
 use develf_link::{Input, LinkError, LinkOptions, OutputKind};
 use develf_parse::ar::Archive;
@@ -49,6 +50,8 @@ pub enum OptionId {
     DumpCallgraph,
     DumpCallgraphNoDemangle,
     Verbose,
+    /// `-v2`: accepted; nvlink 13.5 prints nothing for it alone.
+    Verbose2,
     DisableWarnings,
     WarningAsError,
     OptionsFile,
@@ -450,7 +453,7 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "Variables that are used (substrings); the others may be removed.",
     ),
     opt("verbose", Some("v"), Nothing, O::Verbose, "", "Verbose mode."),
-    opt("verbose2", Some("v2"), Nothing, O::Verbose, "", "Extended verbose mode."),
+    opt("verbose2", Some("v2"), Nothing, O::Verbose2, "", "Extended verbose mode."),
     opt("version", Some("V"), Nothing, O::Version, "", "Print version information."),
     opt("warning-as-error", Some("Werror"), Nothing, O::WarningAsError, "", "Make all warnings into errors."),
     // Hidden in nvlink's help, passed by nvcc -dlink; both dash forms work.
@@ -675,6 +678,7 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
                 parsed.dump_callgraph = Some(demangle);
             }
             O::Verbose => parsed.verbose = true,
+            O::Verbose2 => {}
             O::DisableWarnings => parsed.disable_warnings = true,
             O::WarningAsError => parsed.warning_as_error = true,
             O::OptionsFile => {
@@ -2064,19 +2068,28 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     if request.dump_callgraph.is_some() {
         eprint!("{}", callgraph_text(request, &options, &inputs, &image));
     }
+    // `-v`: nvlink's resource report, read back from the output (after
+    // the warnings, as nvlink prints it); develf's own style adds a summary.
+    if request.verbose {
+        let mut bytes = Vec::new();
+        let report = image.write_to(&mut bytes).ok().and_then(|()| resource_report(&bytes, request.relocatable));
+        for line in report.unwrap_or_default() {
+            reporter.info(&line);
+        }
+        if matches!(reporter.style, Style::Develf) {
+            let input_bytes: usize = inputs.iter().map(|i| i.bytes.len()).sum();
+            reporter.info(&format!(
+                "linked {} device objects ({input_bytes} bytes) into '{}' ({} bytes) in {:.3} s",
+                inputs.len(),
+                request.output.display(),
+                output_bytes,
+                start.elapsed().as_secs_f64()
+            ));
+        }
+    }
     // The process ends after this: freeing the link's state would only cost
     // time (Image's `state`).
     std::mem::forget(image);
-    if request.verbose {
-        let input_bytes: usize = inputs.iter().map(|i| i.bytes.len()).sum();
-        reporter.info(&format!(
-            "linked {} device objects ({input_bytes} bytes) into '{}' ({} bytes) in {:.3} s",
-            inputs.len(),
-            request.output.display(),
-            output_bytes,
-            start.elapsed().as_secs_f64()
-        ));
-    }
     // Nor the inputs: a big link's 20 MB of buffers and hundreds of open
     // files are the system's to release at exit.
     std::mem::forget(inputs);

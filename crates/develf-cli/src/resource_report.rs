@@ -1,0 +1,153 @@
+//! What `nvlink -v` prints after a link: the output's global memory and,
+//! per kernel, its resources, read back from the linked cubin.
+//!
+//! nvlink 13.5's report, checked against its `-v` on all 1,716 fixture links
+//! (sm_75..sm_121, executables and `-r`):
+//!
+//! ```text
+//! nvlink info    : 5079 bytes gmem, 288 bytes cmem[3]
+//! nvlink info    : Function properties for '_Z8k_sort_cPii':
+//! nvlink info    : used 41 registers, used 1 barriers, 0 stack, 4640 bytes smem, 364 bytes cmem[0], 0 bytes lmem
+//! ```
+//!
+//! * `gmem` is `.nv.global` and `.nv.global.init` together; `cmem[3]`, the
+//!   module's constant bank, is named where the output has one.
+//! * The kernels come in the reverse order of their code's section headers
+//!   (file-local kernels among the others, libcudadevrt's where its code
+//!   is; sweep29 p303, p304).
+//! * Registers are the `.nv.info` `EIATTR_REGCOUNT`; the stack is
+//!   `EIATTR_MIN_STACK_SIZE` (or `EIATTR_MAX_STACK_SIZE`, 0 where it cannot be
+//!   determined, -1), and in an executable at least the kernel's
+//!   `EIATTR_FRAME_SIZE`; `smem` is the kernel's `.nv.shared.<kernel>`, less
+//!   the 1 KB reserved area on sm_100+ executables; `cmem[N]` each
+//!   `.nv.constant<N>.<kernel>`; `lmem` its `.nv.local.<kernel>`.
+//! * On sm_100 and later nvlink names no constant bank, neither the module's
+//!   nor the kernels'.
+//! * In an executable before sm_100, a kernel whose code or constant bank
+//!   names texture or surface references (`.texref`, `.surfref`) ends with
+//!   how many of each (`, 1 textures, 1 surfaces`: fixture `ptx`,
+//!   sm_75..sm_90a; not on sm_100, sm_100a, sm_120, nor under `-r`).
+//! * The barrier count is the kernel's `EIATTR_NUM_BARRIERS`; a kernel
+//!   without one repeats the count printed before it. nvlink's count for a
+//!   first kernel without one is not the output's (0 to 11 across the
+//!   fixtures, whatever its variable last held); develf prints 0, nvlink's
+//!   most frequent.
+
+use develf_format::nvinfo::{
+    EIATTR_FRAME_SIZE, EIATTR_MAX_STACK_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_NUM_BARRIERS, EIATTR_REGCOUNT,
+};
+use develf_format::symbol::{STO_CUDA_ENTRY, STT_CUDA_SURFACE, STT_CUDA_TEXTURE};
+use develf_parse::cubin::Cubin;
+use std::collections::HashMap;
+
+/// `STT_FUNC`.
+const STT_FUNC: u8 = 2;
+/// The shared memory sm_100+ executables reserve at the start of every
+/// kernel's window, which nvlink's `smem` leaves out.
+const MERCURY_RESERVED_SHARED: u64 = 1024;
+/// The constant banks a kernel can have (`.nv.constant0` .. `.nv.constant17`).
+const CONSTANT_BANKS: u32 = 18;
+
+/// The report's lines, without nvlink's `info` prefix; `None` when `output`
+/// is not a cubin develf can read.
+pub fn resource_report(output: &[u8], relocatable: bool) -> Option<Vec<String>> {
+    let cubin = Cubin::parse(output).ok()?;
+    let mercury = cubin.target().is_some_and(|arch| arch.sm >= 100);
+    let size_of = |name: &str| cubin.sections().iter().find(|s| s.name == name).map(|s| s.size);
+    let mut lines = Vec::new();
+    let gmem = size_of(".nv.global").unwrap_or(0) + size_of(".nv.global.init").unwrap_or(0);
+    lines.push(match size_of(".nv.constant3").filter(|_| !mercury) {
+        Some(bank) => format!("{gmem} bytes gmem, {bank} bytes cmem[3]"),
+        None => format!("{gmem} bytes gmem"),
+    });
+    let function_values = function_values(&cubin);
+    let mut barriers = 0u32;
+    let mut kernels: Vec<_> =
+        cubin.symbols().iter().filter(|s| s.st_type == STT_FUNC && s.other & STO_CUDA_ENTRY != 0).collect();
+    kernels.sort_by_key(|kernel| std::cmp::Reverse(kernel.section_index()));
+    for kernel in kernels {
+        let name = kernel.name;
+        let value = |attribute: u8| function_values.get(&(attribute, kernel.index)).copied();
+        if let Some(count) = kernel_barriers(&cubin, name) {
+            barriers = count;
+        }
+        let registers = value(EIATTR_REGCOUNT).unwrap_or(0);
+        let stack = value(EIATTR_MIN_STACK_SIZE).or_else(|| value(EIATTR_MAX_STACK_SIZE)).unwrap_or(0);
+        let stack = if stack == u32::MAX { 0 } else { stack };
+        let stack = if relocatable { stack } else { stack.max(value(EIATTR_FRAME_SIZE).unwrap_or(0)) };
+        let shared = size_of(&format!(".nv.shared.{name}")).unwrap_or(0);
+        let shared = if mercury && !relocatable { shared.saturating_sub(MERCURY_RESERVED_SHARED) } else { shared };
+        let mut banks = String::new();
+        if !mercury {
+            for bank in 0..CONSTANT_BANKS {
+                if let Some(size) = size_of(&format!(".nv.constant{bank}.{name}")) {
+                    banks.push_str(&format!("{size} bytes cmem[{bank}], "));
+                }
+            }
+        }
+        let local = size_of(&format!(".nv.local.{name}")).unwrap_or(0);
+        let mut references = String::new();
+        if !relocatable && !mercury {
+            let (textures, surfaces) = references_named(&cubin, name);
+            for (count, what) in [(textures, "textures"), (surfaces, "surfaces")] {
+                if count > 0 {
+                    references.push_str(&format!(", {count} {what}"));
+                }
+            }
+        }
+        lines.push(format!("Function properties for '{name}':"));
+        lines.push(format!(
+            "used {registers} registers, used {barriers} barriers, {stack} stack, {shared} bytes smem, {banks}{local} bytes lmem{references}"
+        ));
+    }
+    Some(lines)
+}
+
+/// The `.nv.info` records that give a function a value (`{ symbol, value }`),
+/// by (attribute, symbol index).
+fn function_values(cubin: &Cubin<'_>) -> HashMap<(u8, usize), u32> {
+    let mut values = HashMap::new();
+    for records in cubin.record_sections().filter(|r| !r.compat && r.section.name == ".nv.info") {
+        for record in records.records().flatten() {
+            let word = |at: usize| record.payload.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            if let (Some(symbol), Some(value)) = (word(0), word(4)) {
+                values.insert((record.attribute, symbol as usize), value);
+            }
+        }
+    }
+    values
+}
+
+/// How many texture and surface references the relocations of the kernel's
+/// code and constant bank name (each counted once).
+fn references_named(cubin: &Cubin<'_>, kernel: &str) -> (usize, usize) {
+    let own = [format!(".text.{kernel}"), format!(".nv.constant0.{kernel}")];
+    let mut named: Vec<(u8, u32)> = Vec::new();
+    for relocations in cubin.relocation_sections() {
+        let patched = cubin.sections().get(relocations.target as usize).map_or("", |s| s.name);
+        if !own.iter().any(|name| name == patched) {
+            continue;
+        }
+        for relocation in relocations.entries() {
+            let Some(symbol) = cubin.symbols().get(relocation.symbol as usize) else { continue };
+            if matches!(symbol.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE)
+                && !named.contains(&(symbol.st_type, relocation.symbol))
+            {
+                named.push((symbol.st_type, relocation.symbol));
+            }
+        }
+    }
+    let count = |kind: u8| named.iter().filter(|(t, _)| *t == kind).count();
+    (count(STT_CUDA_TEXTURE), count(STT_CUDA_SURFACE))
+}
+
+/// The kernel's own `EIATTR_NUM_BARRIERS`, in `.nv.info.<kernel>`.
+fn kernel_barriers(cubin: &Cubin<'_>, kernel: &str) -> Option<u32> {
+    let section = format!(".nv.info.{kernel}");
+    cubin
+        .record_sections()
+        .filter(|r| !r.compat && r.section.name == section)
+        .flat_map(|r| r.records().flatten())
+        .find(|record| record.attribute == EIATTR_NUM_BARRIERS)
+        .map(|record| u32::from(record.value & 0xff))
+}
