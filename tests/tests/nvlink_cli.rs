@@ -686,6 +686,16 @@ fn demangled_names_read_as_nvlinks() {
             "_Z7apply_nIZ10k_lambda_aPfifEUlffiE_JffiEEfT_DpT0_",
             "float apply_n<k_lambda_a(float *, int, float)::[lambda(float, float, int) (instance 1)], float, float, int>(T1, T2...)",
         ),
+        // sweep29 p301 `-G` (nvlink 13.5): `operator <` with template
+        // arguments, three template argument lists closed together.
+        (
+            "_ZN4cuda3std3__46chronoltIxNS1_5ratioILl1ELl1000000000EEEEEbRKNS2_8durationIxS5_EERKNS6_IT_T0_EE",
+            "bool cuda::std::__4::chrono::operator <<long long, cuda::std::__4::ratio<(long)1, (long)1000000000>>(const cuda::std::__4::chrono::duration<long long, cuda::std::__4::ratio<(long)1, (long)1000000000>> &, const cuda::std::__4::chrono::duration<T1, T2> &)",
+        ),
+        (
+            "_ZN4cuda3std3__431__cccl_thread_poll_with_backoffINS1_28__barrier_poll_tester_parityINS_3__47barrierILNS1_12thread_scopeE2ENS1_18__empty_completionEEEEEEEbOT_NS1_6chrono8durationIxNS1_5ratioILl1ELl1000000000EEEEE",
+            "bool cuda::std::__4::__cccl_thread_poll_with_backoff<cuda::std::__4::__barrier_poll_tester_parity<cuda::__4::barrier<(cuda::std::__4::thread_scope)2, cuda::std::__4::__empty_completion>>>(T1 &&, cuda::std::__4::chrono::duration<long long, cuda::std::__4::ratio<(long)1, (long)1000000000>>)",
+        ),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

@@ -2262,7 +2262,14 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, sco
                     nodes[f].address_taken = true;
                 }
             }
+            // An ignored copy's indirect call sites bring nothing either
+            // (sweep29 p301 `-G`: libcu++'s `__cuda_fetch_weak_if_local<unsigned
+            // long, ..>` in two inputs with the same count lists its
+            // candidates once).
             for pair in &graph.indirect_calls {
+                if ignored_copies.contains(&(pair.0 as usize)) {
+                    continue;
+                }
                 if let Some(&f) = node_of.get(&(pair.0 as usize)) {
                     indirect_calls.push((f, prototype(pair.1)));
                 }
@@ -2422,8 +2429,13 @@ pub fn demangle_like_nvlink(name: &str) -> String {
         previous = c;
     }
     // A const pointer: `Shape *const *` (sweep27 p280); template argument
-    // lists closed together (`reduce<blk::Sum<int>>`; fixtures sco, tl).
-    let mut out = own_class_references(&spaced_operators(&out.replace("* const", "*const").replace("> >", ">>")))
+    // lists closed together (`reduce<blk::Sum<int>>`; fixtures sco, tl),
+    // three too (`barrier<..>>>`; sweep29 p301).
+    let mut closed = out.replace("* const", "*const");
+    while closed.contains("> >") {
+        closed = closed.replace("> >", ">>");
+    }
+    let mut out = own_class_references(&spaced_operators(&closed))
         .replace(&format!("{NESTED_PARAMETER_MARK} *"), "*")
         .replace(NESTED_PARAMETER_MARK, "")
         .replace(PACK_EXPANSION_MARK, "...");
@@ -2497,7 +2509,16 @@ fn spaced_operators(text: &str) -> String {
             continue;
         }
         match after.chars().next() {
-            Some(c) if !(is_word_char(c) || c == ' ') => out.push(' '),
+            Some(c) if !(is_word_char(c) || c == ' ') => {
+                out.push(' ');
+                // `operator <` with template arguments: nvlink writes them
+                // closed up, `operator <<long long, ..>(..)` (sweep29 p301,
+                // libcu++'s `chrono::operator <`).
+                if let Some(arguments) = after.strip_prefix("< <") {
+                    out.push_str("<<");
+                    rest = arguments;
+                }
+            }
             Some(' ') => {
                 for word in [" new[]", " delete[]", " new", " delete"] {
                     if after.strip_prefix(word).is_some_and(|p| p.starts_with('(')) {
