@@ -663,6 +663,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("fbend", "fbend.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
     nvcc_with("rsu-G", "rsu.cu", &["-G"], Archs::Only(RSU_ARCHS)),
     nvcc_with("wsts_a-G", "wsts_a.cu", &["-G"], Archs::Only(INDIR_ARCHS)),
+    nvcc_with("wic_a-G", "wic_a.cu", &["-G"], Archs::Only(INDIR_ARCHS)),
+    nvcc_with("wic_b-G", "wic_b.cu", &["-G"], Archs::Only(INDIR_ARCHS)),
     cu("wsts_b", "wsts_b.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
     nvcc_with("fbo_a-G", "fbo_a.cu", &["-G"], Archs::Only(WCB_ARCHS)),
     cu("fbo_b", "fbo_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),
@@ -2019,6 +2021,12 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 7.2: RESERVED_SMEM_USED appended to the kernels reaching a
     // function with it (sweep9).
     GroupSpec { name: "rsu", inputs: &[Abi8("rsu-G")], flags: &[], archs: Archs::Only(RSU_ARCHS) },
+    GroupSpec {
+        name: "wic-g",
+        inputs: &[Abi8("wic_a-G"), Abi8("wic_b-G")],
+        flags: &["-g"],
+        archs: Archs::Only(INDIR_ARCHS),
+    },
     GroupSpec {
         name: "wsts-g",
         inputs: &[Abi8("wsts_a-G"), Abi8("wsts_b")],
