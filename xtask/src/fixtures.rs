@@ -687,6 +687,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("mbsum", "mbsum.cu", Archs::Only(MBSUM_ARCHS), ABI7_NONE),
     cu("relfence", "relfence.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("scoped", "scoped.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("qx", "qx.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("wmtf", "wmtf.cu", Archs::Only(WMTF_ARCHS), ABI7_NONE),
     cu("cbk", "cbk.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     cu("shown", "shown.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1983,6 +1984,7 @@ const GROUPS: &[GroupSpec] = &[
     // numbering (sweep13 p148).
     GroupSpec { name: "relfence", inputs: &[Abi8("relfence")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     GroupSpec { name: "scoped", inputs: &[Abi8("scoped")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "qx-g", inputs: &[Abi8("qx")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 7.2: NUM_MBARRIERS summed over the functions a kernel reaches.
     GroupSpec { name: "mbsum", inputs: &[Abi8("mbsum")], flags: &[], archs: Archs::Only(MBSUM_ARCHS) },
     // Rule 7.1: under `-preserve-relocs -kernels-used` the kernels the list

@@ -476,6 +476,11 @@ const CONTROL_SHIFT: u32 = 41;
 /// The `EXIT`'s stall count becomes at most 5 (stencil_smem's `@P0 EXIT`,
 /// 6 → 5 on 7 links; 220 others had 5 and keep it).
 const EXIT_STALL_LIMIT: u64 = 5;
+/// The stall before an `EXIT` from which the `CGAERRBAR` takes it over
+/// (its own is 6; two barriers come between).
+const LONG_STALL: u64 = 9;
+/// The most of that stall the `CGAERRBAR` takes (13 and 14 both give 11).
+const CGAERRBAR_MAX_STALL: u64 = 11;
 
 /// `.nv.info.<fn>` attributes whose payload lists code offsets: the
 /// attribute and the size of one entry, whose first u32 is the offset.
@@ -509,6 +514,14 @@ const EIFMT_SVAL: u8 = 4;
 /// mark and a 16-byte record, opcode 0x11); byte 6 is the predicate.
 const EXIT_ITEM: [u8; 18] = [0x51, 0x02, 0x01, 0x11, 0x00, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0xf8, 0, 0, 0, 0];
 const EXIT_ITEM_PREDICATE: usize = 6;
+/// Where [`EXIT_ITEM`] holds the `EXIT`'s predicate operand: its register
+/// (`PT` 31) shifted by 3 here, and its negation in [`EXIT_ITEM_NEGATED`]
+/// (sweep29 p304 `k_spawn_tree`'s `@P2 EXIT !P0`: `00` and `01` where a
+/// bare `EXIT` has `f8` and `00`; sm_100 `-g`).
+const EXIT_ITEM_OPERAND: usize = 13;
+const EXIT_ITEM_NEGATED: usize = 8;
+/// Bits 87..90 of an `EXIT`: its predicate operand, with the negation.
+const EXIT_OPERAND_SHIFT: u32 = 23;
 
 /// The wait bits (in place in the high word `hi`) of an `EXIT` (low word
 /// `lo`) after `before` that the finaliser moves to the `ERRBAR` it
@@ -548,6 +561,14 @@ const OP_BULK_COPIES: [u64; 3] = [0x3bb, 0x3b5, 0x5b4];
 /// the opcode proper is the low 9 bits.
 const OP_DSETP: u64 = 0x02a;
 const OPCODE_MASK: u64 = 0x1ff;
+/// `QSPC` (0x3aa, 0x9aa with a uniform address: the low 9 bits), a generic
+/// address's space test writing a predicate: the
+/// `EXIT` predicated on it waits on its write barrier, and that wait moves
+/// to the `ERRBAR` as a `DSETP`'s does (sweep29 p304 `k_spawn_tree`'s `@P2
+/// EXIT !P0`, device-side `cudaMalloc`'s pointer check; sm_100 `-g`).
+const OP_QSPC: u64 = 0x1aa;
+/// `ISETP`, whatever its operands (the low 9 bits).
+const OP_ISETP: u64 = 0x00c;
 
 fn moved_waits(words: &[(u64, u64)], exit: usize) -> u64 {
     use crate::scoreboard::control;
@@ -575,7 +596,7 @@ fn moved_waits(words: &[(u64, u64)], exit: usize) -> u64 {
                 && !OP_SURFACE_WRITES.contains(&(l & 0xfff))
                 && !OP_BULK_COPIES.contains(&(l & 0xfff))
                 && !joined(j);
-            let compared = c.write == b && l & OPCODE_MASK == OP_DSETP;
+            let compared = c.write == b && matches!(l & OPCODE_MASK, OP_DSETP | OP_QSPC);
             if read || compared {
                 moved |= 1u64 << (u64::from(CONTROL_SHIFT) + 11 + u64::from(b));
             }
@@ -697,7 +718,11 @@ struct Edit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct ExitChange {
     index: usize,
+    /// The guard (`@P2`), 4 bits: register and negation.
     predicate: u64,
+    /// The `EXIT`'s predicate operand (`EXIT !P0`; `PT` when it has none),
+    /// 4 bits as the guard's, from bits 87..90 of the instruction.
+    operand: u64,
     before: usize,
     after: usize,
 }
@@ -1010,6 +1035,7 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             continue;
         }
         let predicate = (lo >> PREDICATE_SHIFT) & 0xf;
+        let operand = (hi >> EXIT_OPERAND_SHIFT) & 0xf;
         let carried = i > 0 && is(i - 1, CGAERRBAR);
         if !carried {
             // A kernel without calls in an executable with a `-G` input
@@ -1032,6 +1058,27 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
                 }
                 insert.push((b_lo | (lo & (0xf << PREDICATE_SHIFT)), b_hi));
             }
+            // An `ISETP` right before the `EXIT` that waits out its latency
+            // (stall 13) for the `EXIT`'s predicate operand, not for its
+            // guard, which the inserted barriers read too: it stalls 1 and
+            // yields, and the `CGAERRBAR` takes the rest less the two
+            // barriers' cycles (sweep29 p304 `k_spawn_tree`'s `ISETP P0`
+            // before `@P2 EXIT !P0`, sm_100 `-g`: 13 -> 1 and 11; its
+            // `ISETP P0` before `@P0 EXIT`s keep theirs).
+            let mut long_stall = None;
+            if let Some(&(p_lo, p_hi)) = i.checked_sub(1).and_then(|k| words.get(k)) {
+                let p_stall = (p_hi >> CONTROL_SHIFT) & 0xf;
+                let sets_operand = p_lo & OPCODE_MASK == OP_ISETP && (p_hi >> 17) & 7 != predicate & 7;
+                if sets_operand && p_stall >= LONG_STALL && barriers.len() == BARRIERS.len() {
+                    let taken = (p_stall - 2).min(CGAERRBAR_MAX_STALL);
+                    let kept = p_stall - taken - 1;
+                    let p_hi = (p_hi & !(0x1f << CONTROL_SHIFT)) | ((0x10 | kept) << CONTROL_SHIFT);
+                    long_stall = Some((p_lo, p_hi));
+                    if let Some(last) = insert.last_mut() {
+                        last.1 = (last.1 & !(0xf << CONTROL_SHIFT)) | (taken << CONTROL_SHIFT);
+                    }
+                }
+            }
             let hi = hi & !waits;
             let hi = if stall > EXIT_STALL_LIMIT {
                 (hi & !(0xf << CONTROL_SHIFT)) | (EXIT_STALL_LIMIT << CONTROL_SHIFT)
@@ -1042,19 +1089,21 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             // the `MEMBAR.SC.VC` (merc2 `stencil_surf`, sm_100..sm_121 `-g`,
             // and four kernels built for the purpose, predicated or not; an
             // `STG`'s stall 2 stays: fresh3 `ps_driver`).
-            if let Some(&(s_lo, s_hi)) = i.checked_sub(1).and_then(|k| words.get(k)) {
+            if let Some(word) = long_stall {
+                edits.push(Edit { at: i - 1, insert: Vec::new(), word: Some(word) });
+            } else if let Some(&(s_lo, s_hi)) = i.checked_sub(1).and_then(|k| words.get(k)) {
                 if OP_SURFACE_WRITES.contains(&(s_lo & 0xfff)) && (s_hi >> CONTROL_SHIFT) & 0xf == 2 {
                     let s_hi = (s_hi & !(0xf << CONTROL_SHIFT)) | (1 << CONTROL_SHIFT);
                     edits.push(Edit { at: i - 1, insert: Vec::new(), word: Some((s_lo, s_hi)) });
                 }
             }
             edits.push(Edit { at: i, insert, word: Some((lo, hi)) });
-            exits.push(ExitChange { index: i, predicate, before: 1, after: 1 + barriers.len() });
+            exits.push(ExitChange { index: i, predicate, operand, before: 1, after: 1 + barriers.len() });
         } else if rule == ExitRule::ByCalls && !fenced && i >= 3 && is(i - 2, ERRBAR) && is(i - 3, MEMBAR_SC_VC) {
             // Rule 11.8: `-G` code without calls or surface writes loses
             // the `MEMBAR.SC.VC`.
             edits.push(Edit { at: i - 3, insert: Vec::new(), word: None });
-            exits.push(ExitChange { index: i, predicate, before: 4, after: 3 });
+            exits.push(ExitChange { index: i, predicate, operand, before: 4, after: 3 });
         }
     }
     (!edits.is_empty()).then_some((edits, exits))
@@ -1295,6 +1344,10 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
             let register = if predicate & 7 == 7 { 31 } else { predicate & 7 };
             let mut item = EXIT_ITEM.to_vec();
             item[EXIT_ITEM_PREDICATE] = ((register << 3) | (predicate >> 3)) as u8;
+            let operand = change.operand;
+            let operand_register = if operand & 7 == 7 { 31 } else { operand & 7 };
+            item[EXIT_ITEM_OPERAND] = (operand_register << 3) as u8;
+            item[EXIT_ITEM_NEGATED] = (operand >> 3) as u8;
             item[..2].copy_from_slice(&count_item(EXIT_ITEM[0], change.after));
             inserts.push((place, 0, item));
             let w = 12 + 4 * (k / 32);
