@@ -696,6 +696,11 @@ fn demangled_names_read_as_nvlinks() {
             "_ZN4cuda3std3__431__cccl_thread_poll_with_backoffINS1_28__barrier_poll_tester_parityINS_3__47barrierILNS1_12thread_scopeE2ENS1_18__empty_completionEEEEEEEbOT_NS1_6chrono8durationIxNS1_5ratioILl1ELl1000000000EEEEE",
             "bool cuda::std::__4::__cccl_thread_poll_with_backoff<cuda::std::__4::__barrier_poll_tester_parity<cuda::__4::barrier<(cuda::std::__4::thread_scope)2, cuda::std::__4::__empty_completion>>>(T1 &&, cuda::std::__4::chrono::duration<long long, cuda::std::__4::ratio<(long)1, (long)1000000000>>)",
         ),
+        // sweep29 `repro/cg-demangle` (nvlink 13.5): an array reference, a
+        // pack of a parameter, a variadic constructor template's pack.
+        ("_Z6first4IfET_PKS0_RA4_S0_", "T1 first4<float>(const T1 *, T1 (&)[4])"),
+        ("_Z7sum_allIJifdEEfDpT_", "float sum_all<int, float, double>(T1...)"),
+        ("_ZN4ImplC1IJRfRiEEE5tag_tDpOT_", "Impl::Impl<float &, int &>(tag_t, T1 &&...)"),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

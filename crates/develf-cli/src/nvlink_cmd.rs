@@ -2435,10 +2435,12 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     while closed.contains("> >") {
         closed = closed.replace("> >", ">>");
     }
-    let mut out = own_class_references(&spaced_operators(&closed))
+    let out = own_class_references(&spaced_operators(&closed))
         .replace(&format!("{NESTED_PARAMETER_MARK} *"), "*")
         .replace(NESTED_PARAMETER_MARK, "")
-        .replace(PACK_EXPANSION_MARK, "...");
+        .replace("(&) [", "(&)[")
+        .replace("(*) [", "(*)[");
+    let mut out = pack_expansions_closed(&out);
     if deleting {
         out.push_str(" [deleting]");
     }
@@ -2582,8 +2584,8 @@ fn constructor_template_fixed(name: &str) -> Option<String> {
 }
 
 /// `text` (starting with a template argument list's `I`) after the list's
-/// closing `E`: names are skipped by their length, `I`, `L`, `X` and `N`
-/// open what an `E` closes. None when it does not close.
+/// closing `E`: names are skipped by their length, `I`, `J`, `L`, `X` and
+/// `N` open what an `E` closes. None when it does not close.
 fn skip_template_args(text: &str) -> Option<&str> {
     skip_to_close(text, 0)
 }
@@ -2618,7 +2620,9 @@ fn skip_to_close(text: &str, depth: usize) -> Option<&str> {
                 i += b[i..].iter().position(|&c| c == b'_')? + 1;
                 continue;
             }
-            b'I' | b'L' | b'X' | b'N' => depth += 1,
+            // `J` opens an argument pack (`IJRfRiEE`: a variadic
+            // constructor template's; sweep29 p300, `repro/cg-demangle`).
+            b'I' | b'J' | b'L' | b'X' | b'N' => depth += 1,
             b'E' => {
                 depth = depth.checked_sub(1)?;
                 if depth == 0 {
@@ -2798,18 +2802,24 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                 if next.is_ascii_digit() || b"nacishdefu".contains(&next) {
                     out.push_str(&name[i..i + 2]);
                     i += 2;
-                } else if next == b'p' && b.get(i + 2) == Some(&b'T') {
-                    // A pack expansion of a template parameter (`DpT0_`)
-                    // prints as nvlink's demangler writes it, `T2...`
-                    // (sweep29 p300's `apply_n<..>(T1, T2...)`).
-                    let n = digits(i + 3);
-                    if b.get(i + 3 + n) != Some(&b'_') {
+                } else if next == b'p' {
+                    // A pack expansion of a template parameter (`DpT0_`,
+                    // `DpOT_`) prints as nvlink's demangler writes it,
+                    // `T2...`, `T1 &&...` (sweep29 p300's `apply_n<..>(T1,
+                    // T2...)`, a variadic constructor's `(tag_t, T1 &&...)`).
+                    let qualifiers = b[i + 2..].iter().take_while(|c| b"OPRKV".contains(c)).count();
+                    let at = i + 2 + qualifiers;
+                    if b.get(at) != Some(&b'T') {
                         return None;
                     }
-                    out.push_str("Dp");
-                    out.push_str(&parameter_class_with(&name[i + 3..i + 3 + n], PACK_EXPANSION_MARK)?);
+                    let n = digits(at + 1);
+                    if b.get(at + 1 + n) != Some(&b'_') {
+                        return None;
+                    }
+                    out.push_str(&name[i..at]);
+                    out.push_str(&parameter_class_with(&name[at + 1..at + 1 + n], PACK_EXPANSION_MARK)?);
                     changed = true;
-                    i += n + 4;
+                    i = at + n + 2;
                 } else if next == b'v' {
                     let n = digits(i + 2);
                     if b.get(i + 2 + n) != Some(&b'_') {
@@ -2890,6 +2900,23 @@ fn parameter_class_with(digits: &str, mark: &str) -> Option<String> {
 /// Appended to a template parameter's class name where a pack expansion
 /// names it, and replaced by `...` after demangling.
 const PACK_EXPANSION_MARK: &str = "NvPackExpansion";
+
+/// Each [`PACK_EXPANSION_MARK`] taken out, with `...` after the reference or
+/// pointer that follows it: `T2...`, `T1 &&...`.
+fn pack_expansions_closed(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(PACK_EXPANSION_MARK) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + PACK_EXPANSION_MARK.len()..];
+        let declarator = rest.len() - rest.trim_start_matches([' ', '&', '*']).len();
+        out.push_str(rest[..declarator].trim_end());
+        out.push_str("...");
+        rest = &rest[declarator..];
+    }
+    out.push_str(rest);
+    out
+}
 
 /// Appended to a template parameter's class name where the parameter opens
 /// a nested name (`T_::__underlying_t`), and taken out after demangling.
