@@ -225,6 +225,26 @@ fn stack_size_warnings_are_nvlinks() {
     assert!(blocks.len() >= 12 && warned >= 9, "{}: fewer links than expected", path.display());
 }
 
+/// A `$ command` file of nvlink's standard error (`options/*.sh`): each
+/// command with the lines after it that `keep` keeps. Its first line says
+/// what the file is (a dump's own lines start with `#` too).
+fn command_blocks(path: &Path, keep: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    for line in text.lines().skip(1) {
+        match line.strip_prefix("$ ") {
+            Some(command) => blocks.push((command.to_string(), String::new())),
+            None if keep(line) => {
+                let kept = &mut blocks.last_mut().expect("a command first").1;
+                kept.push_str(line);
+                kept.push('\n');
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
 /// `-dump-callgraph` against nvlink's standard error for each command
 /// (options/callgraph-dumps.txt, written by options/callgraph-dumps.sh):
 /// the propagation lines in the output's code order, uncalled functions a
@@ -233,22 +253,8 @@ fn stack_size_warnings_are_nvlinks() {
 fn callgraph_dumps_are_nvlinks() {
     let dir = fixtures_dir();
     let path = dir.join("options/callgraph-dumps.txt");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let mut blocks: Vec<(String, String)> = Vec::new();
-    // The file's first line says what it is; the dumps' own lines start
-    // with `#` too.
-    for line in text.lines().skip(1) {
-        match line.strip_prefix("$ ") {
-            Some(command) => blocks.push((command.to_string(), String::new())),
-            // Warnings are checked in `stack_size_warnings_are_nvlinks`.
-            None if line.starts_with("nvlink warning") => {}
-            None => {
-                let dump = &mut blocks.last_mut().expect("a command first").1;
-                dump.push_str(line);
-                dump.push('\n');
-            }
-        }
-    }
+    // Warnings are checked in `stack_size_warnings_are_nvlinks`.
+    let blocks = command_blocks(&path, |line| !line.starts_with("nvlink warning"));
     let mut raised = 0;
     for (command, theirs) in &blocks {
         let (request, mut reporter) = fixture_link(&dir, command);
@@ -267,19 +273,7 @@ fn callgraph_dumps_are_nvlinks() {
 fn resource_reports_are_nvlinks() {
     let dir = fixtures_dir();
     let path = dir.join("options/resource-reports.txt");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let mut blocks: Vec<(String, String)> = Vec::new();
-    for line in text.lines().skip(1) {
-        match line.strip_prefix("$ ") {
-            Some(command) => blocks.push((command.to_string(), String::new())),
-            None if line.starts_with("nvlink info") => {
-                let report = &mut blocks.last_mut().expect("a command first").1;
-                report.push_str(line);
-                report.push('\n');
-            }
-            None => {}
-        }
-    }
+    let blocks = command_blocks(&path, |line| line.starts_with("nvlink info"));
     for (command, theirs) in &blocks {
         let (request, mut reporter) = fixture_link(&dir, command);
         let (bytes, _) = nvlink_cmd::link_bytes_and_warnings(&request, &mut reporter)
