@@ -2714,8 +2714,12 @@ fn nvlink_spelling(name: &str) -> Option<String> {
     out.push_str("_Z");
     let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
     let mut changed = false;
+    // Whether the token before this one opened a nested name (an `N` of
+    // its own, not the last letter of a name).
+    let mut opens_nested = false;
     while i < b.len() {
         let c = b[i];
+        let after_nested_open = std::mem::take(&mut opens_nested);
         match c {
             b'0'..=b'9' => {
                 let n = digits(i);
@@ -2747,8 +2751,7 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                     }
                     // A parameter that opens a nested name (`NT_14__underlying_tE`)
                     // is marked: a pointer to it prints without the space.
-                    let prefix = i > 0 && b[i - 1] == b'N';
-                    let mark = if prefix { NESTED_PARAMETER_MARK } else { "" };
+                    let mark = if after_nested_open { NESTED_PARAMETER_MARK } else { "" };
                     out.push_str(&parameter_class_with(&name[i + 1..i + 1 + n], mark)?);
                     changed = true;
                     i += n + 2;
@@ -2875,6 +2878,7 @@ fn nvlink_spelling(name: &str) -> Option<String> {
             }
             b'X' | b'U' | b'.' | b'$' => return None,
             _ => {
+                opens_nested = c == b'N';
                 out.push(char::from(c));
                 i += 1;
             }

@@ -569,6 +569,8 @@ const OPCODE_MASK: u64 = 0x1ff;
 const OP_QSPC: u64 = 0x1aa;
 /// `ISETP`, whatever its operands (the low 9 bits).
 const OP_ISETP: u64 = 0x00c;
+/// Bits 81..83 of an `ISETP`: the predicate it writes.
+const ISETP_DESTINATION_SHIFT: u32 = 17;
 
 fn moved_waits(words: &[(u64, u64)], exit: usize) -> u64 {
     use crate::scoreboard::control;
@@ -1060,15 +1062,17 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             }
             // An `ISETP` right before the `EXIT` that waits out its latency
             // (stall 13) for the `EXIT`'s predicate operand, not for its
-            // guard, which the inserted barriers read too: it stalls 1 and
-            // yields, and the `CGAERRBAR` takes the rest less the two
-            // barriers' cycles (sweep29 p304 `k_spawn_tree`'s `ISETP P0`
-            // before `@P2 EXIT !P0`, sm_100 `-g`: 13 -> 1 and 11; its
+            // guard, which the inserted barriers read too: the `CGAERRBAR`
+            // takes up to 11 of the stall less the two barriers' cycles, and
+            // the `ISETP` keeps the rest and yields (sweep29 p304
+            // `k_spawn_tree`'s `ISETP P0` before `@P2 EXIT !P0`, sm_100 `-g`:
+            // 13 -> 1 and 11; fixture `qx-g` on sm_120: 14 -> 2 and 11; its
             // `ISETP P0` before `@P0 EXIT`s keep theirs).
             let mut long_stall = None;
             if let Some(&(p_lo, p_hi)) = i.checked_sub(1).and_then(|k| words.get(k)) {
                 let p_stall = (p_hi >> CONTROL_SHIFT) & 0xf;
-                let sets_operand = p_lo & OPCODE_MASK == OP_ISETP && (p_hi >> 17) & 7 != predicate & 7;
+                let sets_operand =
+                    p_lo & OPCODE_MASK == OP_ISETP && (p_hi >> ISETP_DESTINATION_SHIFT) & 7 != predicate & 7;
                 if sets_operand && p_stall >= LONG_STALL && barriers.len() == BARRIERS.len() {
                     let taken = (p_stall - 2).min(CGAERRBAR_MAX_STALL);
                     let kept = p_stall - taken - 1;
@@ -1341,13 +1345,10 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
             }
             let place = items.get(carried_before).copied().unwrap_or(bytes.len());
             let predicate = change.predicate;
-            let register = if predicate & 7 == 7 { 31 } else { predicate & 7 };
             let mut item = EXIT_ITEM.to_vec();
-            item[EXIT_ITEM_PREDICATE] = ((register << 3) | (predicate >> 3)) as u8;
-            let operand = change.operand;
-            let operand_register = if operand & 7 == 7 { 31 } else { operand & 7 };
-            item[EXIT_ITEM_OPERAND] = (operand_register << 3) as u8;
-            item[EXIT_ITEM_NEGATED] = (operand >> 3) as u8;
+            item[EXIT_ITEM_PREDICATE] = ((capsule_register(predicate) << 3) | (predicate >> 3)) as u8;
+            item[EXIT_ITEM_OPERAND] = (capsule_register(change.operand) << 3) as u8;
+            item[EXIT_ITEM_NEGATED] = (change.operand >> 3) as u8;
             item[..2].copy_from_slice(&count_item(EXIT_ITEM[0], change.after));
             inserts.push((place, 0, item));
             let w = 12 + 4 * (k / 32);
@@ -1390,6 +1391,11 @@ fn capsule(bytes: &[u8], code: &[u8], moves: &Moves) -> Option<Vec<u8>> {
     out.push((first & 0x7f) | (((tail & 1) as u8) << 7));
     out.push((tail >> 1) as u8);
     Some(out)
+}
+
+/// A predicate's register as a capsule record names it: `P0`..`P6`, `PT` 31.
+fn capsule_register(predicate: u64) -> u64 {
+    if predicate & 7 == 7 { 31 } else { predicate & 7 }
 }
 
 /// The capsule number of instruction `index` counted back from the final
