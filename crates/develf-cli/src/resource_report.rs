@@ -53,7 +53,9 @@ const CONSTANT_BANKS: u32 = 18;
 pub fn resource_report(output: &[u8], relocatable: bool) -> Option<Vec<String>> {
     let cubin = Cubin::parse(output).ok()?;
     let mercury = cubin.target().is_some_and(|arch| arch.sm >= 100);
-    let size_of = |name: &str| cubin.sections().iter().find(|s| s.name == name).map(|s| s.size);
+    // By name, once: a big link has tens of thousands of sections.
+    let sizes: HashMap<&str, u64> = cubin.sections().iter().map(|s| (s.name, s.size)).collect();
+    let size_of = |name: &str| sizes.get(name).copied();
     let mut lines = Vec::new();
     let gmem = size_of(".nv.global").unwrap_or(0) + size_of(".nv.global.init").unwrap_or(0);
     lines.push(match size_of(".nv.constant3").filter(|_| !mercury) {
@@ -61,6 +63,8 @@ pub fn resource_report(output: &[u8], relocatable: bool) -> Option<Vec<String>> 
         None => format!("{gmem} bytes gmem"),
     });
     let function_values = function_values(&cubin);
+    let kernel_barriers = kernel_barriers(&cubin);
+    let references = if relocatable || mercury { HashMap::new() } else { references_named(&cubin) };
     let mut barriers = 0u32;
     let mut kernels: Vec<_> =
         cubin.symbols().iter().filter(|s| s.st_type == STT_FUNC && s.other & STO_CUDA_ENTRY != 0).collect();
@@ -68,7 +72,7 @@ pub fn resource_report(output: &[u8], relocatable: bool) -> Option<Vec<String>> 
     for kernel in kernels {
         let name = kernel.name;
         let value = |attribute: u8| function_values.get(&(attribute, kernel.index)).copied();
-        if let Some(count) = kernel_barriers(&cubin, name) {
+        if let Some(&count) = kernel_barriers.get(name) {
             barriers = count;
         }
         let registers = value(EIATTR_REGCOUNT).unwrap_or(0);
@@ -86,18 +90,20 @@ pub fn resource_report(output: &[u8], relocatable: bool) -> Option<Vec<String>> 
             }
         }
         let local = size_of(&format!(".nv.local.{name}")).unwrap_or(0);
-        let mut references = String::new();
-        if !relocatable && !mercury {
-            let (textures, surfaces) = references_named(&cubin, name);
-            for (count, what) in [(textures, "textures"), (surfaces, "surfaces")] {
-                if count > 0 {
-                    references.push_str(&format!(", {count} {what}"));
-                }
+        let mut named = String::new();
+        let own = [format!(".text.{name}"), format!(".nv.constant0.{name}")];
+        let own: Vec<&(u8, u32)> = own.iter().flat_map(|section| references.get(section.as_str())).flatten().collect();
+        for (kind, what) in [(STT_CUDA_TEXTURE, "textures"), (STT_CUDA_SURFACE, "surfaces")] {
+            let mut symbols: Vec<u32> = own.iter().filter(|(t, _)| *t == kind).map(|(_, s)| *s).collect();
+            symbols.sort_unstable();
+            symbols.dedup();
+            if !symbols.is_empty() {
+                named.push_str(&format!(", {} {what}", symbols.len()));
             }
         }
         lines.push(format!("Function properties for '{name}':"));
         lines.push(format!(
-            "used {registers} registers, used {barriers} barriers, {stack} stack, {shared} bytes smem, {banks}{local} bytes lmem{references}"
+            "used {registers} registers, used {barriers} barriers, {stack} stack, {shared} bytes smem, {banks}{local} bytes lmem{named}"
         ));
     }
     Some(lines)
@@ -118,36 +124,30 @@ fn function_values(cubin: &Cubin<'_>) -> HashMap<(u8, usize), u32> {
     values
 }
 
-/// How many texture and surface references the relocations of the kernel's
-/// code and constant bank name (each counted once).
-fn references_named(cubin: &Cubin<'_>, kernel: &str) -> (usize, usize) {
-    let own = [format!(".text.{kernel}"), format!(".nv.constant0.{kernel}")];
-    let mut named: Vec<(u8, u32)> = Vec::new();
+/// The texture and surface references (type, symbol) the relocations of
+/// each section name, by the section's name.
+fn references_named<'a>(cubin: &Cubin<'a>) -> HashMap<&'a str, Vec<(u8, u32)>> {
+    let mut named: HashMap<&'a str, Vec<(u8, u32)>> = HashMap::new();
     for relocations in cubin.relocation_sections() {
-        let patched = cubin.sections().get(relocations.target as usize).map_or("", |s| s.name);
-        if !own.iter().any(|name| name == patched) {
-            continue;
-        }
+        let Some(patched) = cubin.sections().get(relocations.target as usize) else { continue };
         for relocation in relocations.entries() {
             let Some(symbol) = cubin.symbols().get(relocation.symbol as usize) else { continue };
-            if matches!(symbol.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE)
-                && !named.contains(&(symbol.st_type, relocation.symbol))
-            {
-                named.push((symbol.st_type, relocation.symbol));
+            if matches!(symbol.st_type, STT_CUDA_TEXTURE | STT_CUDA_SURFACE) {
+                named.entry(patched.name).or_default().push((symbol.st_type, relocation.symbol));
             }
         }
     }
-    let count = |kind: u8| named.iter().filter(|(t, _)| *t == kind).count();
-    (count(STT_CUDA_TEXTURE), count(STT_CUDA_SURFACE))
+    named
 }
 
-/// The kernel's own `EIATTR_NUM_BARRIERS`, in `.nv.info.<kernel>`.
-fn kernel_barriers(cubin: &Cubin<'_>, kernel: &str) -> Option<u32> {
-    let section = format!(".nv.info.{kernel}");
-    cubin
-        .record_sections()
-        .filter(|r| !r.compat && r.section.name == section)
-        .flat_map(|r| r.records().flatten())
-        .find(|record| record.attribute == EIATTR_NUM_BARRIERS)
-        .map(|record| u32::from(record.value & 0xff))
+/// Each kernel's own `EIATTR_NUM_BARRIERS` (in `.nv.info.<kernel>`), by name.
+fn kernel_barriers<'a>(cubin: &'a Cubin<'a>) -> HashMap<&'a str, u32> {
+    let mut counts = HashMap::new();
+    for records in cubin.record_sections().filter(|r| !r.compat) {
+        let Some(kernel) = records.section.name.strip_prefix(".nv.info.") else { continue };
+        if let Some(record) = records.records().flatten().find(|r| r.attribute == EIATTR_NUM_BARRIERS) {
+            counts.insert(kernel, u32::from(record.value & 0xff));
+        }
+    }
+    counts
 }

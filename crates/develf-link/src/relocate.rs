@@ -401,16 +401,24 @@ impl<'a> Context<'_, 'a> {
             // `.debug_info`: 0x3ff with ptxas's addend 0x400, sm_90 and
             // sm_120, session 5).
             None if resolved.state == SymbolState::Dead => u64::MAX,
-            // A variable no kept code places in a window, named outside
-            // code in an executable: -1 too. A weak function's losing `-G`
-            // copy was the only user of its local static `__shared__`
-            // (sweep29 p300 `mixG-a`: a.cu's `-G` `warp_reduce_op<float,
-            // maximum>` loses to b.cu's `-O3` copy, which has no `ts`; nvlink
-            // writes all ones at its `DW_OP_addr`, sm_75). Code keeps 0
-            // (fixture `pun-pr-relink`: the orphan `pun_orphan`'s variable).
-            None if self.layout.executable && !code => u64::MAX,
+            // A weak variable no kept code places in a window, named
+            // outside code in an executable: -1 too. A weak function's
+            // losing `-G` copy was the only user of its local static
+            // `__shared__` (sweep29 p300 `mixG-a`: a.cu's `-G`
+            // `warp_reduce_op<float, maximum>` loses to b.cu's `-O3` copy,
+            // which has no `ts`; nvlink writes all ones at its `DW_OP_addr`,
+            // sm_75; fixture `wsts-g`). Code keeps 0 (fixture `pun-pr-relink`:
+            // the orphan `pun_orphan`'s variable), and so does a local one
+            // (fixture `cgt` with `-variables-used`: `block_sum_int`'s
+            // `warp_part`, 0 + ptxas's 0x400, sm_90).
+            None if self.layout.executable && !code && self.is_weak(key) => u64::MAX,
             None => 0,
         }
+    }
+
+    /// Whether `key` is a weak symbol.
+    fn is_weak(&self, key: SymbolRef) -> bool {
+        self.inputs.get(key.input).and_then(|i| i.symbol(key.symbol)).is_some_and(|s| s.bind == STB_WEAK)
     }
 
     /// Rule 11.6: what a texture/surface operand in output section `patched`
