@@ -3050,7 +3050,7 @@ pub struct DevelfLinkArgs {
     /// Print the call graph as `nvlink -dump-callgraph` does.
     #[arg(long)]
     pub dump_callgraph: bool,
-    /// Print what was linked.
+    /// Print the output's resources per kernel (nvlink's `-v` report) and what was linked.
     #[arg(long, short = 'v')]
     pub verbose: bool,
     /// Worker threads (0: all cores; default: DEVELF_THREADS or 0). The
