@@ -36,12 +36,10 @@
 use develf_format::nvinfo::{
     EIATTR_FRAME_SIZE, EIATTR_MAX_STACK_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_NUM_BARRIERS, EIATTR_REGCOUNT,
 };
-use develf_format::symbol::{STO_CUDA_ENTRY, STT_CUDA_SURFACE, STT_CUDA_TEXTURE};
+use develf_format::symbol::{STO_CUDA_ENTRY, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC};
 use develf_parse::cubin::Cubin;
 use std::collections::HashMap;
 
-/// `STT_FUNC`.
-const STT_FUNC: u8 = 2;
 /// The shared memory sm_100+ executables reserve at the start of every
 /// kernel's window, which nvlink's `smem` leaves out.
 const MERCURY_RESERVED_SHARED: u64 = 1024;
