@@ -33,9 +33,7 @@
 //!   fixtures, whatever its variable last held); develf prints 0, nvlink's
 //!   most frequent.
 
-use develf_format::nvinfo::{
-    EIATTR_FRAME_SIZE, EIATTR_MAX_STACK_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_NUM_BARRIERS, EIATTR_REGCOUNT,
-};
+use develf_format::nvinfo::{EIATTR_FRAME_SIZE, EIATTR_MAX_STACK_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_REGCOUNT};
 use develf_format::symbol::{STO_CUDA_ENTRY, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC};
 use develf_parse::cubin::Cubin;
 use std::collections::HashMap;
@@ -107,16 +105,21 @@ pub fn resource_report(output: &[u8], relocatable: bool) -> Option<Vec<String>> 
     Some(lines)
 }
 
-/// The `.nv.info` records that give a function a value (`{ symbol, value }`),
-/// by (attribute, symbol index).
+/// The `.nv.info` values this report reads (registers, frame and stack
+/// sizes), by (attribute, function's symbol index).
 fn function_values(cubin: &Cubin<'_>) -> HashMap<(u8, usize), u32> {
+    use develf_eiattr::Attribute as A;
     let mut values = HashMap::new();
-    for records in cubin.record_sections().filter(|r| !r.compat && r.section.name == ".nv.info") {
-        for record in records.records().flatten() {
-            let word = |at: usize| record.payload.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-            if let (Some(symbol), Some(value)) = (word(0), word(4)) {
-                values.insert((record.attribute, symbol as usize), value);
-            }
+    for section in cubin.sections().iter().filter(|s| s.name == ".nv.info") {
+        for record in develf_eiattr::NvInfo::decode(section.bytes()).records {
+            let (attribute, value) = match record.attribute {
+                A::Regcount(v) => (EIATTR_REGCOUNT, v),
+                A::FrameSize(v) => (EIATTR_FRAME_SIZE, v),
+                A::MinStackSize(v) => (EIATTR_MIN_STACK_SIZE, v),
+                A::MaxStackSize(v) => (EIATTR_MAX_STACK_SIZE, v),
+                _ => continue,
+            };
+            values.insert((attribute, value.function as usize), value.value);
         }
     }
     values
@@ -141,10 +144,15 @@ fn references_named<'a>(cubin: &Cubin<'a>) -> HashMap<&'a str, Vec<(u8, u32)>> {
 /// Each kernel's own `EIATTR_NUM_BARRIERS` (in `.nv.info.<kernel>`), by name.
 fn kernel_barriers<'a>(cubin: &'a Cubin<'a>) -> HashMap<&'a str, u32> {
     let mut counts = HashMap::new();
-    for records in cubin.record_sections().filter(|r| !r.compat) {
-        let Some(kernel) = records.section.name.strip_prefix(".nv.info.") else { continue };
-        if let Some(record) = records.records().flatten().find(|r| r.attribute == EIATTR_NUM_BARRIERS) {
-            counts.insert(kernel, u32::from(record.value & 0xff));
+    for section in cubin.sections() {
+        let Some(kernel) = section.name.strip_prefix(".nv.info.") else { continue };
+        let records = develf_eiattr::NvInfo::decode(section.bytes()).records;
+        if let Some(count) = records.iter().find_map(|r| match r.attribute {
+            develf_eiattr::Attribute::NumBarriers(develf_eiattr::shape::ByteValue(count)) => Some(count),
+            _ => None,
+        }) {
+            // A BVAL's byte (its other byte is padding).
+            counts.insert(kernel, u32::from(count & 0xff));
         }
     }
     counts
