@@ -2053,7 +2053,18 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
         request.register_link_binaries.as_ref().map(|_| register_file_text(&gathered.registered, reporter));
     let output_bytes = image.len();
     stamp("linked");
-    if let Err(e) = write_atomically_to_file(&request.output, |f| image.write_to_file(f)) {
+    // `-v` reads the report from the output's bytes: assembled once, they
+    // are also what is written.
+    let mut assembled = None;
+    let written = if request.verbose {
+        let mut bytes = Vec::with_capacity(usize::try_from(output_bytes).unwrap_or(0));
+        let written = image.write_to(&mut bytes).and_then(|()| write_atomically(&request.output, &bytes));
+        assembled = Some(bytes);
+        written
+    } else {
+        write_atomically_to_file(&request.output, |f| image.write_to_file(f))
+    };
+    if let Err(e) = written {
         return reporter.fatal(&format!("Could not write output file '{}': {e}", request.output.display()));
     }
     if let (Some(path), Some(text)) = (&request.register_link_binaries, register_text) {
@@ -2070,10 +2081,8 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     }
     // `-v`: nvlink's resource report, read back from the output (after
     // the warnings, as nvlink prints it); develf's own style adds a summary.
-    if request.verbose {
-        let mut bytes = Vec::new();
-        let report = image.write_to(&mut bytes).ok().and_then(|()| resource_report(&bytes, request.relocatable));
-        for line in report.unwrap_or_default() {
+    if let Some(bytes) = &assembled {
+        for line in resource_report(bytes, request.relocatable).unwrap_or_default() {
             reporter.info(&line);
         }
         if matches!(reporter.style, Style::Develf) {
