@@ -665,6 +665,9 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("wsts_a-G", "wsts_a.cu", &["-G"], Archs::Only(INDIR_ARCHS)),
     nvcc_with("wic_a-G", "wic_a.cu", &["-G"], Archs::Only(INDIR_ARCHS)),
     nvcc_with("wic_b-G", "wic_b.cu", &["-G"], Archs::Only(INDIR_ARCHS)),
+    // `-dump-callgraph`'s demangled names (a template parameter as a
+    // template argument); for options/callgraph-dumps.txt only.
+    cu("cgx", "cgx.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
     cu("wsts_b", "wsts_b.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
     nvcc_with("fbo_a-G", "fbo_a.cu", &["-G"], Archs::Only(WCB_ARCHS)),
     cu("fbo_b", "fbo_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),

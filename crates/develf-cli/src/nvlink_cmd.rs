@@ -2773,14 +2773,19 @@ fn nvlink_spelling(name: &str) -> Option<String> {
             }
             // A literal of an enumeration, named by a substitution or a
             // nested name (`LS9_0E`, `LNS2_21__atomic_cuda_operandE3E`: libcu++'s
-            // memory orders; sweep28 p292 `-G`), is copied as it is.
-            b'L' if matches!(b.get(i + 1), Some(b'S' | b'N')) => {
-                let after_type = if b[i + 1] == b'S' {
-                    i + 1 + b[i + 1..].iter().position(|&c| c == b'_')? + 1
-                } else {
-                    name.len() - skip_to_close(&name[i + 1..], 0)?.len()
+            // memory orders; sweep28 p292 `-G`), or by its name alone
+            // (`L9cgx_scope1E`, fixture cgx), is copied as it is.
+            b'L' if matches!(b.get(i + 1), Some(b'S' | b'N' | b'1'..=b'9')) => {
+                let after_type = match b[i + 1] {
+                    b'S' => i + 1 + b[i + 1..].iter().position(|&c| c == b'_')? + 1,
+                    b'N' => name.len() - skip_to_close(&name[i + 1..], 0)?.len(),
+                    _ => {
+                        let n = digits(i + 1);
+                        let len: usize = name[i + 1..i + 1 + n].parse().ok()?;
+                        i.checked_add(1 + n)?.checked_add(len)?
+                    }
                 };
-                let value_end = after_type + b[after_type..].iter().position(|&c| c == b'E')?;
+                let value_end = after_type + b.get(after_type..)?.iter().position(|&c| c == b'E')?;
                 if !b[after_type..value_end].iter().all(|c| c.is_ascii_alphanumeric()) {
                     return None;
                 }
@@ -2854,13 +2859,19 @@ fn nvlink_spelling(name: &str) -> Option<String> {
             // A template argument that is the expression of a template
             // parameter alone (`thread_block_tile<XT0_E, void>`) prints as
             // the parameter's name (`thread_block_tile<T2, void>`; sweep27
-            // p282's `tile_incl_scan<int, (int)16>`).
+            // p282's `tile_incl_scan<int, (int)16>`). It stays an expression,
+            // of the name alone (`X2T1E`): as a type it would be one more
+            // substitution candidate, and every later `S<n>_` would name the
+            // one before its own (sweep29 p301's `mbarrier_expect_tx`:
+            // `integral_constant<dot_space, (dot_space)2>`, not `(..dot_scope, T1>)2`).
             b'X' if b.get(i + 1) == Some(&b'T') => {
                 let n = digits(i + 2);
                 if b.get(i + 2 + n) != Some(&b'_') || b.get(i + 3 + n) != Some(&b'E') {
                     return None;
                 }
+                out.push('X');
                 out.push_str(&parameter_class(&name[i + 2..i + 2 + n])?);
+                out.push('E');
                 changed = true;
                 i += n + 4;
             }
