@@ -194,7 +194,8 @@ fn fixture_link(dir: &Path, command: &str) -> (nvlink_cmd::LinkRequest, Reporter
 
 /// Rule 7.1: nvlink's "Stack size for entry function ... cannot be
 /// statically determined", once per callee of a kernel whose stack is
-/// unknown, against nvlink's standard error for each command
+/// unknown and once more per indirect call site it may be the target of,
+/// against nvlink's standard error for each command
 /// (options/stack-warnings.txt, written by options/stack-warnings.sh).
 #[test]
 fn stack_size_warnings_are_nvlinks() {
@@ -222,7 +223,7 @@ fn stack_size_warnings_are_nvlinks() {
         assert_eq!(&ours, theirs, "{command}");
         warned += usize::from(!theirs.is_empty());
     }
-    assert!(blocks.len() >= 12 && warned >= 9, "{}: fewer links than expected", path.display());
+    assert!(blocks.len() >= 20 && warned >= 11, "{}: fewer links than expected", path.display());
 }
 
 /// A `$ command` file of nvlink's standard error (`options/*.sh`): each

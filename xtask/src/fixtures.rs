@@ -668,6 +668,10 @@ const OBJECTS: &[ObjectSpec] = &[
     // `-dump-callgraph`'s demangled names (a template parameter as a
     // template argument); for options/callgraph-dumps.txt only.
     cu("cgx", "cgx.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
+    // Rule 7.1: stack-size warnings per indirect call site; for
+    // options/stack-warnings.txt only.
+    cu("sws_a", "sws_a.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
+    cu("sws_b", "sws_b.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
     cu("wsts_b", "wsts_b.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
     nvcc_with("fbo_a-G", "fbo_a.cu", &["-G"], Archs::Only(WCB_ARCHS)),
     cu("fbo_b", "fbo_b.cu", Archs::Only(WCB_ARCHS), ABI7_NONE),

@@ -748,9 +748,9 @@ impl Context<'_, '_> {
 
     /// Rule 7.1, nvlink's "Stack size for entry function '<k>' cannot be
     /// statically determined": in an executable, once for each callee of a
-    /// kernel whose stack size is unknown (recursive, or reaching recursion;
-    /// an indirect call's possible targets are callees too), kernels in
-    /// output `.text` order. Calls: `calls_fib_kernel` once (`lib_fib`);
+    /// kernel whose stack size is unknown (recursive, or reaching recursion),
+    /// and once more for each indirect call site it is a possible target
+    /// of, kernels in output `.text` order. Calls: `calls_fib_kernel` once (`lib_fib`);
     /// a kernel calling three recursive functions three times, one calling
     /// a function that reaches two recursive ones once; fptr `kfp` twice
     /// (`even`, and `sub2` through its pointer call), `kfp2` once (`sub2`);
@@ -771,18 +771,24 @@ impl Context<'_, '_> {
         // device function (sweep27 p283 `pr-ku`: no warning for `k_tree`,
         // `k_gcd`, ..., which `-kernels-used=k_tree` alone warns for;
         // sm_75..sm_120).
-        for k in kernels.into_iter().filter(|k| !facts.unwalked.contains(k)) {
-            let mut callees: Vec<u32> = Vec::new();
-            let direct = facts.callees.get(&k).into_iter().flatten().copied();
-            let sites = facts.indirect.get(&k);
-            let through_pointers =
-                facts.address_taken.iter().filter(|(_, p)| sites.is_some_and(|s| s.contains(p))).map(|&(g, _)| g);
-            for c in direct.chain(through_pointers) {
-                if !callees.contains(&c) {
-                    callees.push(c);
-                }
+        // An address-taken function counts once however many inputs take it.
+        let mut taken: Vec<(u32, u32)> = Vec::new();
+        for &(g, p) in &facts.address_taken {
+            if !taken.iter().any(|&(t, _)| t == g) {
+                taken.push((g, p));
             }
-            for c in callees.into_iter().filter(|&c| facts.is_recursive(c)) {
+        }
+        for k in kernels.into_iter().filter(|k| !facts.unwalked.contains(k)) {
+            // A direct callee once; each indirect call site then brings every
+            // address-taken function of its prototype again (sweep30 p313
+            // sm_90: `k_diamond`'s five sites through `Shape*`, two recursive
+            // candidates each: 10 warnings; `k_dispatch`: `u_rec` called and
+            // in two sites' candidates: 3).
+            let direct = facts.callees.get(&k).into_iter().flatten().copied();
+            let sites = facts.indirect.get(&k).map(Vec::as_slice).unwrap_or_default();
+            let through_pointers =
+                sites.iter().flat_map(|site| taken.iter().filter(move |(_, p)| p == site).map(|&(g, _)| g));
+            for c in direct.chain(through_pointers).filter(|&c| facts.is_recursive(c)) {
                 warnings.push(LinkWarning::UnknownStackSize { kernel: name(k), callee: name(c) });
             }
         }
