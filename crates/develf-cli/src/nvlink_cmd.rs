@@ -64,6 +64,8 @@ pub enum OptionId {
     PtxasOptions,
     SuppressArchWarning,
     SuppressStackSizeWarning,
+    /// `-disable-infos`: see [`LinkRequest::disable_infos`].
+    DisableInfos,
     /// `-suppress-debug-info`: with `-g`, a link as without it that keeps
     /// unused code (`LinkOptions::debug_suppressed`); without `-g`, an error.
     SuppressDebugInfo,
@@ -260,7 +262,7 @@ pub const OPTIONS: &[NvlinkOption] = &[
         value_name: "<true|false>",
         help: "Stack protectors for code compiled at link time (LTO only; no effect on linked code).",
     },
-    opt("disable-infos", Some("disable-infos"), Nothing, O::NoEffect, "", "Disable all info messages."),
+    opt("disable-infos", Some("disable-infos"), Nothing, O::DisableInfos, "", "Disable all info messages."),
     opt("disable-warnings", Some("w"), Nothing, O::DisableWarnings, "", "Inhibit all warning messages."),
     opt("dlto", Some("dlto"), Nothing, O::NotSupported, "", "Link-time optimization (not supported by develf)."),
     opt("dump-callgraph", Some("dump-callgraph"), Nothing, O::DumpCallgraph, "", "Dump callgraph information."),
@@ -514,6 +516,7 @@ pub struct NvlinkArgs {
     pub ptxas_options: Vec<String>,
     pub suppress_arch_warning: bool,
     pub suppress_stack_size_warning: bool,
+    pub disable_infos: bool,
     pub suppress_debug_info: bool,
     /// `-time FILE`.
     pub time_file: Option<String>,
@@ -699,6 +702,7 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             O::PtxasOptions => parsed.ptxas_options.extend(values),
             O::SuppressArchWarning => parsed.suppress_arch_warning = true,
             O::SuppressStackSizeWarning => parsed.suppress_stack_size_warning = true,
+            O::DisableInfos => parsed.disable_infos = true,
             O::SuppressDebugInfo => parsed.suppress_debug_info = true,
             O::TimeFile => set_single(&mut parsed.time_file, single, option.long, warnings),
             O::HostLinkerScript => set_single(&mut parsed.host_linker_script, single, option.long, warnings),
@@ -928,6 +932,12 @@ pub struct LinkRequest {
     /// `-suppress-stack-size-warning`: no "Stack size ... cannot be
     /// statically determined" warning (nor error under `-Werror`).
     pub suppress_stack_size_warning: bool,
+    /// `-disable-infos`: neither the stack-size warning nor the ISA_CLASS
+    /// one. nvlink prints both as warnings but treats them as infos: this
+    /// option drops them (`-Werror` then has nothing to fail on) and `-w`
+    /// does not; `-v`'s report stays (nvlink 13.5; sweep30 p311, p313;
+    /// options/stack-warnings.txt).
+    pub disable_infos: bool,
     /// `-arch=compute_XX`: nvlink reads and checks the inputs and writes the
     /// register file, but links nothing and writes no output (what `nvcc
     /// -rdc=true -arch=compute_XX` asks of it: the PTX is compiled when the
@@ -1149,6 +1159,7 @@ pub fn request_from_args(parsed: &NvlinkArgs) -> Result<LinkRequest, String> {
             .collect(),
         suppress_arch_warning: parsed.suppress_arch_warning,
         suppress_stack_size_warning: parsed.suppress_stack_size_warning,
+        disable_infos: parsed.disable_infos,
         virtual_target,
     })
 }
@@ -1869,12 +1880,51 @@ fn link_failure(error: &LinkError) -> LinkFailure {
     }
 }
 
+/// What a link's warnings print: (kind, text) lines in order, whether
+/// `-Werror` made one an error, and whether that ends the link with
+/// "merge_elf failed".
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct WarningLines {
+    pub lines: Vec<(&'static str, String)>,
+    pub failed: bool,
+    pub merge_failed: bool,
+}
+
+/// The lines `warnings` print under `reporter`'s options. nvlink prints
+/// both kinds even under `-w` (they are infos to it, which `-disable-infos`
+/// drops: [`shown`]); `-Werror` makes them errors that fail the link
+/// (status 255, no output), the ISA_CLASS one with "merge_elf failed" and
+/// exit status 1 (nvlink 13.5; options/stack-warnings.txt).
+pub fn warning_lines(
+    request: &LinkRequest,
+    reporter: &Reporter,
+    warnings: &[develf_link::LinkWarning],
+) -> WarningLines {
+    let mut out = WarningLines::default();
+    for warning in warnings.iter().filter(|w| shown(request, w)) {
+        let text = match reporter.style {
+            Style::Nvlink => warning.to_string(),
+            Style::Develf => format!("{warning} ({})", warning.explanation()),
+        };
+        if reporter.warning_as_error {
+            out.lines.push(("error", text));
+            out.failed = true;
+            out.merge_failed |= matches!(warning, develf_link::LinkWarning::MissingIsaClass { .. });
+        } else {
+            out.lines.push(("warning", text));
+        }
+    }
+    out
+}
+
 /// Whether the request leaves `warning` to be printed
-/// (`-suppress-stack-size-warning`).
+/// (`-suppress-stack-size-warning`, `-disable-infos`).
 fn shown(request: &LinkRequest, warning: &develf_link::LinkWarning) -> bool {
     match warning {
-        develf_link::LinkWarning::UnknownStackSize { .. } => !request.suppress_stack_size_warning,
-        develf_link::LinkWarning::MissingIsaClass { .. } => true,
+        develf_link::LinkWarning::UnknownStackSize { .. } => {
+            !request.suppress_stack_size_warning && !request.disable_infos
+        }
+        develf_link::LinkWarning::MissingIsaClass { .. } => !request.disable_infos,
     }
 }
 
@@ -2021,29 +2071,12 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
             return report(link_failure(&error), reporter);
         }
     };
-    // nvlink prints these even under `-w`; `-Werror` makes them errors that
-    // fail the link (status 255, no output).
-    // Except the ISA_CLASS one, an ordinary warning: `-w` silences it and
-    // under `-Werror` nvlink 13.5 adds "merge_elf failed" and exits 1.
-    let mut merge_failed = false;
-    for warning in image.warnings().iter().filter(|w| shown(request, w)) {
-        let ordinary = matches!(warning, develf_link::LinkWarning::MissingIsaClass { .. });
-        if ordinary && reporter.disable_warnings && !reporter.warning_as_error {
-            continue;
-        }
-        let text = match reporter.style {
-            Style::Nvlink => warning.to_string(),
-            Style::Develf => format!("{warning} ({})", warning.explanation()),
-        };
-        if reporter.warning_as_error {
-            reporter.error(&text);
-            reporter.failed = true;
-            merge_failed |= ordinary;
-        } else {
-            reporter.line("warning", &text);
-        }
+    let lines = warning_lines(request, reporter, image.warnings());
+    for (kind, text) in &lines.lines {
+        reporter.line(kind, text);
     }
-    if merge_failed {
+    reporter.failed |= lines.failed;
+    if lines.merge_failed {
         return reporter.fatal("merge_elf failed");
     }
     if reporter.failed {
@@ -3120,6 +3153,7 @@ pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
         ptxas_options: Vec::new(),
         suppress_arch_warning: false,
         suppress_stack_size_warning: false,
+        disable_infos: false,
         virtual_target: args.arch.starts_with("compute_"),
     };
     run_link(&request, &mut reporter)
