@@ -668,6 +668,8 @@ const OBJECTS: &[ObjectSpec] = &[
     // `-dump-callgraph`'s demangled names (a template parameter as a
     // template argument); for options/callgraph-dumps.txt only.
     cu("cgx", "cgx.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
+    cu("cgn_a", "cgn_a.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
+    cu("cgn_b", "cgn_b.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
     // Rule 7.1: stack-size warnings per indirect call site; for
     // options/stack-warnings.txt only.
     cu("sws_a", "sws_a.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),

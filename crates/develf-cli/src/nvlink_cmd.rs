@@ -2424,6 +2424,17 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, sco
     out
 }
 
+/// Deeper than cpp_demangle's defaults (96 to parse, 128 to print), which
+/// refuse a template nested ten levels in arguments nvlink's demangler
+/// prints (sweep30 p311's `deep_fn<PairOf..<Level..<..>>>`, a 458-byte
+/// name of 17,847 characters). Still bounded: a hostile name fails to
+/// demangle (and prints mangled) instead of overflowing the stack.
+fn demangled_deep(mangled: &str) -> Option<String> {
+    let parse = cpp_demangle::ParseOptions::default().recursion_limit(256);
+    let print = cpp_demangle::DemangleOptions::new().recursion_limit(512);
+    cpp_demangle::Symbol::new_with_options(mangled.as_bytes(), &parse).ok()?.demangle_with_options(&print).ok()
+}
+
 /// Demangles as nvlink prints names: `int *` rather than `int*`, and without
 /// the `_INTERNAL_<hash>_..` namespace nvcc gives file-local functions.
 pub fn demangle_like_nvlink(name: &str) -> String {
@@ -2437,6 +2448,9 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     if !name.starts_with("_Z") {
         return name.to_string();
     }
+    if let Some(text) = thunk_like_nvlink(name) {
+        return text;
+    }
     // ptxas's local clone of a function (`_Z7h2_poly7__half2$10`) prints as
     // the function (sweep27 p280, p281).
     let name = name.split_once('$').map_or(name, |(base, _)| base);
@@ -2447,7 +2461,7 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     // (`Rect::~Rect() [subobject]`, `Rect::Rect(int, float, float)
     // [subobject]`; sweep27 p280).
     let subobject = base_object_structor(name);
-    let demangle = |mangled: &str| cpp_demangle::Symbol::new(mangled.as_bytes()).ok().and_then(|s| s.demangle().ok());
+    let demangle = demangled_deep;
     // nvlink's demangler writes a template parameter the signature uses as
     // `T1` (`T1 tmix<int>(T1, T1)`) and an int template argument as `(int)5`
     // (`int wk<(int)5>(int)`): rename them in the mangled name first.
@@ -2477,6 +2491,7 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     while closed.contains("> >") {
         closed = closed.replace("> >", ">>");
     }
+    let closed = unspaced_marks_removed(&closed);
     let out = own_class_references(&spaced_operators(&closed))
         .replace(&format!("{NESTED_PARAMETER_MARK} *"), "*")
         .replace(NESTED_PARAMETER_MARK, "")
@@ -2490,6 +2505,39 @@ pub fn demangle_like_nvlink(name: &str) -> String {
         out.push_str(" [subobject]");
     }
     out
+}
+
+/// A virtual function's thunk as nvlink's demangler writes it: `Thunk for
+/// (offset -8) Circle::name_hash() const` (`_ZThn8_`), `Thunk for (offset
+/// 0, virtual offset -24) Mid1::f() const` (`_ZTv0_n24_`), the function
+/// demangled as any other (sweep30 p313's multiple inheritance).
+fn thunk_like_nvlink(name: &str) -> Option<String> {
+    // An offset: digits, `n` before them for a negative one, then `_`.
+    let offset = |text: &str| -> Option<(String, usize)> {
+        let (sign, digits) = match text.strip_prefix('n') {
+            Some(rest) => ("-", rest),
+            None => ("", text),
+        };
+        let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+        if n == 0 || digits.as_bytes().get(n) != Some(&b'_') {
+            return None;
+        }
+        Some((format!("{sign}{}", &digits[..n]), sign.len() + n + 1))
+    };
+    let (offsets, rest) = if let Some(rest) = name.strip_prefix("_ZTh") {
+        let (fixed, used) = offset(rest)?;
+        (format!("offset {fixed}"), &rest[used..])
+    } else if let Some(rest) = name.strip_prefix("_ZTv") {
+        let (fixed, used) = offset(rest)?;
+        let (virtual_offset, more) = offset(&rest[used..])?;
+        (format!("offset {fixed}, virtual offset {virtual_offset}"), &rest[used + more..])
+    } else {
+        return None;
+    };
+    if rest.is_empty() {
+        return None;
+    }
+    Some(format!("Thunk for ({offsets}) {}", demangle_like_nvlink(&format!("_Z{rest}"))))
 }
 
 /// A member function's reference to its own class (mangled `S_`, the
@@ -2759,9 +2807,16 @@ fn nvlink_spelling(name: &str) -> Option<String> {
     // Whether the token before this one opened a nested name (an `N` of
     // its own, not the last letter of a name).
     let mut opens_nested = false;
+    // Whether the tokens just before were a pointer or reference (`P`,
+    // `R`, `O`) and its qualifiers: what an unscoped template's arguments
+    // after a substitution (`PS_IfLi3EE`) are marked in (UNSPACED_MARK).
+    let mut after_declarator = false;
+    // Where those arguments close: the mark goes before each.
+    let mut unspaced_closes: Vec<usize> = Vec::new();
     while i < b.len() {
         let c = b[i];
         let after_nested_open = std::mem::take(&mut opens_nested);
+        let declarator_before = std::mem::take(&mut after_declarator);
         match c {
             b'0'..=b'9' => {
                 let n = digits(i);
@@ -2782,6 +2837,11 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                     }
                     out.push_str(&name[i..i + n + 2]);
                     i += n + 2;
+                    if declarator_before && b.get(i) == Some(&b'I') {
+                        let rest = skip_to_close(name.get(i + 1..)?, 1)?;
+                        unspaced_closes.push(name.len() - rest.len() - 1);
+                        changed = true;
+                    }
                 }
             }
             b'T' => {
@@ -2932,6 +2992,11 @@ fn nvlink_spelling(name: &str) -> Option<String> {
             b'X' | b'U' | b'.' | b'$' => return None,
             _ => {
                 opens_nested = c == b'N';
+                after_declarator =
+                    matches!(c, b'P' | b'R' | b'O') || (declarator_before && matches!(c, b'K' | b'V' | b'r'));
+                if c == b'E' && unspaced_closes.contains(&i) {
+                    out.push_str(UNSPACED_MARK);
+                }
                 out.push(char::from(c));
                 i += 1;
             }
@@ -2952,6 +3017,33 @@ fn parameter_class_with(digits: &str, mark: &str) -> Option<String> {
     let index: usize = if digits.is_empty() { 1 } else { digits.parse::<usize>().ok()? + 2 };
     let spelled = format!("T{index}{mark}");
     Some(format!("{}{spelled}", spelled.len()))
+}
+
+/// An extra template argument (the int literal 999999937) added to an
+/// unscoped template's arguments after a substitution in a pointer or
+/// reference (`PS_IfLi3EE`, a second `T2<..>` in one signature): nvlink's
+/// demangler writes that pointer without the space, `T2<float, (int)3>*`,
+/// where a template spelled out gets one, `T2<int, (int)2> *` (fixture
+/// sp; sweep30 p313's `k_trees(const Node<float, (int)2> *, const
+/// Node<int, (int)3>*, ..)`). A nested name's (`PNS0_IfEE`) keeps it.
+const UNSPACED_MARK: &str = "Li999999937E";
+
+/// [`UNSPACED_MARK`]s taken out, with the space before the pointer or
+/// reference that follows each.
+fn unspaced_marks_removed(text: &str) -> String {
+    const PRINTED: &str = ", 999999937>";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(PRINTED) {
+        out.push_str(&rest[..at]);
+        out.push('>');
+        rest = &rest[at + PRINTED.len()..];
+        if rest.starts_with(" *") || rest.starts_with(" &") {
+            rest = &rest[1..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Appended to a template parameter's class name where a pack expansion
