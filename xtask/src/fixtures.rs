@@ -111,6 +111,8 @@ const ABI7_ALL: &[&str] = &["sm_50", "sm_75", "sm_90"];
 /// Sources that use sm_70+ instructions (nanosleep, match, wmma, ...).
 const ABI7_SM75_UP: &[&str] = &["sm_75", "sm_90"];
 const ABI7_NONE: &[&str] = &[];
+/// Rule 10 with mbarriers (`mbarrier.init` is sm_80+): sm_90 alone.
+const A7MB_ARCHS: &[&str] = &["sm_90"];
 /// `-G` objects are large; only a few architectures get them.
 const DEBUG_ARCHS: &[&str] = &["sm_75", "sm_90"];
 /// Rule 7.2's CTAIDZ_USED after NUM_BARRIERS (cznb): the sm_75..sm_86 order.
@@ -472,6 +474,10 @@ const OBJECTS: &[ObjectSpec] = &[
     // No group: its link's capsule differs (tests/fixtures/partial).
     nvcc_with("wsc", "wsc.cu", &["-Xptxas", "-O0"], Archs::Only(&["sm_100", "sm_120"])),
     cu("a7x_a", "a7x_a.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    // Rule 10: an ABI-7 kernel's 0x66 record against its appended
+    // NUM_MBARRIERS (a7mb-mixed-abi).
+    cu("a7mb_k", "a7mb_k.cu", Archs::Only(&[]), A7MB_ARCHS),
+    cu("a7mb_f", "a7mb_f.cu", Archs::Only(A7MB_ARCHS), ABI7_NONE),
     cu("a7x_b", "a7x_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     // Rules 1.4 and 7.1 (same-named static functions, recursion through an
     // indirect call): one architecture per family keeps the bytes small.
@@ -995,6 +1001,12 @@ const GROUPS: &[GroupSpec] = &[
         inputs: &[Abi7("a7x_dyn"), Abi8("a7x_tile")],
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "a7mb-mixed-abi",
+        inputs: &[Abi7("a7mb_k"), Abi8("a7mb_f")],
+        flags: &[],
+        archs: Archs::Only(A7MB_ARCHS),
     },
     GroupSpec {
         name: "a7x-e16-mixed-abi",

@@ -1185,10 +1185,23 @@ impl Context<'_, '_> {
             // the kernel is the output's only one (a7nb-mixed-abi), before
             // it otherwise (a7bar-mixed-abi, with `a7bar_leaf` beside it;
             // /tmp/a7 in session 41: `kown1` alone, or with `kown2` or
-            // `kplain`; sm_75).
+            // `kplain`; sm_75). Against an appended NUM_MBARRIERS, by their
+            // first contributors (`appended_keys`; the mark's is the first
+            // marked function reached), the mark first on a tie: sweep30
+            // p312 `abi7-mix`, ABI-7 `k_bulk_copy` calling ABI-8 `mbar_init`
+            // (both): `0x66, NUM_MBARRIERS, NUM_BARRIERS`; sweep29 p301
+            // `abi7-mix`, ABI-7 `k_tiles_c` reaching ABI-7 `mbar_init` in
+            // an earlier input than its ABI-8 callee, and sweep30 p312
+            // `abi7-r-exec`: `NUM_MBARRIERS, 0x66, NUM_BARRIERS` (sm_90).
+            let mark_first = |f: u32| self.mark_key(f, facts) <= self.appended_keys(f, facts)[1];
             let appended_barriers = reversed
                 .get(appended_from..)
-                .and_then(|tail| tail.iter().position(|a| matches!(a, Attribute::NumBarriers(_))))
+                .and_then(|tail| {
+                    tail.iter().position(|a| {
+                        matches!(a, Attribute::NumBarriers(_))
+                            || (is_mbarrier_count(a) && function.is_some_and(mark_first))
+                    })
+                })
                 .map(|at| appended_from + at);
             // Before an appended EXTERNS too when the marked code comes from
             // an earlier input than the kernel's (sweep27 p282 `abi7-mix`:
@@ -1298,6 +1311,20 @@ impl Context<'_, '_> {
         // `gi_op_dbl` through a `__device__` table: 0x66).
         let reach = facts.reach_through_addresses(f);
         reach.iter().filter(|&&g| g != f).any(|g| facts.marked.contains(g))
+    }
+
+    /// Rule 10: the first function with the 0x66 record that kernel `f`
+    /// reaches, in [`Context::appended_keys`]' order: where its appended
+    /// 0x66 stands against an appended NUM_MBARRIERS.
+    fn mark_key(&self, f: u32, facts: &CallFacts) -> ContributorKey {
+        let info_sections = facts.info_of_text.get_or_init(|| self.info_sections());
+        facts
+            .reach_through_addresses(f)
+            .into_iter()
+            .filter(|&g| g != f && facts.marked.contains(&g))
+            .map(|g| self.contributor_key(g, info_sections))
+            .min()
+            .unwrap_or(ContributorKey::LAST)
     }
 
     /// Rule 10: whether kernel `function` reaches code carrying the 0x66
