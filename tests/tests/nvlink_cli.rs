@@ -145,10 +145,11 @@ fn options_parse_as_nvlink_spells_them() {
         (&["--version"], NvlinkArgs { version: true, ..NvlinkArgs::default() }),
         (&["-V"], NvlinkArgs { version: true, ..NvlinkArgs::default() }),
         (&["-arch=sm_90", "-o", "out.cubin", "--threads", "3"], NvlinkArgs { threads: Some(3), ..base() }),
-        // Accepted, no effect on the output.
+        // Accepted, no effect on the output (`-disable-infos` only drops
+        // the stack-size and ISA_CLASS messages).
         (
             &["-arch=sm_90", "-o", "out.cubin", "-disable-infos", "-time", "-"],
-            NvlinkArgs { time_file: Some("-".to_string()), ..base() },
+            NvlinkArgs { time_file: Some("-".to_string()), disable_infos: true, ..base() },
         ),
         // Messages only.
         (
