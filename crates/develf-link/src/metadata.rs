@@ -1317,14 +1317,7 @@ impl Context<'_, '_> {
     /// reaches, in [`Context::appended_keys`]' order: where its appended
     /// 0x66 stands against an appended NUM_MBARRIERS.
     fn mark_key(&self, f: u32, facts: &CallFacts) -> ContributorKey {
-        let info_sections = facts.info_of_text.get_or_init(|| self.info_sections());
-        facts
-            .reach_through_addresses(f)
-            .into_iter()
-            .filter(|&g| g != f && facts.marked.contains(&g))
-            .map(|g| self.contributor_key(g, info_sections))
-            .min()
-            .unwrap_or(ContributorKey::LAST)
+        self.first_contributor(f, facts, |g| facts.marked.contains(&g))
     }
 
     /// Rule 10: whether kernel `function` reaches code carrying the 0x66
@@ -1541,11 +1534,18 @@ impl Context<'_, '_> {
     /// The first contributor of kernel `f`'s appended CTAIDZ_USED, in
     /// [`Context::appended_keys`]' order.
     fn ctaidz_key(&self, f: u32, facts: &CallFacts) -> ContributorKey {
+        self.first_contributor(f, facts, |g| facts.ctaidz.contains(&g))
+    }
+
+    /// The first function kernel `f` reaches (through addresses too, itself
+    /// left out) for which `holds` is true, in [`Context::appended_keys`]'
+    /// order; [`ContributorKey::LAST`] when there is none.
+    fn first_contributor(&self, f: u32, facts: &CallFacts, holds: impl Fn(u32) -> bool) -> ContributorKey {
         let info_sections = facts.info_of_text.get_or_init(|| self.info_sections());
         facts
             .reach_through_addresses(f)
             .into_iter()
-            .filter(|&g| g != f && facts.ctaidz.contains(&g))
+            .filter(|&g| g != f && holds(g))
             .map(|g| self.contributor_key(g, info_sections))
             .min()
             .unwrap_or(ContributorKey::LAST)
