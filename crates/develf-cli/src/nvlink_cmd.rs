@@ -2544,7 +2544,7 @@ fn thunk_like_nvlink(name: &str) -> Option<String> {
 /// first substitution) as nvlink's demangler writes it, without the space:
 /// `__half2::__half2(const __half2&)`, `__nv_bfloat162::operator
 /// =(__nv_bfloat162&&)`, where another class's is `const __nv_bfloat16 &`
-/// (sweep27 p281 `-G`).
+/// (sweep27 p281 `-G`). A class template's too ([`own_template_class_references`]).
 fn own_class_references(text: &str) -> String {
     let Some(open) = text.find('(') else { return text.to_string() };
     let function = &text[..open];
@@ -2562,16 +2562,67 @@ fn own_class_references(text: &str) -> String {
     }
     let Some(scope) = last_scope else { return text.to_string() };
     let class = function[..scope].rsplit(' ').next().unwrap_or("");
-    if class.is_empty() || class.contains('<') {
+    if class.is_empty() {
         return text.to_string();
     }
-    let mut parameters = text[open..].to_string();
+    if class.contains('<') {
+        return own_template_class_references(text).unwrap_or_else(|| text.to_string());
+    }
+    format!("{function}{}", unspaced_class_references(&text[open..], class))
+}
+
+/// [`own_class_references`] for a class template (`S0_` names it, after
+/// the template's own `S_`), whose arguments may hold spaces and
+/// parentheses: in the parameters, and in a member function template's
+/// return type (`Acc<float>& Acc<float>::add<int>(const Acc<T1>&)`;
+/// sweep30 `repro/cg-demangle` pack.cu, fixture cgn). `None` when the
+/// brackets do not balance (an `operator <`).
+fn own_template_class_references(text: &str) -> Option<String> {
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.checked_sub(1)?,
+            '(' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let open = open?;
+    // The last `::` and the last space before it, outside template arguments.
+    let (mut depth, mut scope, mut start) = (0usize, None, 0usize);
+    for (i, c) in text[..open].char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.checked_sub(1)?,
+            ' ' if depth == 0 => start = i + 1,
+            ':' if depth == 0 && text[i..].starts_with("::") => scope = Some((i, start)),
+            _ => {}
+        }
+    }
+    let (scope, start) = scope?;
+    let class = text.get(start..scope).filter(|c| !c.is_empty())?;
+    let returned = &text[..start];
+    let returned = ["&& ", "& "]
+        .iter()
+        .find(|r| returned == format!("{class} {r}"))
+        .map_or_else(|| returned.to_string(), |r| format!("{class}{r}"));
+    Some(format!("{returned}{}{}", &text[start..open], unspaced_class_references(&text[open..], class)))
+}
+
+/// `parameters` with each `class &` and `class &&` written `class&`,
+/// `class&&` (after `(`, `, ` or `const `).
+fn unspaced_class_references(parameters: &str, class: &str) -> String {
+    let mut parameters = parameters.to_string();
     for (before, after) in [("&&", "&&"), ("&", "&")] {
         for lead in ["(", ", ", "const "] {
             parameters = parameters.replace(&format!("{lead}{class} {before}"), &format!("{lead}{class}{after}"));
         }
     }
-    format!("{function}{parameters}")
+    parameters
 }
 
 /// Whether `c` can be part of an identifier.
