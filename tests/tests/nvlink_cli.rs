@@ -817,3 +817,25 @@ fn files_nvlink_writes_besides_a_link() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `-dump-callgraph`'s demangler on hostile names (on a test thread's
+/// 2 MiB stack): a template nested far past the demangler's depth limit and
+/// a thunk of thunks come back as they are, without overflowing the stack;
+/// a real thunk and a deep but legal name demangle.
+#[test]
+fn callgraph_names_survive_hostile_symbols() {
+    let nested = |depth: usize| {
+        let mut name = String::from("_Z1fI");
+        name.push_str(&"1AI".repeat(depth));
+        name.push('i');
+        name.push_str(&"E".repeat(depth));
+        name.push_str("Evv");
+        name
+    };
+    let deep = nested(5000);
+    assert_eq!(nvlink_cmd::demangle_like_nvlink(&deep), deep);
+    let thunks = format!("_Z{}NK1C1gEv", "Thn8_".repeat(20000));
+    assert_eq!(nvlink_cmd::demangle_like_nvlink(&thunks), thunks);
+    assert_eq!(nvlink_cmd::demangle_like_nvlink("_ZThn16_NK1C1gEv"), "Thunk for (offset -16) C::g() const");
+    assert!(nvlink_cmd::demangle_like_nvlink(&nested(20)).starts_with("void f<A<A<"));
+}

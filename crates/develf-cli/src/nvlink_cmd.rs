@@ -2534,7 +2534,9 @@ fn thunk_like_nvlink(name: &str) -> Option<String> {
     } else {
         return None;
     };
-    if rest.is_empty() {
+    // A thunk of a thunk is no name ptxas writes; refusing it also bounds
+    // the recursion below (a hostile `_ZThn1_ThN1_...`).
+    if rest.is_empty() || rest.starts_with("Th") || rest.starts_with("Tv") {
         return None;
     }
     Some(format!("Thunk for ({offsets}) {}", demangle_like_nvlink(&format!("_Z{rest}"))))

@@ -748,10 +748,11 @@ impl Context<'_, '_> {
 
     /// Rule 7.1, nvlink's "Stack size for entry function '<k>' cannot be
     /// statically determined": in an executable, once for each callee of a
-    /// kernel whose stack size is unknown (recursive, or reaching recursion),
-    /// and once more for each indirect call site it is a possible target
-    /// of, kernels in output `.text` order. Calls: `calls_fib_kernel` once (`lib_fib`);
-    /// a kernel calling three recursive functions three times, one calling
+    /// kernel whose stack size is unknown (recursive, or reaching
+    /// recursion), and once more for each indirect call site it is a
+    /// possible target of, kernels in output `.text` order. Calls:
+    /// `calls_fib_kernel` once (`lib_fib`); a kernel calling three
+    /// recursive functions three times, one calling
     /// a function that reaches two recursive ones once; fptr `kfp` twice
     /// (`even`, and `sub2` through its pointer call), `kfp2` once (`sub2`);
     /// nothing under `-r`.
