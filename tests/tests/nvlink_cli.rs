@@ -821,7 +821,8 @@ fn files_nvlink_writes_besides_a_link() {
 /// `-dump-callgraph`'s demangler on hostile names (on a test thread's
 /// 2 MiB stack): a template nested far past the demangler's depth limit and
 /// a thunk of thunks come back as they are, without overflowing the stack;
-/// a real thunk and a deep but legal name demangle.
+/// a real thunk and a deep but legal name demangle; a megabyte-long name
+/// ends.
 #[test]
 fn callgraph_names_survive_hostile_symbols() {
     let nested = |depth: usize| {
@@ -838,4 +839,8 @@ fn callgraph_names_survive_hostile_symbols() {
     assert_eq!(nvlink_cmd::demangle_like_nvlink(&thunks), thunks);
     assert_eq!(nvlink_cmd::demangle_like_nvlink("_ZThn16_NK1C1gEv"), "Thunk for (offset -16) C::g() const");
     assert!(nvlink_cmd::demangle_like_nvlink(&nested(20)).starts_with("void f<A<A<"));
+    // A megabyte of substitutions with template arguments, each of which the
+    // rewrite would scan past: demangled as it is, the rewrite skipped.
+    let long = format!("_Z1f1A{}", "PS_IiE".repeat(200_000));
+    assert!(!nvlink_cmd::demangle_like_nvlink(&long).is_empty());
 }

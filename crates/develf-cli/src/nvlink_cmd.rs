@@ -2424,6 +2424,9 @@ pub fn callgraph_dump_kept(inputs: &[Input<'_>], arch: Arch, demangle: bool, sco
     out
 }
 
+/// The longest mangled name [`nvlink_spelling`] rewrites (bytes).
+const MAX_RESPELLED_NAME: usize = 16 * 1024;
+
 /// Deeper than cpp_demangle's defaults (96 to parse, 128 to print), which
 /// refuse a template nested ten levels in arguments nvlink's demangler
 /// prints (sweep30 p311's `deep_fn<PairOf..<Level..<..>>>`, a 458-byte
@@ -2467,7 +2470,10 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     // (`int wk<(int)5>(int)`): rename them in the mangled name first.
     let fixed = constructor_template_fixed(name);
     let name = fixed.as_deref().unwrap_or(name);
-    let Some(text) = nvlink_spelling(name).and_then(|m| demangle(&m)).or_else(|| demangle(name)) else {
+    // The rewrite scans ahead for closing brackets: past some length (no
+    // ptxas name comes near) a name is demangled as it is, in bounded time.
+    let respelled = (name.len() <= MAX_RESPELLED_NAME).then(|| nvlink_spelling(name)).flatten();
+    let Some(text) = respelled.and_then(|m| demangle(&m)).or_else(|| demangle(name)) else {
         return name.to_string();
     };
     // Wherever it stands: after a return type too (`T1 _INTERNAL_<id>::
@@ -2865,7 +2871,7 @@ fn nvlink_spelling(name: &str) -> Option<String> {
     // after a substitution (`PS_IfLi3EE`) are marked in (UNSPACED_MARK).
     let mut after_declarator = false;
     // Where those arguments close: the mark goes before each.
-    let mut unspaced_closes: Vec<usize> = Vec::new();
+    let mut unspaced_closes: std::collections::HashSet<usize> = std::collections::HashSet::new();
     while i < b.len() {
         let c = b[i];
         let after_nested_open = std::mem::take(&mut opens_nested);
@@ -2892,7 +2898,7 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                     i += n + 2;
                     if declarator_before && b.get(i) == Some(&b'I') {
                         let rest = skip_to_close(name.get(i + 1..)?, 1)?;
-                        unspaced_closes.push(name.len() - rest.len() - 1);
+                        unspaced_closes.insert(name.len() - rest.len() - 1);
                         changed = true;
                     }
                 }
