@@ -28,10 +28,13 @@
 //!   how many of each (`, 1 textures, 1 surfaces`: fixture `ptx`,
 //!   sm_75..sm_90a; not on sm_100, sm_100a, sm_120, nor under `-r`).
 //! * The barrier count is the kernel's `EIATTR_NUM_BARRIERS`; a kernel
-//!   without one repeats the count printed before it. nvlink's count for a
-//!   first kernel without one is not the output's (0 to 11 across the
-//!   fixtures, whatever its variable last held); develf prints 0, nvlink's
-//!   most frequent.
+//!   without one repeats the count printed before it. Before the first
+//!   kernel with one, nvlink prints how many kernels have one (session 45:
+//!   single-file links of 2 to 5 kernels, 0 to 3 of them with a count, and
+//!   links of several objects in every order; fixture `vbar`). That holds
+//!   for 604 of the 1,106 fixture links with such a first kernel; in the
+//!   others nvlink's variable holds something else (a `-r` output of
+//!   kernels without counts prints 1), not found.
 
 use develf_format::nvinfo::{EIATTR_FRAME_SIZE, EIATTR_MAX_STACK_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_REGCOUNT};
 use develf_format::symbol::{STO_CUDA_ENTRY, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC};
@@ -61,10 +64,13 @@ pub fn resource_report(output: &[u8], relocatable: bool) -> Option<Vec<String>> 
     let function_values = function_values(&cubin);
     let kernel_barriers = kernel_barriers(&cubin);
     let references = if relocatable || mercury { HashMap::new() } else { references_named(&cubin) };
-    let mut barriers = 0u32;
     let mut kernels: Vec<_> =
         cubin.symbols().iter().filter(|s| s.st_type == STT_FUNC && s.other & STO_CUDA_ENTRY != 0).collect();
     kernels.sort_by_key(|kernel| std::cmp::Reverse(kernel.section_index()));
+    // Before the first kernel with a count of its own, nvlink prints how
+    // many kernels have one (its variable held that count).
+    let mut barriers =
+        u32::try_from(kernels.iter().filter(|k| kernel_barriers.contains_key(k.name)).count()).unwrap_or(u32::MAX);
     for kernel in kernels {
         let name = kernel.name;
         let value = |attribute: u8| function_values.get(&(attribute, kernel.index)).copied();
