@@ -29,14 +29,16 @@
 //!   sm_75..sm_90a; not on sm_100, sm_100a, sm_120, nor under `-r`).
 //! * The barrier count is the kernel's `EIATTR_NUM_BARRIERS`; a kernel
 //!   without one repeats the count printed before it. Before the first
-//!   kernel with one, nvlink prints how many kernels have one (session 45:
-//!   single-file links of 2 to 5 kernels, 0 to 3 of them with a count, and
-//!   links of several objects in every order; fixture `vbar`). That holds
-//!   for 604 of the 1,106 fixture links with such a first kernel; in the
-//!   others nvlink's variable holds something else (a `-r` output of
-//!   kernels without counts prints 1), not found.
+//!   kernel with one, nvlink prints the number of sections of zeroed
+//!   memory in the output, `.nv.global` and each `.nv.shared.<k>` (session
+//!   45: controlled links of 1 to 5 kernels with and without shared arrays
+//!   and barriers and zeroed or initialised globals, one or several
+//!   objects, every order; fixture `vbar`): 1,105 of the 1,106 fixture
+//!   links with such a first kernel (tcg `-r` on sm_100a prints 2 for its
+//!   one `.nv.shared`).
 
 use develf_format::nvinfo::{EIATTR_FRAME_SIZE, EIATTR_MAX_STACK_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_REGCOUNT};
+use develf_format::section::{SHT_CUDA_GLOBAL, SHT_CUDA_SHARED, SHT_NOBITS};
 use develf_format::symbol::{STO_CUDA_ENTRY, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC};
 use develf_parse::cubin::Cubin;
 use std::collections::HashMap;
@@ -46,6 +48,8 @@ use std::collections::HashMap;
 const MERCURY_RESERVED_SHARED: u64 = 1024;
 /// The constant banks a kernel can have (`.nv.constant0` .. `.nv.constant17`).
 const CONSTANT_BANKS: u32 = 18;
+/// The section types nvlink counts in `-v`'s first barrier count.
+const ZEROED_MEMORY: [u32; 3] = [SHT_NOBITS, SHT_CUDA_GLOBAL, SHT_CUDA_SHARED];
 
 /// The report's lines, without nvlink's `info` prefix; `None` when `output`
 /// is not a cubin develf can read.
@@ -68,9 +72,12 @@ pub fn resource_report(output: &[u8], relocatable: bool) -> Option<Vec<String>> 
         cubin.symbols().iter().filter(|s| s.st_type == STT_FUNC && s.other & STO_CUDA_ENTRY != 0).collect();
     kernels.sort_by_key(|kernel| std::cmp::Reverse(kernel.section_index()));
     // Before the first kernel with a count of its own, nvlink prints how
-    // many kernels have one (its variable held that count).
-    let mut barriers =
-        u32::try_from(kernels.iter().filter(|k| kernel_barriers.contains_key(k.name)).count()).unwrap_or(u32::MAX);
+    // many sections of zeroed memory the output has: `.nv.global` and the
+    // kernels' `.nv.shared.<k>` (NOBITS in an executable, their CUDA types
+    // in a `-r` output; not `.nv.global.init`). Its variable held that
+    // count.
+    let zeroed = cubin.sections().iter().filter(|s| ZEROED_MEMORY.contains(&s.sh_type)).count();
+    let mut barriers = u32::try_from(zeroed).unwrap_or(u32::MAX);
     for kernel in kernels {
         let name = kernel.name;
         let value = |attribute: u8| function_values.get(&(attribute, kernel.index)).copied();
