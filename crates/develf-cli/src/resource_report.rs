@@ -30,15 +30,15 @@
 //! * The barrier count is the kernel's `EIATTR_NUM_BARRIERS`; a kernel
 //!   without one repeats the count printed before it. Before the first
 //!   kernel with one, nvlink prints the number of sections of zeroed
-//!   memory in the output, `.nv.global` and each `.nv.shared.<k>` (session
-//!   45: controlled links of 1 to 5 kernels with and without shared arrays
-//!   and barriers and zeroed or initialised globals, one or several
-//!   objects, every order; fixture `vbar`): 1,105 of the 1,106 fixture
-//!   links with such a first kernel (tcg `-r` on sm_100a prints 2 for its
-//!   one `.nv.shared`).
+//!   memory in the output: `.nv.global`, each `.nv.shared.<k>` and
+//!   `.nv.shared.reserved.*`, not their Mercury copies (session 45:
+//!   controlled links of 1 to 5 kernels with and without shared arrays and
+//!   barriers and zeroed or initialised globals, one or several objects,
+//!   every order; fixture `vbar`; tcg on sm_100a, 2 with its reserved
+//!   area): all 1,106 fixture links with such a first kernel.
 
 use develf_format::nvinfo::{EIATTR_FRAME_SIZE, EIATTR_MAX_STACK_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_REGCOUNT};
-use develf_format::section::{SHT_CUDA_GLOBAL, SHT_CUDA_SHARED, SHT_NOBITS};
+use develf_format::section::{SHT_CUDA_GLOBAL, SHT_CUDA_RESERVED_SHARED, SHT_CUDA_SHARED, SHT_NOBITS};
 use develf_format::symbol::{STO_CUDA_ENTRY, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, STT_FUNC};
 use develf_parse::cubin::Cubin;
 use std::collections::HashMap;
@@ -49,7 +49,7 @@ const MERCURY_RESERVED_SHARED: u64 = 1024;
 /// The constant banks a kernel can have (`.nv.constant0` .. `.nv.constant17`).
 const CONSTANT_BANKS: u32 = 18;
 /// The section types nvlink counts in `-v`'s first barrier count.
-const ZEROED_MEMORY: [u32; 3] = [SHT_NOBITS, SHT_CUDA_GLOBAL, SHT_CUDA_SHARED];
+const ZEROED_MEMORY: [u32; 4] = [SHT_NOBITS, SHT_CUDA_GLOBAL, SHT_CUDA_SHARED, SHT_CUDA_RESERVED_SHARED];
 
 /// The report's lines, without nvlink's `info` prefix; `None` when `output`
 /// is not a cubin develf can read.
@@ -72,11 +72,15 @@ pub fn resource_report(output: &[u8], relocatable: bool) -> Option<Vec<String>> 
         cubin.symbols().iter().filter(|s| s.st_type == STT_FUNC && s.other & STO_CUDA_ENTRY != 0).collect();
     kernels.sort_by_key(|kernel| std::cmp::Reverse(kernel.section_index()));
     // Before the first kernel with a count of its own, nvlink prints how
-    // many sections of zeroed memory the output has: `.nv.global` and the
+    // many sections of zeroed memory the output has: `.nv.global`, the
     // kernels' `.nv.shared.<k>` (NOBITS in an executable, their CUDA types
-    // in a `-r` output; not `.nv.global.init`). Its variable held that
-    // count.
-    let zeroed = cubin.sections().iter().filter(|s| ZEROED_MEMORY.contains(&s.sh_type)).count();
+    // in a `-r` output) and `.nv.shared.reserved.*`; not `.nv.global.init`
+    // nor the Mercury copies (`.nv.merc.*`). Its variable held that count.
+    let zeroed = cubin
+        .sections()
+        .iter()
+        .filter(|s| ZEROED_MEMORY.contains(&s.sh_type) && !s.name.starts_with(".nv.merc."))
+        .count();
     let mut barriers = u32::try_from(zeroed).unwrap_or(u32::MAX);
     for kernel in kernels {
         let name = kernel.name;
