@@ -470,6 +470,16 @@ const BARRIERS: [(u64, u64); 3] =
     [(0x0992, 0x000f_c000_0000_5000), (0x09ab, 0x000f_c000_0000_0000), (0x05ab, 0x000f_ec00_0000_0000)];
 const PREDICATE_SHIFT: u32 = 12;
 const CONTROL_SHIFT: u32 = 41;
+
+/// An instruction's stall count (bits 41..44 of its high word `hi`).
+fn stall_of(hi: u64) -> u64 {
+    (hi >> CONTROL_SHIFT) & 0xf
+}
+
+/// `hi` with its stall count `stall`, the other control bits as they are.
+fn with_stall(hi: u64, stall: u64) -> u64 {
+    (hi & !(0xf << CONTROL_SHIFT)) | (stall << CONTROL_SHIFT)
+}
 // `CGAERRBAR` gets stall 6 and the yield bit (control 0x7f6, 227/228
 // kernels), neither when the `EXIT` itself has no stall (ptxas `-O0`
 // code: opt `ko`, control 0x7e0, 1/1).
@@ -1044,7 +1054,7 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             // gets `ERRBAR; CGAERRBAR` without `MEMBAR.SC.VC`, and is
             // scheduled again ([`plan`]).
             let barriers = if rule == ExitRule::ByCalls && !fenced { &BARRIERS[1..] } else { &BARRIERS[..] };
-            let stall = (hi >> CONTROL_SHIFT) & 0xf;
+            let stall = stall_of(hi);
             // The `EXIT`'s wait on a pending read barrier, or on a `DSETP`, moves to the
             // `ERRBAR` (`moved_waits`).
             let waits = moved_waits(words, i);
@@ -1070,7 +1080,7 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             // `ISETP P0` before `@P0 EXIT`s keep theirs).
             let mut long_stall = None;
             if let Some(&(p_lo, p_hi)) = i.checked_sub(1).and_then(|k| words.get(k)) {
-                let p_stall = (p_hi >> CONTROL_SHIFT) & 0xf;
+                let p_stall = stall_of(p_hi);
                 let sets_operand =
                     p_lo & OPCODE_MASK == OP_ISETP && (p_hi >> ISETP_DESTINATION_SHIFT) & 7 != predicate & 7;
                 if sets_operand && p_stall >= LONG_STALL && barriers.len() == BARRIERS.len() {
@@ -1079,16 +1089,12 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
                     let p_hi = (p_hi & !(0x1f << CONTROL_SHIFT)) | ((0x10 | kept) << CONTROL_SHIFT);
                     long_stall = Some((p_lo, p_hi));
                     if let Some(last) = insert.last_mut() {
-                        last.1 = (last.1 & !(0xf << CONTROL_SHIFT)) | (taken << CONTROL_SHIFT);
+                        last.1 = with_stall(last.1, taken);
                     }
                 }
             }
             let hi = hi & !waits;
-            let hi = if stall > EXIT_STALL_LIMIT {
-                (hi & !(0xf << CONTROL_SHIFT)) | (EXIT_STALL_LIMIT << CONTROL_SHIFT)
-            } else {
-                hi
-            };
+            let hi = if stall > EXIT_STALL_LIMIT { with_stall(hi, EXIT_STALL_LIMIT) } else { hi };
             // A surface write right before the `EXIT` stalls 1, not 2, before
             // the `MEMBAR.SC.VC` (merc2 `stencil_surf`, sm_100..sm_121 `-g`,
             // and four kernels built for the purpose, predicated or not; an
@@ -1096,8 +1102,8 @@ fn plan_exits(words: &[(u64, u64)], rule: ExitRule) -> Option<(Vec<Edit>, Vec<Ex
             if let Some(word) = long_stall {
                 edits.push(Edit { at: i - 1, insert: Vec::new(), word: Some(word) });
             } else if let Some(&(s_lo, s_hi)) = i.checked_sub(1).and_then(|k| words.get(k)) {
-                if OP_SURFACE_WRITES.contains(&(s_lo & 0xfff)) && (s_hi >> CONTROL_SHIFT) & 0xf == 2 {
-                    let s_hi = (s_hi & !(0xf << CONTROL_SHIFT)) | (1 << CONTROL_SHIFT);
+                if OP_SURFACE_WRITES.contains(&(s_lo & 0xfff)) && stall_of(s_hi) == 2 {
+                    let s_hi = with_stall(s_hi, 1);
                     edits.push(Edit { at: i - 1, insert: Vec::new(), word: Some((s_lo, s_hi)) });
                 }
             }
