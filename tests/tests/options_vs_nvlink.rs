@@ -203,17 +203,9 @@ fn fixture_link(dir: &Path, command: &str) -> (nvlink_cmd::LinkRequest, Reporter
 fn stack_size_warnings_are_nvlinks() {
     let dir = fixtures_dir();
     let path = dir.join("options/stack-warnings.txt");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let mut blocks: Vec<(String, Vec<String>)> = Vec::new();
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        match line.strip_prefix("$ ") {
-            Some(command) => blocks.push((command.to_string(), Vec::new())),
-            // The `-preserve-relocs` notice is the command line's, printed
-            // before the link (not a link warning).
-            None if line.contains("is not fully implemented") => {}
-            None => blocks.last_mut().expect("a command first").1.push(line.to_string()),
-        }
-    }
+    // The `-preserve-relocs` notice is the command line's, printed before
+    // the link (not a link warning).
+    let blocks = command_blocks(&path, |line| !line.contains("is not fully implemented"));
     let mut warned = 0;
     for (command, theirs) in &blocks {
         let (request, mut reporter) = fixture_link(&dir, command);
@@ -231,12 +223,15 @@ fn stack_size_warnings_are_nvlinks() {
         let printed = nvlink_cmd::warning_lines(&request, &printing, &warnings);
         // Input names as nvlink was given them (relative to the fixtures).
         let prefix = format!("{}/", dir.to_string_lossy());
-        let mut ours: Vec<String> =
-            printed.lines.iter().map(|(kind, text)| format!("nvlink {kind:<8}: {text}").replace(&prefix, "")).collect();
+        let mut ours: String = printed
+            .lines
+            .iter()
+            .map(|(kind, text)| format!("nvlink {kind:<8}: {text}\n").replace(&prefix, ""))
+            .collect();
         if printed.merge_failed {
-            ours.extend(["nvlink fatal   : merge_elf failed".to_string(), "! exit 1".to_string()]);
+            ours.push_str("nvlink fatal   : merge_elf failed\n! exit 1\n");
         } else if printed.failed {
-            ours.push("! exit 255".to_string());
+            ours.push_str("! exit 255\n");
         }
         assert_eq!(&ours, theirs, "{command}");
         warned += usize::from(!theirs.is_empty());
