@@ -71,11 +71,8 @@ pub fn resource_report(output: &[u8], relocatable: bool) -> Option<Vec<String>> 
     let mut kernels: Vec<_> =
         cubin.symbols().iter().filter(|s| s.st_type == STT_FUNC && s.other & STO_CUDA_ENTRY != 0).collect();
     kernels.sort_by_key(|kernel| std::cmp::Reverse(kernel.section_index()));
-    // Before the first kernel with a count of its own, nvlink prints how
-    // many sections of zeroed memory the output has: `.nv.global`, the
-    // kernels' `.nv.shared.<k>` (NOBITS in an executable, their CUDA types
-    // in a `-r` output) and `.nv.shared.reserved.*`; not `.nv.global.init`
-    // nor the Mercury copies (`.nv.merc.*`). Its variable held that count.
+    // Before the first kernel with a count of its own: the sections of
+    // zeroed memory (the module documentation's last point).
     let zeroed = cubin
         .sections()
         .iter()
