@@ -1964,24 +1964,38 @@ fn linked_in_memory<T>(
     then(&options, &inputs, image)
 }
 
-/// What `-dump-callgraph` prints after a link that succeeded (`image` is
-/// its output): nothing for a relocatable link, as nvlink.
+/// What `-dump-callgraph` prints after a link: `linked` is its output, or
+/// its error. Nothing for a relocatable link, nor for a failed one, as
+/// nvlink; except that nvlink prints the call graph after the errors for
+/// undefined references, as the output would have been laid out.
 fn callgraph_text(
     request: &LinkRequest,
     options: &develf_link::LinkOptions,
     inputs: &[Input<'_>],
-    image: &develf_link::Image<'_>,
+    linked: Result<&develf_link::Image<'_>, &LinkError>,
 ) -> String {
     if request.relocatable {
         return String::new();
     }
+    let order = match linked {
+        Ok(_) => Vec::new(),
+        Err(LinkError::UndefinedSymbols(_)) => match develf_link::placement_order(options, inputs) {
+            Ok(order) => order,
+            Err(_) => return String::new(),
+        },
+        Err(_) => return String::new(),
+    };
+    let placed = |input: usize, section: usize| match linked {
+        Ok(image) => image.section_header_index(input, section),
+        Err(_) => order.get(input).and_then(|s| s.get(section)).copied().filter(|&i| i != 0),
+    };
     if inputs.is_empty() {
         // Rule 13.6: nvlink's words when no input had code for the target.
         return "No relocatable objects found. Did not generate callgraph.\n".to_string();
     }
     let scope = DumpScope {
         kept: &|name: &str| develf_link::is_root_kernel(options, name),
-        placed: &|input: usize, section: usize| image.section_header_index(input, section),
+        placed: &placed,
         debug: options.debug_given(),
         preserve_relocs: options.preserve_relocs,
         address_taken_kernels: options.kernels_used.as_ref().is_some_and(|names| {
@@ -1992,9 +2006,24 @@ fn callgraph_text(
     callgraph_dump_kept(inputs, request.arch, true, &scope)
 }
 
-/// [`link_bytes`]'s link, returning what `-dump-callgraph` prints for it.
-pub fn link_callgraph_text(request: &LinkRequest, reporter: &mut Reporter) -> Result<String, LinkFailure> {
-    linked_in_memory(request, reporter, |options, inputs, image| Ok(callgraph_text(request, options, inputs, &image)))
+/// [`link_bytes`]'s link: what `-dump-callgraph` prints for it, and its
+/// failure if it failed.
+pub fn link_callgraph_text(request: &LinkRequest, reporter: &mut Reporter) -> (String, Option<LinkFailure>) {
+    let loaded = match load_files(request, reporter) {
+        Ok(loaded) => loaded,
+        Err(message) => return (String::new(), Some(LinkFailure::fatal(message))),
+    };
+    let gathered = match gather_objects(&loaded, request, reporter) {
+        Ok(gathered) => gathered,
+        Err(failure) => return (String::new(), Some(failure)),
+    };
+    let sources = loaded.code.sources();
+    let inputs = object_inputs(&gathered, &sources);
+    let options = link_options(request, &gathered);
+    match develf_link::link_image(&options, &inputs) {
+        Ok(image) => (callgraph_text(request, &options, &inputs, Ok(&image)), None),
+        Err(error) => (callgraph_text(request, &options, &inputs, Err(&error)), Some(link_failure(&error))),
+    }
 }
 
 /// Reads the inputs, links, writes the output. The output appears only when
@@ -2068,7 +2097,11 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
                     reporter.fatal(&format!("Could not write file '{}': {e}", path.display()));
                 }
             }
-            return report(link_failure(&error), reporter);
+            let status = report(link_failure(&error), reporter);
+            if request.dump_callgraph.is_some() {
+                eprint!("{}", callgraph_text(request, &options, &inputs, Err(&error)));
+            }
+            return status;
         }
     };
     let lines = warning_lines(request, reporter, image.warnings());
@@ -2110,7 +2143,7 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
     // is byte-identical to -dump-callgraph's), so only whether it is asked
     // for matters here.
     if request.dump_callgraph.is_some() {
-        eprint!("{}", callgraph_text(request, &options, &inputs, &image));
+        eprint!("{}", callgraph_text(request, &options, &inputs, Ok(&image)));
     }
     // `-v`: nvlink's resource report, read back from the output (after
     // the warnings, as nvlink prints it); develf's own style adds a summary.

@@ -75,6 +75,19 @@ pub fn link_image<'a>(options: &LinkOptions, inputs: &[Input<'a>]) -> Result<Ima
     pool.install(|| link_in_pool(options, inputs))
 }
 
+/// For a link that failed (as nvlink's `-dump-callgraph` still reports
+/// one with undefined references): per input, per section, its place in
+/// the output's header order had the link gone on (1 first; 0 where it is
+/// dropped), from the phases up to the layout, without the link's checks.
+/// An error where those phases fail.
+pub fn placement_order(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Vec<Vec<u32>>, LinkError> {
+    let objects = input::read_inputs(options, inputs)?;
+    let resolution = resolve::resolve(&objects)?;
+    let liveness = gc::collect(options, &objects, &resolution);
+    let layout = layout::build(options, &objects, &resolution, &liveness);
+    Ok(write::placement_order(&objects, &layout))
+}
+
 /// Prints how long each phase took to stderr when `DEVELF_TIME_PHASES` is
 /// set: where a link spends its time, without a profiler.
 struct PhaseClock {

@@ -467,6 +467,38 @@ struct Span {
 /// `ids` in a stable order by `key`: a bucket per rank, each sorted by the
 /// rest of the key only when it has one (most sections keep creation order
 /// inside their class; a big link has tens of thousands).
+/// Where section `id` goes in the header table: its class's rank (rule
+/// 1.1), then its place inside the class; creation order breaks ties.
+/// Class 20 (Mercury) has an order of its own inside
+/// (crate::mercury::subrank). Rule 3.6: the Mercury finaliser's index
+/// tables come after every section.
+fn header_order_key(inputs: &[InputObject<'_>], layout: &Layout, id: OutId) -> (u8, (u8, usize)) {
+    layout.section(id).map_or((u8::MAX, (0, 0)), |s| {
+        let rank = if layout.mercury && s.class == SectionClass::SymTabShndx { u8::MAX } else { s.class.rule().rank };
+        (rank, crate::mercury::order_key(inputs, layout, s))
+    })
+}
+
+/// Per input, per section: its place among the placed input sections in
+/// the output's header order (1 first, 0 when dropped), as
+/// [`Image::section_header_index`] orders them, for a link that stopped
+/// before writing (the call graph dump of a link with undefined
+/// references, rule 13.10).
+pub(crate) fn placement_order(inputs: &[InputObject<'_>], layout: &Layout) -> Vec<Vec<u32>> {
+    let placed: Vec<OutId> = (0..layout.sections.len()).collect();
+    let mut rank_of: Vec<u32> = vec![0; layout.sections.len()];
+    for (k, id) in sort_stably_by_key(placed, |id| header_order_key(inputs, layout, id)).into_iter().enumerate() {
+        rank_of[id] = u32::try_from(k + 1).unwrap_or(u32::MAX);
+    }
+    layout
+        .placement
+        .iter()
+        .map(|sections| {
+            sections.iter().map(|p| p.and_then(|(id, _)| rank_of.get(id as usize).copied()).unwrap_or(0)).collect()
+        })
+        .collect()
+}
+
 fn sort_stably_by_key(ids: Vec<OutId>, key: impl Fn(OutId) -> (u8, (u8, usize))) -> Vec<OutId> {
     let mut buckets: Vec<Vec<(OutId, (u8, usize))>> = (0..=u8::MAX).map(|_| Vec::new()).collect();
     for id in ids {
@@ -531,15 +563,7 @@ pub(crate) fn write<'a>(
             layout.section(id).is_some_and(|s| s.keep == Keep::IfExtended && s.class == SectionClass::SymTabShndx)
         }));
     }
-    // Class 20 (Mercury) has an order of its own inside (crate::mercury::subrank).
-    // Rule 3.6: the Mercury finaliser's index tables come after every section.
-    let mut kept = sort_stably_by_key(kept, |id| {
-        layout.section(id).map_or((u8::MAX, (0, 0)), |s| {
-            let rank =
-                if layout.mercury && s.class == SectionClass::SymTabShndx { u8::MAX } else { s.class.rule().rank };
-            (rank, crate::mercury::order_key(inputs, layout, s))
-        })
-    });
+    let mut kept = sort_stably_by_key(kept, |id| header_order_key(inputs, layout, id));
     let mut index_of: Vec<Option<u32>> = vec![None; layout.sections.len()];
     for (i, &id) in kept.iter().enumerate() {
         if let Some(slot) = index_of.get_mut(id) {
