@@ -555,7 +555,7 @@ fn dump(names: &[&str], arch: &str) -> String {
     let data: Vec<Vec<u8>> = names.iter().map(|n| std::fs::read(fixtures.join(n)).expect("fixture")).collect();
     let inputs: Vec<develf_link::Input<'_>> =
         names.iter().zip(&data).map(|(name, bytes)| develf_link::Input::new(name, bytes)).collect();
-    nvlink_cmd::callgraph_dump(&inputs, Arch::parse(arch).expect("arch"), true)
+    develf_cli::callgraph_dump::callgraph_dump(&inputs, Arch::parse(arch).expect("arch"), true)
 }
 
 const HEADER: &str = "# A: s -> B // s (number A) potentially calls B\n# s [N]     // s uses N registers\n# ^s        // s is entry point\n# &s        // s has address taken\n";
@@ -599,8 +599,11 @@ fn call_graph_dumps_match_nvlink() {
     assert!(raw.contains("1: ^calls_fib_kernel(int *, int)"));
     let fixtures = fixtures_dir();
     let data = std::fs::read(fixtures.join("obj/sm_90/calls_main.cubin")).expect("fixture");
-    let mangled =
-        nvlink_cmd::callgraph_dump(&[develf_link::Input::new("m", &data)], Arch::parse("sm_90").expect("arch"), false);
+    let mangled = develf_cli::callgraph_dump::callgraph_dump(
+        &[develf_link::Input::new("m", &data)],
+        Arch::parse("sm_90").expect("arch"),
+        false,
+    );
     assert!(mangled.contains("1: ^_Z16calls_fib_kernelPii [24] ->"), "{mangled}");
 }
 
@@ -708,7 +711,7 @@ fn demangled_names_read_as_nvlinks() {
             "void tl_apply<host_a(float *, int)::[lambda(float, int) (instance 1)]>(float *, int, T1)",
         ),
     ] {
-        assert_eq!(nvlink_cmd::demangle_like_nvlink(mangled), expected);
+        assert_eq!(develf_cli::nvlink_demangle::demangle_like_nvlink(mangled), expected);
     }
 }
 
@@ -834,13 +837,16 @@ fn callgraph_names_survive_hostile_symbols() {
         name
     };
     let deep = nested(5000);
-    assert_eq!(nvlink_cmd::demangle_like_nvlink(&deep), deep);
+    assert_eq!(develf_cli::nvlink_demangle::demangle_like_nvlink(&deep), deep);
     let thunks = format!("_Z{}NK1C1gEv", "Thn8_".repeat(20000));
-    assert_eq!(nvlink_cmd::demangle_like_nvlink(&thunks), thunks);
-    assert_eq!(nvlink_cmd::demangle_like_nvlink("_ZThn16_NK1C1gEv"), "Thunk for (offset -16) C::g() const");
-    assert!(nvlink_cmd::demangle_like_nvlink(&nested(20)).starts_with("void f<A<A<"));
+    assert_eq!(develf_cli::nvlink_demangle::demangle_like_nvlink(&thunks), thunks);
+    assert_eq!(
+        develf_cli::nvlink_demangle::demangle_like_nvlink("_ZThn16_NK1C1gEv"),
+        "Thunk for (offset -16) C::g() const"
+    );
+    assert!(develf_cli::nvlink_demangle::demangle_like_nvlink(&nested(20)).starts_with("void f<A<A<"));
     // A megabyte of substitutions with template arguments, each of which the
     // rewrite would scan past: demangled as it is, the rewrite skipped.
     let long = format!("_Z1f1A{}", "PS_IiE".repeat(200_000));
-    assert!(!nvlink_cmd::demangle_like_nvlink(&long).is_empty());
+    assert!(!develf_cli::nvlink_demangle::demangle_like_nvlink(&long).is_empty());
 }

@@ -1,0 +1,794 @@
+//! Names as nvlink's demangler prints them (EDG's spelling): cpp_demangle's
+//! output respelled, and the mangled name rewritten first where the two
+//! demanglers read it differently (rule 13.10).
+
+/// The longest mangled name [`nvlink_spelling`] rewrites (bytes).
+const MAX_RESPELLED_NAME: usize = 16 * 1024;
+
+/// Deeper than cpp_demangle's defaults (96 to parse, 128 to print), which
+/// refuse a template nested ten levels in arguments nvlink's demangler
+/// prints (sweep30 p311's `deep_fn<PairOf..<Level..<..>>>`, a 458-byte
+/// name of 17,847 characters). Still bounded: a hostile name fails to
+/// demangle (and prints mangled) instead of overflowing the stack.
+fn demangled_deep(mangled: &str) -> Option<String> {
+    let parse = cpp_demangle::ParseOptions::default().recursion_limit(256);
+    let print = cpp_demangle::DemangleOptions::new().recursion_limit(512);
+    cpp_demangle::Symbol::new_with_options(mangled.as_bytes(), &parse).ok()?.demangle_with_options(&print).ok()
+}
+
+/// Demangles as nvlink prints names: `int *` rather than `int*`, and without
+/// the `_INTERNAL_<hash>_..` namespace nvcc gives file-local functions.
+pub fn demangle_like_nvlink(name: &str) -> String {
+    // A file-local function of a library (`__nv_static_51__<file id>__Z16
+    // memset_3d_deviceIj...`, libcudadevrt's kernels) is printed as its
+    // `_Z` name demangled (sweep27 p284).
+    let name = match name.strip_prefix("__nv_static_").and_then(|rest| rest.find("__Z").map(|at| &rest[at + 1..])) {
+        Some(mangled) => mangled,
+        None => name,
+    };
+    if !name.starts_with("_Z") {
+        return name.to_string();
+    }
+    if let Some(text) = thunk_like_nvlink(name) {
+        return text;
+    }
+    // ptxas's local clone of a function (`_Z7h2_poly7__half2$10`) prints as
+    // the function (sweep27 p280, p281).
+    let name = name.split_once('$').map_or(name, |(base, _)| base);
+    // A deleting destructor (`D0`) is marked (`Shape::~Shape() [deleting]`,
+    // sweep27 p280 `-G`).
+    let deleting = name.ends_with("D0Ev");
+    // A base-object constructor or destructor (`C2`, `D2`) is marked
+    // (`Rect::~Rect() [subobject]`, `Rect::Rect(int, float, float)
+    // [subobject]`; sweep27 p280).
+    let subobject = base_object_structor(name);
+    let demangle = demangled_deep;
+    // nvlink's demangler writes a template parameter the signature uses as
+    // `T1` (`T1 tmix<int>(T1, T1)`) and an int template argument as `(int)5`
+    // (`int wk<(int)5>(int)`): rename them in the mangled name first.
+    let fixed = constructor_template_fixed(name);
+    let name = fixed.as_deref().unwrap_or(name);
+    // The rewrite scans ahead for closing brackets: past some length (no
+    // ptxas name comes near) a name is demangled as it is, in bounded time.
+    let respelled = (name.len() <= MAX_RESPELLED_NAME).then(|| nvlink_spelling(name)).flatten();
+    let Some(text) = respelled.and_then(|m| demangle(&m)).or_else(|| demangle(name)) else {
+        return name.to_string();
+    };
+    // Wherever it stands: after a return type too (`T1 _INTERNAL_<id>::
+    // tex2D<float>(...)` prints `T1 tex2D<float>(...)`; sweep27 p284 `-G`).
+    // An anonymous namespace is `<unnamed>` (sweep28 p290).
+    let text = lambdas_spelled(&without_internal_namespaces(&text)).replace("(anonymous namespace)", "<unnamed>");
+    let text = const_first(&text);
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut previous = ' ';
+    for c in text.chars() {
+        if matches!(c, '*' | '&') && !matches!(previous, ' ' | '*' | '&' | '(') {
+            out.push(' ');
+        }
+        out.push(c);
+        previous = c;
+    }
+    // A const pointer: `Shape *const *` (sweep27 p280); template argument
+    // lists closed together (`reduce<blk::Sum<int>>`; fixtures sco, tl),
+    // three too (`barrier<..>>>`; sweep29 p301).
+    let mut closed = out.replace("* const", "*const");
+    while closed.contains("> >") {
+        closed = closed.replace("> >", ">>");
+    }
+    let closed = unspaced_marks_removed(&closed);
+    let out = own_class_references(&spaced_operators(&closed))
+        .replace(&format!("{NESTED_PARAMETER_MARK} *"), "*")
+        .replace(NESTED_PARAMETER_MARK, "")
+        .replace("(&) [", "(&)[")
+        .replace("(*) [", "(*)[");
+    let mut out = pack_expansions_closed(&out);
+    if deleting {
+        out.push_str(" [deleting]");
+    }
+    if subobject {
+        out.push_str(" [subobject]");
+    }
+    out
+}
+
+/// A virtual function's thunk as nvlink's demangler writes it: `Thunk for
+/// (offset -8) Circle::name_hash() const` (`_ZThn8_`), `Thunk for (offset
+/// 0, virtual offset -24) Mid1::f() const` (`_ZTv0_n24_`), the function
+/// demangled as any other (sweep30 p313's multiple inheritance).
+fn thunk_like_nvlink(name: &str) -> Option<String> {
+    // An offset: digits, `n` before them for a negative one, then `_`.
+    let offset = |text: &str| -> Option<(String, usize)> {
+        let (sign, digits) = match text.strip_prefix('n') {
+            Some(rest) => ("-", rest),
+            None => ("", text),
+        };
+        let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+        if n == 0 || digits.as_bytes().get(n) != Some(&b'_') {
+            return None;
+        }
+        Some((format!("{sign}{}", &digits[..n]), sign.len() + n + 1))
+    };
+    let (offsets, rest) = if let Some(rest) = name.strip_prefix("_ZTh") {
+        let (fixed, used) = offset(rest)?;
+        (format!("offset {fixed}"), &rest[used..])
+    } else if let Some(rest) = name.strip_prefix("_ZTv") {
+        let (fixed, used) = offset(rest)?;
+        let (virtual_offset, more) = offset(&rest[used..])?;
+        (format!("offset {fixed}, virtual offset {virtual_offset}"), &rest[used + more..])
+    } else {
+        return None;
+    };
+    // A thunk of a thunk is no name ptxas writes; refusing it also bounds
+    // the recursion below (a hostile `_ZThn1_ThN1_...`).
+    if rest.is_empty() || rest.starts_with("Th") || rest.starts_with("Tv") {
+        return None;
+    }
+    Some(format!("Thunk for ({offsets}) {}", demangle_like_nvlink(&format!("_Z{rest}"))))
+}
+
+/// A member function's reference to its own class (mangled `S_`, the
+/// first substitution) as nvlink's demangler writes it, without the space:
+/// `__half2::__half2(const __half2&)`, `__nv_bfloat162::operator
+/// =(__nv_bfloat162&&)`, where another class's is `const __nv_bfloat16 &`
+/// (sweep27 p281 `-G`). A class template's too ([`own_template_class_references`]).
+fn own_class_references(text: &str) -> String {
+    let Some(open) = text.find('(') else { return text.to_string() };
+    let function = &text[..open];
+    // The class: the qualified name before the function's own, outside
+    // template arguments.
+    let mut depth = 0usize;
+    let mut last_scope = None;
+    for (i, c) in function.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 && function[i..].starts_with("::") => last_scope = Some(i),
+            _ => {}
+        }
+    }
+    let Some(scope) = last_scope else { return text.to_string() };
+    let class = function[..scope].rsplit(' ').next().unwrap_or("");
+    if class.is_empty() {
+        return text.to_string();
+    }
+    if class.contains('<') {
+        return own_template_class_references(text).unwrap_or_else(|| text.to_string());
+    }
+    format!("{function}{}", unspaced_class_references(&text[open..], class))
+}
+
+/// [`own_class_references`] for a class template (`S0_` names it, after
+/// the template's own `S_`), whose arguments may hold spaces and
+/// parentheses: in the parameters, and in a member function template's
+/// return type (`Acc<float>& Acc<float>::add<int>(const Acc<T1>&)`;
+/// sweep30 `repro/cg-demangle` pack.cu, fixture cgn). `None` when the
+/// brackets do not balance (an `operator <`).
+fn own_template_class_references(text: &str) -> Option<String> {
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.checked_sub(1)?,
+            '(' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let open = open?;
+    // The last `::` and the last space before it, outside template arguments.
+    let (mut depth, mut scope, mut start) = (0usize, None, 0usize);
+    for (i, c) in text[..open].char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.checked_sub(1)?,
+            ' ' if depth == 0 => start = i + 1,
+            ':' if depth == 0 && text[i..].starts_with("::") => scope = Some((i, start)),
+            _ => {}
+        }
+    }
+    let (scope, start) = scope?;
+    let class = text.get(start..scope).filter(|c| !c.is_empty())?;
+    let returned = &text[..start];
+    let returned = ["&& ", "& "]
+        .iter()
+        .find(|r| returned == format!("{class} {r}"))
+        .map_or_else(|| returned.to_string(), |r| format!("{class}{r}"));
+    Some(format!("{returned}{}{}", &text[start..open], unspaced_class_references(&text[open..], class)))
+}
+
+/// `parameters` with each `class &` and `class &&` written `class&`,
+/// `class&&` (after `(`, `, ` or `const `).
+fn unspaced_class_references(parameters: &str, class: &str) -> String {
+    let mut parameters = parameters.to_string();
+    for (before, after) in [("&&", "&&"), ("&", "&")] {
+        for lead in ["(", ", ", "const "] {
+            parameters = parameters.replace(&format!("{lead}{class} {before}"), &format!("{lead}{class}{after}"));
+        }
+    }
+    parameters
+}
+
+/// Whether `c` can be part of an identifier.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Whether a name can start at byte `at` of `text` (no identifier
+/// character before it).
+fn starts_word(text: &str, at: usize) -> bool {
+    text[..at].chars().next_back().is_none_or(|c| !is_word_char(c))
+}
+
+/// Operator names as nvlink spells them: a space after `operator` before a
+/// symbol (`__half2::operator =(..)`) and after `new`/`delete` before the
+/// parameters (`operator new (unsigned long, void *)`; sweep27 p280, p281
+/// `-G`).
+fn spaced_operators(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut rest = text;
+    while let Some(at) = rest.find("operator") {
+        let starts_name = starts_word(rest, at);
+        let after = &rest[at + "operator".len()..];
+        out.push_str(&rest[..at + "operator".len()]);
+        rest = after;
+        if !starts_name {
+            continue;
+        }
+        match after.chars().next() {
+            Some(c) if !(is_word_char(c) || c == ' ') => {
+                out.push(' ');
+                // `operator <` with template arguments: nvlink writes them
+                // closed up, `operator <<long long, ..>(..)` (sweep29 p301,
+                // libcu++'s `chrono::operator <`).
+                if let Some(arguments) = after.strip_prefix("< <") {
+                    out.push_str("<<");
+                    rest = arguments;
+                }
+            }
+            Some(' ') => {
+                for word in [" new[]", " delete[]", " new", " delete"] {
+                    if after.strip_prefix(word).is_some_and(|p| p.starts_with('(')) {
+                        out.push_str(word);
+                        out.push(' ');
+                        rest = &after[word.len()..];
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether a mangled nested name ends in a base-object constructor or
+/// destructor (`C2`/`D2` right after the class name, before the
+/// parameters: `_ZN4RectC2Eiff`, `_ZN4RectD2Ev`).
+fn base_object_structor(name: &str) -> bool {
+    nested_structor(name).is_some_and(|(kind, _, _)| kind == "C2" || kind == "D2")
+}
+
+/// The constructor or destructor (`C1`, `C2`, `D0`..) a mangled nested
+/// name ends in, where the nested name's closing `E` is, and whether the
+/// structor has template arguments of its own. Followed
+/// through the nested name: source names, each `<length><identifier>`, and
+/// template arguments (`thread_group_base<3u>`: `ILj3EE`; sweep27 p282 `-G`),
+/// the structor's own included (a constructor template, `C2ILj16E..EE`);
+/// anything else (substitutions) is not.
+fn nested_structor(name: &str) -> Option<(&str, usize, bool)> {
+    let mut rest = name.strip_prefix("_ZN")?;
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 {
+            let length: usize = rest[..digits].parse().ok()?;
+            rest = rest.get(digits + length..)?;
+        } else if rest.starts_with('I') {
+            rest = skip_template_args(rest)?;
+        } else {
+            break;
+        }
+    }
+    let kind = rest.get(..2).filter(|k| matches!(*k, "C1" | "C2" | "C3" | "D0" | "D1" | "D2"))?;
+    let mut after = &rest[2..];
+    let own_arguments = after.starts_with('I');
+    if own_arguments {
+        after = skip_template_args(after)?;
+    }
+    after.starts_with('E').then(|| (kind, name.len() - after.len(), own_arguments))
+}
+
+/// A constructor template's name made readable by `cpp_demangle`, which
+/// takes its first parameter for a return type (`_ZN1AC2IiEEi` would print
+/// `A::A<int>()`): a `void` return type is put before the parameters,
+/// which a constructor does not print.
+fn constructor_template_fixed(name: &str) -> Option<String> {
+    let (kind, close, own_arguments) = nested_structor(name)?;
+    (kind.starts_with('C') && own_arguments).then(|| format!("{}v{}", &name[..=close], &name[close + 1..]))
+}
+
+/// `text` (starting with a template argument list's `I`) after the list's
+/// closing `E`: names are skipped by their length, `I`, `J`, `L`, `X` and
+/// `N` open what an `E` closes. None when it does not close.
+fn skip_template_args(text: &str) -> Option<&str> {
+    skip_to_close(text, 0)
+}
+
+/// [`skip_template_args`] from inside `depth` open lists.
+fn skip_to_close(text: &str, depth: usize) -> Option<&str> {
+    let b = text.as_bytes();
+    let (mut depth, mut i) = (depth, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'0'..=b'9' => {
+                let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+                let length: usize = text[i..i + digits].parse().ok()?;
+                i = i.checked_add(digits)?.checked_add(length)?;
+                continue;
+            }
+            // A literal of a builtin type (`Lj16E`, `Lb0E`): its value is
+            // not a name's length.
+            b'L' if b.get(i + 1).is_some_and(|t| t.is_ascii_lowercase() && *t != b'u') => {
+                i += b[i..].iter().position(|&c| c == b'E')? + 1;
+                continue;
+            }
+            // Numbers that are not lengths: substitutions and template
+            // parameters (`S0_`, `T1_`), vector and array sizes (`Dv4_`, `A8_`).
+            b'S' | b'T' | b'A'
+                if b.get(i + 1).is_some_and(|c| *c == b'_' || c.is_ascii_digit() || c.is_ascii_uppercase()) =>
+            {
+                i += b[i..].iter().position(|&c| c == b'_')? + 1;
+                continue;
+            }
+            b'D' if b.get(i + 1) == Some(&b'v') => {
+                i += b[i..].iter().position(|&c| c == b'_')? + 1;
+                continue;
+            }
+            // `J` opens an argument pack (`IJRfRiEE`: a variadic
+            // constructor template's; sweep29 p300, `repro/cg-demangle`).
+            b'I' | b'J' | b'L' | b'X' | b'N' => depth += 1,
+            b'E' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return text.get(i + 1..);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A lambda's closure type as nvlink's demangler writes it:
+/// `{lambda(float, int)#1}` is `[lambda(float, int) (instance 1)]`
+/// (fixture tl).
+fn lambdas_spelled(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(at) = rest.find("{lambda(") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "{lambda".len()..];
+        // The parameter list, parentheses balanced, then `#N}`.
+        let mut depth = 0usize;
+        let close = after.char_indices().find_map(|(k, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            (depth == 0).then_some(k)
+        });
+        let spelled = close.and_then(|k| {
+            let tail = after[k + 1..].strip_prefix('#')?;
+            let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+            tail[digits..].starts_with('}').then(|| (k, &tail[..digits], k + 2 + digits + 1))
+        });
+        match spelled {
+            Some((k, instance, end)) => {
+                out.push_str(&format!("[lambda{} (instance {instance})]", &after[..=k]));
+                rest = &after[end..];
+            }
+            None => {
+                out.push_str("{lambda");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` without the `_INTERNAL_<id>::` namespaces nvcc gives file-local
+/// functions.
+fn without_internal_namespaces(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("_INTERNAL_") {
+        // Only at the start of a name (not inside another identifier).
+        let starts_name = starts_word(rest, at);
+        let end = rest[at..].find("::").filter(|&e| starts_name && rest[at..at + e].chars().all(is_word_char));
+        match end {
+            Some(e) => {
+                out.push_str(&rest[..at]);
+                rest = &rest[at + e + 2..];
+            }
+            None => {
+                out.push_str(&rest[..at + "_INTERNAL_".len()]);
+                rest = &rest[at + "_INTERNAL_".len()..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `name` with each template parameter reference `T_`, `T0_`, .. turned into
+/// a class named `T1`, `T2`, .. (substitutable as the parameter is) and each
+/// int literal `Li5E` into one of the vendor type `int` (printed `(int)5`;
+/// not substitutable, as `i` is not). None when the name holds a construct
+/// the scan does not follow (expressions, external-name literals, lambdas).
+fn nvlink_spelling(name: &str) -> Option<String> {
+    if !name.is_ascii() {
+        return None;
+    }
+    let b = name.as_bytes();
+    let mut out = String::with_capacity(name.len() + 16);
+    let mut i = 2; // after `_Z`
+    out.push_str("_Z");
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut changed = false;
+    // Whether the token before this one opened a nested name (an `N` of
+    // its own, not the last letter of a name).
+    let mut opens_nested = false;
+    // Whether the tokens just before were a pointer or reference (`P`,
+    // `R`, `O`) and its qualifiers: what an unscoped template's arguments
+    // after a substitution (`PS_IfLi3EE`) are marked in (UNSPACED_MARK).
+    let mut after_declarator = false;
+    // Where those arguments close: the mark goes before each.
+    let mut unspaced_closes: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    while i < b.len() {
+        let c = b[i];
+        let after_nested_open = std::mem::take(&mut opens_nested);
+        let declarator_before = std::mem::take(&mut after_declarator);
+        match c {
+            b'0'..=b'9' => {
+                let n = digits(i);
+                let len: usize = name[i..i + n].parse().ok()?;
+                let end = i.checked_add(n)?.checked_add(len)?;
+                out.push_str(name.get(i..end)?);
+                i = end;
+            }
+            b'S' => {
+                let next = *b.get(i + 1)?;
+                if b"tabsiod".contains(&next) {
+                    out.push_str(&name[i..i + 2]);
+                    i += 2;
+                } else {
+                    let n = b[i + 1..].iter().take_while(|c| c.is_ascii_digit() || c.is_ascii_uppercase()).count();
+                    if b.get(i + 1 + n) != Some(&b'_') {
+                        return None;
+                    }
+                    out.push_str(&name[i..i + n + 2]);
+                    i += n + 2;
+                    if declarator_before && b.get(i) == Some(&b'I') {
+                        let rest = skip_to_close(name.get(i + 1..)?, 1)?;
+                        unspaced_closes.insert(name.len() - rest.len() - 1);
+                        changed = true;
+                    }
+                }
+            }
+            b'T' => {
+                let next = *b.get(i + 1)?;
+                if next == b'_' || next.is_ascii_digit() {
+                    let n = digits(i + 1);
+                    if b.get(i + 1 + n) != Some(&b'_') || b.get(i + 2 + n) == Some(&b'I') {
+                        return None;
+                    }
+                    // A parameter that opens a nested name (`NT_14__underlying_tE`)
+                    // is marked: a pointer to it prints without the space.
+                    let mark = if after_nested_open { NESTED_PARAMETER_MARK } else { "" };
+                    out.push_str(&parameter_class_with(&name[i + 1..i + 1 + n], mark)?);
+                    changed = true;
+                    i += n + 2;
+                } else if b"sue".contains(&next) {
+                    out.push_str(&name[i..i + 2]);
+                    i += 2;
+                } else {
+                    return None;
+                }
+            }
+            // A literal of an enumeration, named by a substitution or a
+            // nested name (`LS9_0E`, `LNS2_21__atomic_cuda_operandE3E`: libcu++'s
+            // memory orders; sweep28 p292 `-G`), or by its name alone
+            // (`L9cgx_scope1E`, fixture cgx), is copied as it is.
+            b'L' if matches!(b.get(i + 1), Some(b'S' | b'N' | b'1'..=b'9')) => {
+                let after_type = match b[i + 1] {
+                    b'S' => i + 1 + b[i + 1..].iter().position(|&c| c == b'_')? + 1,
+                    b'N' => name.len() - skip_to_close(&name[i + 1..], 0)?.len(),
+                    _ => {
+                        let n = digits(i + 1);
+                        let len: usize = name[i + 1..i + 1 + n].parse().ok()?;
+                        i.checked_add(1 + n)?.checked_add(len)?
+                    }
+                };
+                let value_end = after_type + b.get(after_type..)?.iter().position(|&c| c == b'E')?;
+                if !b[after_type..value_end].iter().all(|c| c.is_ascii_alphanumeric()) {
+                    return None;
+                }
+                out.push_str(&name[i..=value_end]);
+                i = value_end + 1;
+            }
+            b'L' => {
+                let ty = *b.get(i + 1)?;
+                if !ty.is_ascii_lowercase() || ty == b'u' {
+                    return None;
+                }
+                let value_end = b[i + 2..].iter().position(|&c| c == b'E')? + i + 2;
+                if !b[i + 2..value_end].iter().all(|c| c.is_ascii_alphanumeric()) {
+                    return None;
+                }
+                if ty == b'i' {
+                    out.push_str("Lu3int");
+                    changed = true;
+                } else if ty == b'b' {
+                    // `(bool)0`, not `false` (sweep27 p282 `-G`).
+                    out.push_str("Lu4bool");
+                    changed = true;
+                } else {
+                    out.push_str(&name[i..i + 2]);
+                }
+                out.push_str(&name[i + 2..=value_end]);
+                i = value_end + 1;
+            }
+            b'D' => {
+                let next = *b.get(i + 1)?;
+                if next.is_ascii_digit() || b"nacishdefu".contains(&next) {
+                    out.push_str(&name[i..i + 2]);
+                    i += 2;
+                } else if next == b'p' {
+                    // A pack expansion of a template parameter (`DpT0_`,
+                    // `DpOT_`) prints as nvlink's demangler writes it,
+                    // `T2...`, `T1 &&...` (sweep29 p300's `apply_n<..>(T1,
+                    // T2...)`, a variadic constructor's `(tag_t, T1 &&...)`).
+                    let qualifiers = b[i + 2..].iter().take_while(|c| b"OPRKV".contains(c)).count();
+                    let at = i + 2 + qualifiers;
+                    if b.get(at) != Some(&b'T') {
+                        return None;
+                    }
+                    let n = digits(at + 1);
+                    if b.get(at + 1 + n) != Some(&b'_') {
+                        return None;
+                    }
+                    out.push_str(&name[i..at]);
+                    out.push_str(&parameter_class_with(&name[at + 1..at + 1 + n], PACK_EXPANSION_MARK)?);
+                    changed = true;
+                    i = at + n + 2;
+                } else if next == b'v' {
+                    let n = digits(i + 2);
+                    if b.get(i + 2 + n) != Some(&b'_') {
+                        return None;
+                    }
+                    out.push_str(&name[i..i + n + 3]);
+                    i += n + 3;
+                } else {
+                    return None;
+                }
+            }
+            b'A' => {
+                let n = digits(i + 1);
+                if b.get(i + 1 + n) != Some(&b'_') {
+                    return None;
+                }
+                out.push_str(&name[i..i + n + 2]);
+                i += n + 2;
+            }
+            // A template argument that is the expression of a template
+            // parameter alone (`thread_block_tile<XT0_E, void>`) prints as
+            // the parameter's name (`thread_block_tile<T2, void>`; sweep27
+            // p282's `tile_incl_scan<int, (int)16>`). It stays an expression,
+            // of the name alone (`X2T1E`): as a type it would be one more
+            // substitution candidate, and every later `S<n>_` would name the
+            // one before its own (sweep29 p301's `mbarrier_expect_tx`:
+            // `integral_constant<dot_space, (dot_space)2>`, not `(..dot_scope, T1>)2`).
+            b'X' if b.get(i + 1) == Some(&b'T') => {
+                let n = digits(i + 2);
+                if b.get(i + 2 + n) != Some(&b'_') || b.get(i + 3 + n) != Some(&b'E') {
+                    return None;
+                }
+                out.push('X');
+                out.push_str(&parameter_class(&name[i + 2..i + 2 + n])?);
+                out.push('E');
+                changed = true;
+                i += n + 4;
+            }
+            // A local name (`Z6host_aPfiE..`) is scanned as the rest is; a
+            // lambda's closure type (`UlfiE_`) is copied whole (fixture tl).
+            b'Z' => {
+                out.push('Z');
+                i += 1;
+            }
+            // A constructor (`C1`, `C2`): its digit is not a name's length.
+            b'C' if b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+                out.push_str(&name[i..i + 2]);
+                i += 2;
+            }
+            b'U' if b.get(i + 1) == Some(&b'l') => {
+                let closed = skip_to_close(&name[i + 2..], 1)?;
+                let end = name.len() - closed.len();
+                let discriminator = b[end..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if b.get(end + discriminator) != Some(&b'_') {
+                    return None;
+                }
+                out.push_str(&name[i..end + discriminator + 1]);
+                i = end + discriminator + 1;
+            }
+            b'X' | b'U' | b'.' | b'$' => return None,
+            _ => {
+                opens_nested = c == b'N';
+                after_declarator =
+                    matches!(c, b'P' | b'R' | b'O') || (declarator_before && matches!(c, b'K' | b'V' | b'r'));
+                if c == b'E' && unspaced_closes.contains(&i) {
+                    out.push_str(UNSPACED_MARK);
+                }
+                out.push(char::from(c));
+                i += 1;
+            }
+        }
+    }
+    changed.then_some(out)
+}
+
+/// Template parameter `T<digits>_` as the class nvlink's demangler names
+/// it, a mangled source name: `T_` is `2T1`, `T0_` `2T2`, `T1_` `2T3`.
+fn parameter_class(digits: &str) -> Option<String> {
+    parameter_class_with(digits, "")
+}
+
+/// [`parameter_class`] with `mark` after the name ([`NESTED_PARAMETER_MARK`],
+/// [`PACK_EXPANSION_MARK`]), which is taken out after demangling.
+fn parameter_class_with(digits: &str, mark: &str) -> Option<String> {
+    let index: usize = if digits.is_empty() { 1 } else { digits.parse::<usize>().ok()? + 2 };
+    let spelled = format!("T{index}{mark}");
+    Some(format!("{}{spelled}", spelled.len()))
+}
+
+/// An extra template argument (the int literal 999999937) added to an
+/// unscoped template's arguments after a substitution in a pointer or
+/// reference (`PS_IfLi3EE`, a second `T2<..>` in one signature): nvlink's
+/// demangler writes that pointer without the space, `T2<float, (int)3>*`,
+/// where a template spelled out gets one, `T2<int, (int)2> *` (fixture
+/// sp; sweep30 p313's `k_trees(const Node<float, (int)2> *, const
+/// Node<int, (int)3>*, ..)`). A nested name's (`PNS0_IfEE`) keeps it.
+const UNSPACED_MARK: &str = "Li999999937E";
+
+/// [`UNSPACED_MARK`]s taken out, with the space before the pointer or
+/// reference that follows each.
+fn unspaced_marks_removed(text: &str) -> String {
+    const PRINTED: &str = ", 999999937>";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(PRINTED) {
+        out.push_str(&rest[..at]);
+        out.push('>');
+        rest = &rest[at + PRINTED.len()..];
+        if rest.starts_with(" *") || rest.starts_with(" &") {
+            rest = &rest[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Appended to a template parameter's class name where a pack expansion
+/// names it, and replaced by `...` after demangling.
+const PACK_EXPANSION_MARK: &str = "NvPackExpansion";
+
+/// Each [`PACK_EXPANSION_MARK`] taken out, with `...` after the reference or
+/// pointer that follows it: `T2...`, `T1 &&...`.
+fn pack_expansions_closed(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(PACK_EXPANSION_MARK) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + PACK_EXPANSION_MARK.len()..];
+        let declarator = rest.len() - rest.trim_start_matches([' ', '&', '*']).len();
+        out.push_str(rest[..declarator].trim_end());
+        out.push_str("...");
+        rest = &rest[declarator..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Appended to a template parameter's class name where the parameter opens
+/// a nested name (`T_::__underlying_t`), and taken out after demangling.
+/// nvlink's demangler writes a pointer to such a parameter, named again by
+/// its substitution, without the space: `__atomic_fetch_add_dispatch<..>(T1*,
+/// T2, ..)` and `(const T1*, ..)`, beside `T1 *` everywhere else (sweep28
+/// p292 `-G`, libcu++'s `atomic_ref`; sweep26 p272's `tex1Dfetch<float>(T1
+/// *, ..)`, whose `T_` first stands in a template's arguments).
+const NESTED_PARAMETER_MARK: &str = "NvNestedPrefix";
+
+/// The builtin types whose names are several words, longest first.
+const MULTIWORD_TYPES: [&str; 9] = [
+    "unsigned long long",
+    "unsigned long",
+    "unsigned short",
+    "unsigned char",
+    "unsigned int",
+    "signed char",
+    "long double",
+    "long long",
+    "short int",
+];
+
+/// `int const*` → `const int*`, as nvlink's demangler writes a const that
+/// applies to a one-word type or a builtin of several words
+/// ([`MULTIWORD_TYPES`]). Template arguments (`<(int)3>`) and the
+/// template-parameter names (`T1`) nvlink prints are not reproduced.
+fn const_first(text: &str) -> String {
+    // `volatile` moves the same way (`volatile T1 *`, `volatile unsigned
+    // long &`; sweep28 p292 `-G`, libcu++'s atomics).
+    // Both together move as one (`const volatile void *`).
+    let text = qualifier_first(text, "const volatile");
+    qualifier_first(&qualifier_first(&text, "volatile"), "const")
+}
+
+/// [`const_first`] for one qualifier.
+fn qualifier_first(text: &str, qualifier: &str) -> String {
+    let spaced = format!(" {qualifier}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&spaced) {
+        let after = &rest[at + spaced.len()..];
+        let word_boundary = after.chars().next().is_none_or(|c| !is_word_char(c));
+        let head = &rest[..at];
+        // A builtin type of several words moves whole (`unsigned int const *`
+        // prints `const unsigned int *`, `long long const` `const long long`;
+        // sweep27 p281, p283).
+        let multiword = MULTIWORD_TYPES.iter().find(|t| {
+            head.strip_suffix(**t).is_some_and(|before| before.is_empty() || before.ends_with(['(', ',', '<', ' ']))
+        });
+        let start = match multiword {
+            Some(t) => head.len() - t.len(),
+            None => type_start(head),
+        };
+        let word = &head[start..];
+        // A name, its template arguments included (`thread_block_tile<T2,
+        // void> const &` prints `const thread_block_tile<T2, void> &`;
+        // fixture cgt `-G`); not a pointer (`Shape *const *`).
+        let is_name = word.starts_with(is_word_char)
+            && word.ends_with(|c: char| is_word_char(c) || c == '>')
+            && !matches!(word, "const" | "volatile");
+        if word_boundary && is_name {
+            out.push_str(&head[..start]);
+            out.push_str(qualifier);
+            out.push(' ');
+            out.push_str(word);
+        } else {
+            out.push_str(&rest[..at + spaced.len()]);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where the type name that ends `head` starts: after the last `(`, `,`,
+/// `<` or space outside its template arguments.
+fn type_start(head: &str) -> usize {
+    let mut depth = 0usize;
+    for (i, c) in head.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' if depth > 0 => depth -= 1,
+            '(' | ',' | '<' | ' ' if depth == 0 => return i + 1,
+            _ => {}
+        }
+    }
+    0
+}
