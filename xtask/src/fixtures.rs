@@ -180,6 +180,11 @@ const XKEEP_ARCHS: &[&str] = &["sm_75", "sm_80"];
 /// The `launch` objects and group (sm_75: ptxas writes CTAIDZ_USED for a
 /// device function; sm_90 and Mercury sm_100 do not).
 const LAUNCH_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
+/// The c2l group: where ptxas gives its libdevice function a constant bank 2
+/// (sm_75; not sm_90, and launch_rt.cu is built for sm_75, sm_90 and sm_100).
+const C2L_ARCHS: &[&str] = &["sm_75"];
+/// The rxs group (extern shared memory of three alignments, `-r`).
+const RXS_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// Rule 9.15: an input's `.nv.global` of weak data that all lost.
 const WNB_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100", "sm_120"];
 /// Rule 7.2.1: a replacing weak copy's EXTERNS (sm_75's two copies use the
@@ -870,6 +875,26 @@ const OBJECTS: &[ObjectSpec] = &[
     // Rule 9.6, for options/commands.txt only: a launch across files.
     cu("xlaunch_a", "xlaunch_a.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
     cu("xlaunch_b", "xlaunch_b.cu", Archs::Only(LAUNCH_ARCHS), ABI7_NONE),
+    // Rule 6.1: the order of kernels' `.nv.constant2.<k>` when one is
+    // launched from another file (sweep31 p324).
+    cu("c2l_a", "c2l_a.cu", Archs::Only(C2L_ARCHS), ABI7_NONE),
+    cu("c2l_c", "c2l_c.cu", Archs::Only(C2L_ARCHS), ABI7_NONE),
+    // Rule 11.3: a kernel using its stack linked with a `-G` object keeps
+    // ptxas's scoreboards (sweep31 p321).
+    cu("sbstk_k", "sbstk_k.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    nvcc_with("sbstk_g-G", "sbstk_g.cu", &["-G"], Archs::Only(MERCURY_PAIR)),
+    // Rule 10: NUM_BARRIERS and the 0x66 record by their first
+    // contributors (sweep31 p322).
+    cu("a7bo_b", "a7bo_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("a7bo_c", "a7bo_c.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    // Rule 12.3: ABI-7 extern memory beside a pool not aligned to 16
+    // (sweep31 p323).
+    cu("a7es_a", "a7es_a.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("a7es_b", "a7es_b.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    // Rule 12.3: `-r` with externs of three alignments (sweep31 p323).
+    cu("rxs_a", "rxs_a.cu", Archs::Only(RXS_ARCHS), ABI7_NONE),
+    cu("rxs_b", "rxs_b.cu", Archs::Only(RXS_ARCHS), ABI7_NONE),
+    cu("rxs_c", "rxs_c.cu", Archs::Only(RXS_ARCHS), ABI7_NONE),
     // Rule 11.3: stack-pointer-load waits at instructions that do not read
     // `R1` (sum and compare-and-swap loops).
     cu("sumloop", "sumloop.cu", Archs::Only(SUMLOOP_ARCHS), ABI7_NONE),
@@ -1599,6 +1624,38 @@ const GROUPS: &[GroupSpec] = &[
     // its own code names; sm_90 keeps them without the reserved area
     // (sweep19 p206).
     GroupSpec { name: "kul", inputs: &[Abi8("kul"), Abi8("launch_rt")], flags: &[], archs: Archs::Only(LAUNCH_ARCHS) },
+    // Rule 6.1: `c2l_child_a`'s and `c2l_child_a2`'s banks before
+    // `c2l_child_c`'s, which c2l_a.cu launches (sweep31 p324).
+    GroupSpec {
+        name: "c2l",
+        inputs: &[Abi8("c2l_a"), Abi8("c2l_c"), Abi8("launch_rt")],
+        flags: &[],
+        archs: Archs::Only(C2L_ARCHS),
+    },
+    GroupSpec {
+        name: "sbstk",
+        inputs: &[Abi8("sbstk_k"), Abi8("sbstk_g-G")],
+        flags: &[],
+        archs: Archs::Only(MERCURY_PAIR),
+    },
+    GroupSpec {
+        name: "a7bo-mixed-abi",
+        inputs: &[Abi8("a7bo_b"), Abi7("a7bo_c")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "a7es-mixed-abi",
+        inputs: &[Abi8("a7es_a"), Abi7("a7es_b")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "rxs",
+        inputs: &[Abi8("rxs_a"), Abi8("rxs_b"), Abi8("rxs_c")],
+        flags: &[],
+        archs: Archs::Only(RXS_ARCHS),
+    },
     GroupSpec {
         name: "kul-relink-ku",
         inputs: &[LinkR("kul")],

@@ -2309,6 +2309,19 @@ fn merge_function_banks(b: &mut Builder<'_, '_>) {
         }
         kernels.push((id, reached));
     }
+    // The kernels reaching a function get their banks made in the reverse of
+    // the call graph's node order (the order function symbols first appear,
+    // inputs and symbol tables in order): sweep31 p324 (sm_75), `k_child_c`
+    // is launched from a.cu, so a.cu's symbol table names it before
+    // `k_child_a`, and nvlink makes `k_child_a`'s bank before `k_child_c`'s
+    // though `k_child_c`'s `.text` comes last; without the launch the two
+    // orders agree.
+    let node = function_node_order(inputs);
+    let node_of = |k: OutId| {
+        let symbol = b.layout.section(k).and_then(|s| s.info.function_symbol());
+        symbol.and_then(|f| inputs.get(f.input)?.symbol(f.symbol)).and_then(|f| node.get(f.name).copied())
+    };
+    kernels.sort_by_key(|&(k, _)| std::cmp::Reverse(node_of(k)));
     let mut used: HashMap<OutId, Vec<(u64, u64)>> = HashMap::new();
     for (k, _) in &kernels {
         let own = kernel_bank(b, *k).and_then(|x| b.layout.section(x)).map_or(0, |s| s.size);
@@ -2483,6 +2496,22 @@ fn share_bank_alignment(b: &mut Builder<'_, '_>, reachers: &[OutId]) {
             out.align = out.align.max(align);
         }
     }
+}
+
+/// Each global function name's place in the call graph's node order (rule
+/// 13.10: the order function symbols first appear, inputs in order, each
+/// symbol table in order, undefined references included).
+fn function_node_order<'n>(inputs: &[InputObject<'n>]) -> HashMap<&'n str, usize> {
+    let mut order: HashMap<&'n str, usize> = HashMap::new();
+    for object in inputs {
+        for symbol in object.symbols() {
+            if symbol.st_type == STT_FUNC && !symbol.name.is_empty() {
+                let next = order.len();
+                order.entry(symbol.name).or_insert(next);
+            }
+        }
+    }
+    order
 }
 
 /// U25: copies function bank `h` into kernel `k`'s sections at offset `at`,

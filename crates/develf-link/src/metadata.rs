@@ -1195,11 +1195,15 @@ impl Context<'_, '_> {
             // an earlier input than its ABI-8 callee, and sweep30 p312
             // `abi7-r-exec`: `NUM_MBARRIERS, 0x66, NUM_BARRIERS` (sm_90).
             let mark_first = |f: u32| self.mark_key(f, facts) <= self.appended_keys(f, facts)[1];
+            let mark_before_barriers = |f: u32| {
+                let by_record = |g: u32| facts.barriers.contains_key(&g) && !facts.flag_barriers.contains(&g);
+                self.mark_key(f, facts) <= self.first_contributor(f, facts, by_record)
+            };
             let appended_barriers = reversed
                 .get(appended_from..)
                 .and_then(|tail| {
                     tail.iter().position(|a| {
-                        matches!(a, Attribute::NumBarriers(_))
+                        (matches!(a, Attribute::NumBarriers(_)) && function.is_some_and(mark_before_barriers))
                             || (is_mbarrier_count(a) && function.is_some_and(mark_first))
                     })
                 })

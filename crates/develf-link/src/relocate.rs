@@ -518,6 +518,27 @@ impl<'a> Context<'_, 'a> {
         winner_placed(self.inputs, self.resolution, self.layout, SymbolRef { input, symbol })
     }
 
+    /// Where `symbol` of `input` is a function this input defines and
+    /// another input's copy without debug information replaced: the size of
+    /// the output code section holding the winner.
+    fn replaced_code_size(&self, input: usize, symbol: usize) -> Option<u64> {
+        let here = SymbolRef { input, symbol };
+        let own = self.inputs.get(input)?.symbol(symbol)?;
+        if own.st_type != STT_FUNC || own.section_index().is_none() {
+            return None;
+        }
+        let def = self.resolution.definition_of(here).filter(|&d| d != here)?;
+        // A winner with debug information of its own (`-G`) maps the
+        // loser's offsets as they are (sweep26 p270, p273: `-G` copies in
+        // every input, sm_100/sm_120, exec and `-r`).
+        if self.inputs.get(def.input)?.cubin.sections().iter().any(|s| s.name == ".debug_info") {
+            return None;
+        }
+        let section = self.inputs.get(def.input)?.symbol(def.symbol)?.section_index()?;
+        let (id, _) = self.layout.placed(def.input, section)?;
+        self.layout.section(id).map(|s| s.size)
+    }
+
     /// Rule 9: the ranges of input section `section` holding weak data that
     /// lost to another input's copy (a vtable both files emit). The copy keeps
     /// its place; the relocations inside it are neither applied nor kept (poly:
@@ -642,8 +663,32 @@ impl<'a> Context<'_, 'a> {
                     // adds where its input's piece went (merc `-r`:
                     // `.debug_info`'s DW_AT_stmt_list, `.debug_line + 0x184`).
                     let section_symbol = input.symbol(r.symbol as usize).is_some_and(|s| s.st_type == STT_SECTION);
-                    let addend =
+                    let mut addend =
                         r.addend.map_or(0, |a| if section_symbol { a.wrapping_add(resolved.value as i64) } else { a });
+                    // Rule 9.14 (Mercury): a kept record of a replaced copy
+                    // (lost when met, or replaced later by fewer registers)
+                    // points no further than the winner's end. nvlink moves
+                    // the loser's offsets as if its code were finalised
+                    // again (not modelled: mwg `mwg_shared`'s -G records
+                    // 0x20..0x260 and its end 0x300 become 0x10..0x1d0 and
+                    // 0x1e0, the -O3 winner being 0xd00 long), then clamps
+                    // them to the winner's size; only the clamp is done here
+                    // (sweep31 p321 `shared_inline`: 0x300 -> 0x180; p320
+                    // `tc_dot<8>`: 0x280..0x900 -> 0x280; sweep29 repro
+                    // merc-weak-G-debugreloc `k_fill<int>`: 0x340, 0x400 ->
+                    // 0x200; `-G` losers, `-O3` winners, sm_100 exec and
+                    // `-r`). sm_90 keeps the loser's offsets.
+                    if self.layout.mercury
+                        && addend != 0
+                        && resolved.state == SymbolState::Live
+                        && (out.name == ".debug_info" || out.name == ".debug_loc")
+                    {
+                        if let Some(winner) = self.replaced_code_size(piece.input, r.symbol as usize) {
+                            if u64::try_from(addend).is_ok_and(|a| a > winner) {
+                                addend = i64::try_from(winner).unwrap_or(addend);
+                            }
+                        }
+                    }
                     let keep_entry = |t: u32, kept: &mut Vec<OutRelocation>| {
                         if let Some(symbol) = resolved.index {
                             kept.push(OutRelocation { offset, r_type: t, symbol, addend });

@@ -1563,8 +1563,20 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
                     && reads_stack_pointer(code[i])
                     && !other_pending(&all, &live, stack, i)
             };
-            if !removing && (0..code.len()).any(uses_stack) {
-                return None;
+            if (0..code.len()).any(uses_stack) {
+                // Allocated again with nothing taken out (error barriers
+                // added, rule 11.8), a kernel that uses its stack keeps
+                // ptxas's numbering: the load's group is not freed, and
+                // the model gives ptxas's numbering back (sweep31 p321
+                // `k_bits`, `VIADD R1, R1, -0x8` waits on the load, then
+                // `STL [R1]`; with a `-G` input nvlink adds `ERRBAR;
+                // CGAERRBAR` and changes no control bits; sm_100).
+                if removing && !removed.iter().any(|&r| r) {
+                    return Some(code.iter().map(|&(_, hi)| control(hi)).collect());
+                }
+                if !removing {
+                    return None;
+                }
             }
             live
         }

@@ -1377,6 +1377,12 @@ fn plan_executable(
             && match global_align {
                 Some(g) if facts.relinked_extern && g < EXTERN_ALIGN => false,
                 Some(EXTERN_ALIGN) if facts.relinked_extern => layout.debug || !k.had_section,
+                // With ABI-7 externs (alignment 0) only a 16-aligned pool
+                // keeps them, as in a `-r` link (sweep31 p323 `abi7`: an
+                // ABI-7 kernel on `extern __shared__ double smem[]` beside
+                // 4- and 8-aligned statics of device functions; the kernels
+                // without shared memory get no window; sm_75, sm_90).
+                Some(g) if facts.zero_extern_align && g != EXTERN_ALIGN => false,
                 Some(_) => !k.had_section,
                 None => false,
             };
@@ -1551,9 +1557,14 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
             // extern memory only through functions `sx_spaces_k` (own 0x10)
             // also reaches, with a 256-aligned pool: start 0x10, windows
             // 0x100 (sm_75..sm_90); fixture `xsa`.
+            // Not to externs the kernel does not reach (fixture `rxs`:
+            // `rxs_indirect` shares `rxs_static_plus`'s start 0x540 through
+            // `rxs_sum`'s 16-aligned extern beside rxs_c.cu's 128-aligned
+            // one: window 0x540; sm_75, sm_90, sm_100).
             plan.no_symbol.remove(&k.shared);
+            let reached = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max();
             if let Some(out) = layout.sections.get_mut(k.shared) {
-                let round = facts.extern_align.max(out.align);
+                let round = reached.unwrap_or(facts.extern_align).max(out.align);
                 out.size = out.size.max(align_up(s, round).saturating_add(reserved));
                 out.keep = Keep::Always;
             }
@@ -1685,12 +1696,16 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                         // p61 `r-relink-r`, sm_75..sm_90a).
                         k.own_extent.max(a.saturating_mul(2))
                     } else {
-                        // Rounded to the largest extern alignment the kernel
-                        // reaches, as an executable's window is (rule 12.8):
-                        // fixture `rxi-relink` `-r`, `rxi_mixed`'s instance at
-                        // 0xe0 (the first instance's 16) reaching `rxi_load`'s
-                        // 64-aligned `rxi_f4`: 0x100 (sm_75, sm_90, sm_100).
-                        align_up(offset, largest).max(a.saturating_mul(2))
+                        // Rounded to the link's extern alignment, as an
+                        // executable's window is (rule 12.8): fixture
+                        // `rxi-relink` `-r`, `rxi_mixed`'s instance at 0xe0
+                        // (the first instance's 16) reaching `rxi_load`'s
+                        // 64-aligned `rxi_f4`: 0x100 (sm_75, sm_90, sm_100);
+                        // not only the largest alignment the kernel reaches:
+                        // sweep31 p323 `k_static_plus`, 0x534 of its own
+                        // beside 8- and 16-aligned externs in a link with a
+                        // 128-aligned one: 0x580 (sm_75..sm_120).
+                        align_up(offset, largest.max(a)).max(a.saturating_mul(2))
                     }
                 }
             } else {
@@ -1775,11 +1790,16 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // `k_smem`, which calls a.cu's `smem_fill` and b.cu's reduction on
         // `extern __shared__ float dyn_smem[]`, gets none; `k_params`, naming
         // it itself, its 0x10; sm_75, sm_90).
+        // Nor, beside externs aligned above the ones it reaches (sweep31
+        // p323 `k_indirect`, calling a.cu's reader of a 16-aligned extern
+        // in a link with a 128-aligned one: none, where it gets 0x10
+        // without the 128-aligned one; sm_75..sm_120).
+        let reached = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max().unwrap_or(0);
         let dropped = dropped
             || (bare
                 && k.uses_extern
                 && !own_code_uses_extern(k)
-                && (a > facts.extern_align.max(EXTERN_ALIGN) || relinked_without_section || zero_extern_drop));
+                && (a > reached.max(EXTERN_ALIGN) || relinked_without_section || zero_extern_drop));
         let keep = (facts.any_extern || !no_own) && !dropped;
         // With ABI-7 externs (alignment 0) a user gets no symbol either
         // (fresh4 r-abi7-extern `ka`).

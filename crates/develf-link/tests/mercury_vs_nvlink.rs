@@ -17,6 +17,12 @@
 //! `.nv_debug_line_sass` sequence gets rows at other addresses, from the
 //! Mercury→SASS map develf does not have: that section pair is the only one
 //! allowed to differ (checks/lcl_*.cu).
+//!
+//! Rule 9.14: a `-G` weak copy replaced by an `-O3` one keeps its
+//! `.debug_info` records, pointing at the winner, but no further than the
+//! winner's end (sweep31 p321). Its `.nv_debug_info_reg_sass` ranges come
+//! from the same map: that section is the only one allowed to differ
+//! (checks/mwc_*.cu).
 
 use develf_format::header::Arch;
 use develf_link::{Input, LinkOptions, link};
@@ -106,5 +112,36 @@ fn a_replaced_copys_line_rows_end_with_the_winners_code() {
         let a = fixture(&objects[0]);
         let size = |c: &Cubin<'_>| c.sections().iter().find(|s| s.name == ".debug_line").map(|s| s.size);
         assert!(size(&nvlink) < Cubin::parse(&a).ok().as_ref().and_then(size), "{arch}: nvlink's rows are cut");
+    }
+}
+
+#[test]
+fn a_replaced_debug_copys_records_end_at_the_winners_end() {
+    for arch in ["sm_100", "sm_120"] {
+        let tag = arch.trim_start_matches("sm_");
+        let objects = [format!("mwc_a_sm{tag}.cubin"), format!("mwc_b_sm{tag}.cubin")];
+        let (ours, expected) = ours_and_nvlinks(arch, &objects, &format!("mwc_sm{tag}.nvlink.cubin"));
+        let (ours, nvlink) =
+            (Cubin::parse(&ours).expect("ours parses"), Cubin::parse(&expected).expect("nvlink's parses"));
+        let names = |c: &Cubin<'_>| c.sections().iter().map(|s| s.name.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(&ours), names(&nvlink), "{arch}: sections");
+        for (x, y) in ours.sections().iter().zip(nvlink.sections()) {
+            if x.name == ".nv_debug_info_reg_sass" {
+                continue;
+            }
+            assert_eq!(x.bytes(), y.bytes(), "{arch}: {}", x.name);
+        }
+        // The oracle itself: the -G copy's end lies past the winner's, and
+        // nvlink's record of it is the winner's size.
+        let size = |c: &Cubin<'_>| {
+            c.sections().iter().find(|s| s.name == ".text._Z9mwc_scalei").map(|s| s.size).expect("mwc_scale's code")
+        };
+        let loser = Cubin::parse(&fixture(&objects[1])).map(|c| size(&c)).expect("mwc_b parses");
+        assert!(loser > size(&nvlink), "{arch}: the -G copy is the longer");
+        let addends = |c: &Cubin<'_>| -> Vec<i64> {
+            let rela = c.sections().iter().find(|s| s.name == ".rela.debug_info").expect(".rela.debug_info");
+            rela.bytes().chunks_exact(24).map(|e| i64::from_le_bytes(e[16..24].try_into().expect("8 bytes"))).collect()
+        };
+        assert!(addends(&nvlink).contains(&(size(&nvlink) as i64)), "{arch}: a record at the winner's end");
     }
 }
