@@ -315,3 +315,59 @@ fn libcudadevrt_when_available() {
     assert_eq!(got, want);
     println!("libcudadevrt.a: {} ELF entries identical to cuobjdump -xelf all", got.len());
 }
+
+/// A linker's choice of device ELFs (`relocatable_elfs_compatible`), which
+/// decompresses only the entries of the SM it settles on, is the choice
+/// made from every entry decoded (`device_elfs`, checked against cuobjdump
+/// above): the same entries, bytes and errors, for every fixture and target.
+/// And `Container::entries_where` is `entries` filtered.
+#[test]
+fn a_linkers_choice_decodes_only_what_it_takes() {
+    let targets =
+        [(75, false), (80, false), (86, false), (89, false), (90, false), (90, true), (100, false), (100, true)];
+    let mut chosen = 0;
+    for name in fixtures() {
+        let data = fs::read(dir().join(&name)).expect("fixture");
+        let Ok(all) = develf_fatbin::device_elfs(&data) else { continue };
+        for (sm, accelerator) in targets {
+            // The rule, on every entry decoded: the target's SM when it has
+            // a usable relocatable ELF, else the newest older one of its
+            // family; of that SM the most specific kind.
+            let usable = |e: &develf_fatbin::Entry<'_>| {
+                (e.data.is_err() || e.is_relocatable_elf()) && develf_fatbin::serves_accelerated(e, sm, accelerator)
+            };
+            let pick = if all.iter().any(|e| e.sm == sm && usable(e)) {
+                Some(sm)
+            } else {
+                all.iter().filter(|e| usable(e) && e.sm / 10 == sm / 10 && e.sm < sm).map(|e| e.sm).max()
+            };
+            let picked: Vec<_> = all.iter().filter(|e| Some(e.sm) == pick && usable(e)).collect();
+            let rank = |e: &develf_fatbin::Entry<'_>| match e.arch.as_bytes().last() {
+                Some(b'a') => 2,
+                Some(b'f') => 1,
+                _ => 0,
+            };
+            let best = picked.iter().map(|e| rank(e)).max();
+            let expected: Vec<_> = picked.into_iter().filter(|e| Some(rank(e)) == best).collect();
+            let ours = develf_fatbin::relocatable_elfs_compatible(&data, sm, accelerator).expect("parses");
+            let key =
+                |e: &develf_fatbin::Entry<'_>| (e.label.clone(), e.arch.clone(), e.data.as_deref().ok().map(sha256));
+            assert_eq!(
+                ours.iter().map(key).collect::<Vec<_>>(),
+                expected.iter().map(|e| key(e)).collect::<Vec<_>>(),
+                "{name} for sm_{sm}{}",
+                if accelerator { "a" } else { "" }
+            );
+            chosen += ours.len();
+        }
+        if let Ok(container) = Container::parse(&data) {
+            let limits = Limits::default();
+            let ptx = |kind: EntryKind, sm: u32| kind == EntryKind::Ptx && sm <= 90;
+            let filtered: Vec<String> =
+                container.entries(&limits).into_iter().filter(|e| ptx(e.kind, e.sm)).map(|e| e.label).collect();
+            let direct: Vec<String> = container.entries_where(&limits, &ptx).into_iter().map(|e| e.label).collect();
+            assert_eq!(direct, filtered, "{name}: PTX entries up to sm_90");
+        }
+    }
+    assert!(chosen >= 20, "few entries chosen: {chosen}");
+}

@@ -17,6 +17,9 @@
 //!   link of this shape that keeps `.symtab_shndx`, 65,198 sections); sm_100:
 //!   20 plus one of 279 functions (65,283 sections with the two tables).
 //!   These mostly check bytes against nvlink.
+//! - `devrt`: one small object (a call chain 4 deep) with `-lcudadevrt`
+//!   from the toolkit, as every `nvcc -dlink` passes it: reading a
+//!   library's fatbins for one target.
 //!
 //! Each case runs nvlink and `target/dist/develf nvlink` (the `dist`
 //! profile: the release build with whole-program optimisation) alternately
@@ -46,6 +49,10 @@ const MERC_ARCH: &str = "sm_100";
 const XINDEX_FUNCTIONS: usize = 800;
 const BIG_OBJECTS: usize = 200;
 const BIG_FUNCTIONS: usize = 50;
+/// The call chain of the `devrt` case's object: small, so that reading the
+/// library is what the case measures.
+const DEVRT_DEPTH: usize = 4;
+
 /// Instructions per generated function: sized so `big` is about 20 MB of cubins.
 const BIG_FUNCTION_OPS: usize = 125;
 const SEED: u64 = 0x00de_7e1f_b3c4;
@@ -273,6 +280,8 @@ struct Case {
     inputs: Vec<PathBuf>,
     arch: &'static str,
     relocatable: bool,
+    /// Linked with `-lcudadevrt` from the toolkit's `lib`.
+    devrt: bool,
 }
 
 /// One PTX file to assemble: (PTX, cubin, target).
@@ -340,7 +349,7 @@ fn generate(dir: &Path, ptxas: &Path, options: &Options) -> Result<Vec<Case>> {
             }
             inputs.push(cubin);
         }
-        cases.push(Case { name: "big".into(), inputs, arch: ARCH, relocatable: false });
+        cases.push(Case { name: "big".into(), inputs, arch: ARCH, relocatable: false, devrt: false });
     }
     for depth in [38usize, 200] {
         let name = format!("deep{depth}");
@@ -352,7 +361,15 @@ fn generate(dir: &Path, ptxas: &Path, options: &Options) -> Result<Vec<Case>> {
         if write_if_changed(&ptx, &chain_ptx(depth))? || !cubin.exists() {
             work.push((ptx, cubin.clone(), ARCH));
         }
-        cases.push(Case { name, inputs: vec![cubin], arch: ARCH, relocatable: false });
+        cases.push(Case { name, inputs: vec![cubin], arch: ARCH, relocatable: false, devrt: false });
+    }
+    if wanted("devrt") {
+        let ptx = dir.join("devrt.ptx");
+        let cubin = ptx.with_extension("cubin");
+        if write_if_changed(&ptx, &chain_ptx(DEVRT_DEPTH))? || !cubin.exists() {
+            work.push((ptx, cubin.clone(), ARCH));
+        }
+        cases.push(Case { name: "devrt".into(), inputs: vec![cubin], arch: ARCH, relocatable: false, devrt: true });
     }
     // Rule 3.6: (case, target, -r, full objects, functions of the last one).
     let xindex: [(&str, &'static str, bool, usize, usize); 5] = [
@@ -379,11 +396,11 @@ fn generate(dir: &Path, ptxas: &Path, options: &Options) -> Result<Vec<Case>> {
             }
             inputs.push(cubin);
         }
-        cases.push(Case { name: name.into(), inputs, arch, relocatable });
+        cases.push(Case { name: name.into(), inputs, arch, relocatable, devrt: false });
     }
     if cases.is_empty() {
         bail!(
-            "--only: no case named that (big, deep38, deep200, xindex, xindex-r, xindex-edge, xindex-merc, xindex-merc-r)"
+            "--only: no case named that (big, deep38, deep200, xindex, xindex-r, xindex-edge, xindex-merc, xindex-merc-r, devrt)"
         );
     }
     assemble(ptxas, &work, options.jobs)?;
@@ -538,6 +555,8 @@ pub fn run(args: &[String]) -> Result<()> {
         bail!("{} is missing (run without --no-build)", develf.display());
     }
     let nvlink = toolchain.tool("nvlink");
+    // The toolkit's libraries (libcudadevrt.a), beside its `bin`.
+    let toolkit_lib = nvlink.parent().and_then(Path::parent).map_or_else(PathBuf::new, |t| t.join("lib"));
     let out_dir = dir.join("out");
     fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
 
@@ -557,6 +576,10 @@ pub fn run(args: &[String]) -> Result<()> {
                 a.push("-r".to_string());
             }
             a.extend(files.iter().cloned());
+            if case.devrt {
+                a.push(format!("-L{}", toolkit_lib.display()));
+                a.push("-lcudadevrt".to_string());
+            }
             a
         };
         let nvlink_out = out_dir.join(format!("{}.nvlink.cubin", case.name));

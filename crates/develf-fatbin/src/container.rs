@@ -254,16 +254,55 @@ impl<'a> Container<'a> {
 
     /// Every entry decoded, concatenated entries expanded into their members.
     pub fn entries(&self, limits: &Limits) -> Vec<Entry<'a>> {
+        self.entries_where(limits, &|_, _| true)
+    }
+
+    /// The entries whose kind and SM `wanted` takes, decoded; the others
+    /// are not decompressed (a library's fatbins hold code for a dozen
+    /// targets, a link wants one). A concatenated entry is decompressed when
+    /// one of its members is wanted, and only those members are returned.
+    pub fn entries_where(&self, limits: &Limits, wanted: &dyn Fn(EntryKind, u32) -> bool) -> Vec<Entry<'a>> {
         let mut out = Vec::new();
         for object in &self.objects {
             for (fatbin_index, site) in object.fatbins.iter().enumerate() {
                 for (entry_index, raw) in site.fatbin.entries.iter().enumerate() {
+                    let concatenated = raw.kind() == EntryKind::Concatenated;
+                    let takes = if concatenated {
+                        // A member table that cannot be read is reported by
+                        // decoding the entry.
+                        raw.concatenated_members().map_or(true, |m| m.iter().any(|h| wanted(h.kind(), h.sm)))
+                    } else {
+                        wanted(raw.kind(), raw.header.sm)
+                    };
+                    if !takes {
+                        continue;
+                    }
                     let label = label(object.member, site.section, fatbin_index, entry_index);
+                    let start = out.len();
                     decode_into(&mut out, label, object.member, site.section, raw, limits);
+                    if concatenated {
+                        let members = out.split_off(start);
+                        out.extend(members.into_iter().filter(|e| wanted(e.kind, e.sm)));
+                    }
                 }
             }
         }
         out
+    }
+
+    /// The SMs of the device ELF entries, read from their headers alone.
+    fn elf_sms(&self) -> Vec<u32> {
+        let mut sms: Vec<u32> = Vec::new();
+        for (_, _, raw) in self.raw_entries() {
+            let headers = match raw.kind() {
+                EntryKind::Concatenated => raw.concatenated_members().unwrap_or_default(),
+                _ => vec![raw.header],
+            };
+            sms.extend(headers.iter().filter(|h| h.kind().is_elf()).map(|h| h.sm));
+        }
+        sms.sort_unstable();
+        sms.dedup();
+        sms
     }
 }
 
@@ -485,15 +524,26 @@ pub fn relocatable_elfs_for(data: &[u8], sm: u32) -> Result<Vec<Entry<'_>>, Diag
 /// nothing from an sm_100a-only host object for sm_100 or sm_103, with its
 /// "not found" warning, where a bare sm_100a cubin is an error).
 pub fn relocatable_elfs_compatible(data: &[u8], sm: u32, accelerator: bool) -> Result<Vec<Entry<'_>>, Diagnostic> {
-    let all = device_elfs(data)?;
     let usable = |e: &Entry<'_>| (e.data.is_err() || e.is_relocatable_elf()) && serves_accelerated(e, sm, accelerator);
-    let chosen = if all.iter().any(|e| e.sm == sm && usable(e)) {
-        Some(sm)
-    } else {
-        all.iter().filter(|e| usable(e) && e.sm / 10 == sm / 10 && e.sm < sm).map(|e| e.sm).max()
-    };
-    let chosen: Vec<Entry<'_>> = all.into_iter().filter(|e| Some(e.sm) == chosen && usable(e)).collect();
-    Ok(most_specific(chosen))
+    if sniff(data).is_none() && data.starts_with(b"\x7fELF") {
+        let bare = bare_elf(data);
+        let fits = bare.sm == sm || (bare.sm / 10 == sm / 10 && bare.sm < sm);
+        return Ok(if fits && usable(&bare) { vec![bare] } else { Vec::new() });
+    }
+    // The SMs to try, best first, from the entries' headers: only the one
+    // chosen is decompressed (libcudadevrt.a: 30 members of a dozen SMs).
+    let container = Container::parse(data)?;
+    let sms = container.elf_sms();
+    let family = sms.iter().rev().filter(|&&s| s / 10 == sm / 10 && s < sm);
+    let limits = Limits::default();
+    for candidate in std::iter::once(&sm).filter(|s| sms.contains(s)).chain(family) {
+        let entries = container.entries_where(&limits, &|kind, s| kind.is_elf() && s == *candidate);
+        let chosen: Vec<Entry<'_>> = entries.into_iter().filter(|e| usable(e)).collect();
+        if !chosen.is_empty() {
+            return Ok(most_specific(chosen));
+        }
+    }
+    Ok(Vec::new())
 }
 
 /// How specific an entry's code is: `sm_XXa` (2) over `sm_XXf` (1) over the
@@ -541,7 +591,8 @@ pub fn ptx_entries_compatible(data: &[u8], sm: u32, accelerator: bool) -> Result
         let family = !e.arch.ends_with('f') || e.sm / 10 == sm / 10;
         e.kind == EntryKind::Ptx && e.sm <= sm && family && serves_accelerated(e, sm, accelerator)
     };
-    let all: Vec<Entry<'_>> = container.entries(&Limits::default()).into_iter().filter(usable).collect();
+    let ptx = |kind: EntryKind, s: u32| kind == EntryKind::Ptx && s <= sm;
+    let all: Vec<Entry<'_>> = container.entries_where(&Limits::default(), &ptx).into_iter().filter(usable).collect();
     let newest = all.iter().map(|e| e.sm).max();
     Ok(most_specific(all.into_iter().filter(|e| Some(e.sm) == newest).collect()))
 }
