@@ -1978,6 +1978,10 @@ fn callgraph_text(
     if request.relocatable {
         return String::new();
     }
+    if inputs.is_empty() {
+        // Rule 13.6: nvlink's words when no input had code for the target.
+        return "No relocatable objects found. Did not generate callgraph.\n".to_string();
+    }
     let order = match linked {
         Ok(_) => Vec::new(),
         Err(LinkError::UndefinedSymbols(_)) => match develf_link::placement_order(options, inputs) {
@@ -1990,10 +1994,6 @@ fn callgraph_text(
         Ok(image) => image.section_header_index(input, section),
         Err(_) => order.get(input).and_then(|s| s.get(section)).copied().filter(|&i| i != 0),
     };
-    if inputs.is_empty() {
-        // Rule 13.6: nvlink's words when no input had code for the target.
-        return "No relocatable objects found. Did not generate callgraph.\n".to_string();
-    }
     let scope = DumpScope {
         kept: &|name: &str| develf_link::is_root_kernel(options, name),
         placed: &placed,

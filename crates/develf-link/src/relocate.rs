@@ -669,9 +669,10 @@ impl<'a> Context<'_, 'a> {
                     // (lost when met, or replaced later by fewer registers)
                     // points no further than the winner's end. nvlink moves
                     // the loser's offsets as if its code were finalised
-                    // again (not modelled: mwg `mwg_shared`'s -G records
-                    // 0x20..0x260 and its end 0x300 become 0x10..0x1d0 and
-                    // 0x1e0, the -O3 winner being 0xd00 long), then clamps
+                    // again (not modelled: checks/mwg_*.cu, `mwg_shared`'s
+                    // -G records 0x20..0x260 and its end 0x300 become
+                    // 0x10..0x1d0 and 0x1e0, the -O3 winner 0xd00 long; test
+                    // mercury_vs_nvlink with checks/mwc_*.cu), then clamps
                     // them to the winner's size; only the clamp is done here
                     // (sweep31 p321 `shared_inline`: 0x300 -> 0x180; p320
                     // `tc_dot<8>`: 0x280..0x900 -> 0x280; sweep29 repro
