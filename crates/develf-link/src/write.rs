@@ -464,9 +464,6 @@ struct Span {
     pieces: std::ops::Range<usize>,
 }
 
-/// `ids` in a stable order by `key`: a bucket per rank, each sorted by the
-/// rest of the key only when it has one (most sections keep creation order
-/// inside their class; a big link has tens of thousands).
 /// Where section `id` goes in the header table: its class's rank (rule
 /// 1.1), then its place inside the class; creation order breaks ties.
 /// Class 20 (Mercury) has an order of its own inside
@@ -499,6 +496,9 @@ pub(crate) fn placement_order(inputs: &[InputObject<'_>], layout: &Layout) -> Ve
         .collect()
 }
 
+/// `ids` in a stable order by `key`: a bucket per rank, each sorted by the
+/// rest of the key only when it has one (most sections keep creation order
+/// inside their class; a big link has tens of thousands).
 fn sort_stably_by_key(ids: Vec<OutId>, key: impl Fn(OutId) -> (u8, (u8, usize))) -> Vec<OutId> {
     let mut buckets: Vec<Vec<(OutId, (u8, usize))>> = (0..=u8::MAX).map(|_| Vec::new()).collect();
     for id in ids {
