@@ -716,13 +716,19 @@ fn surviving_variables_size(inputs: &[InputObject<'_>], resolution: &Resolution<
         .sum()
 }
 
+/// The largest alignment of the extern memory kernel `k` reaches (its own
+/// code and the functions it calls), if it reaches any.
+fn reached_extern_align(facts: &Facts, k: &Kernel) -> Option<u64> {
+    k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max()
+}
+
 /// Whether a kernel uses extern memory whose symbols all have alignment 0
 /// (CUDA 12.9's ptxas, rule 12.3): in a link with ABI-8 externs too, it is
 /// sized and named as in an all-ABI-7 one (/tmp/s11/ax: `a7x_k_dyn` next to
 /// a 16-aligned extern user, `-r`: one unit, 0x10, and no section symbol,
 /// where a 16-aligned user gets 0x20; sm_75/sm_90).
 fn zero_extern_user(facts: &Facts, k: &Kernel) -> bool {
-    k.uses_extern && k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max() == Some(0)
+    k.uses_extern && reached_extern_align(facts, k) == Some(0)
 }
 
 /// The `-r` size of a kernel's section when the link has extern memory that
@@ -1308,7 +1314,7 @@ fn plan_executable(
             // `__align__(32)` `buf` and `__align__(128)` `big` in two files,
             // sm_75/sm_90/sm_100: 0x20/0x80 windows and aligns, a plain
             // extern's kernel 16).
-            let most = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max();
+            let most = reached_extern_align(facts, k);
             let most = most.unwrap_or(EXTERN_ALIGN).max(EXTERN_ALIGN);
             // Rule 12.9: a common area's alignment (raised to the link's
             // extern alignment) rounds the window too (an shm_a `-r` output
@@ -1562,7 +1568,7 @@ fn share_extern_offsets(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], 
             // `rxs_sum`'s 16-aligned extern beside rxs_c.cu's 128-aligned
             // one: window 0x540; sm_75, sm_90, sm_100).
             plan.no_symbol.remove(&k.shared);
-            let reached = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max();
+            let reached = reached_extern_align(facts, k);
             if let Some(out) = layout.sections.get_mut(k.shared) {
                 let round = reached.unwrap_or(facts.extern_align).max(out.align);
                 out.size = out.size.max(align_up(s, round).saturating_add(reserved));
@@ -1620,7 +1626,7 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
                 // relinking a `-r` output whose `k2` has 0x1c of variables in
                 // a 0x80 section: instance 0x40 when the first instance copy
                 // is 0x40-aligned, 0x20 when it is 0x10; size 0x80 either way).
-                let mine = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max();
+                let mine = reached_extern_align(facts, k);
                 // A kernel naming several externs itself: the one its first
                 // input relocation names (fresh4 r-two-externs: `k1`, whose
                 // `.rel.text` lists `dynB` (16) before `dynA` (64), gets the
@@ -1794,7 +1800,7 @@ fn plan_relocatable(layout: &mut Layout, facts: &Facts, kernels: &[Kernel], pool
         // p323 `k_indirect`, calling a.cu's reader of a 16-aligned extern
         // in a link with a 128-aligned one: none, where it gets 0x10
         // without the 128-aligned one; sm_75..sm_120).
-        let reached = k.reach.iter().filter_map(|n| facts.node_extern_align.get(n)).copied().max().unwrap_or(0);
+        let reached = reached_extern_align(facts, k).unwrap_or(0);
         let dropped = dropped
             || (bare
                 && k.uses_extern
