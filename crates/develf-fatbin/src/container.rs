@@ -510,7 +510,14 @@ pub fn device_elfs_with<'a>(data: &'a [u8], limits: &Limits) -> Result<Vec<Entry
 /// a fatbin, host object, archive or bare device ELF. Entries that fail to
 /// decode are returned too, with their error, so the caller can report them.
 pub fn relocatable_elfs_for(data: &[u8], sm: u32) -> Result<Vec<Entry<'_>>, Diagnostic> {
-    Ok(device_elfs(data)?.into_iter().filter(|e| e.sm == sm && (e.data.is_err() || e.is_relocatable_elf())).collect())
+    let relocatable = |e: &Entry<'_>| e.sm == sm && (e.data.is_err() || e.is_relocatable_elf());
+    if sniff(data).is_none() && data.starts_with(b"\x7fELF") {
+        return Ok(Some(bare_elf(data)).into_iter().filter(relocatable).collect());
+    }
+    // Only the entries of `sm` are decompressed ([`Container::entries_where`]).
+    let container = Container::parse(data)?;
+    let entries = container.entries_where(&Limits::default(), &|kind, s| kind.is_elf() && s == sm);
+    Ok(entries.into_iter().filter(relocatable).collect())
 }
 
 /// For a linker targeting `sm` (`accelerator`: `sm_XXa`):
