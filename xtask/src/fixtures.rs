@@ -117,6 +117,9 @@ const A7MB_ARCHS: &[&str] = &["sm_90"];
 const DEBUG_ARCHS: &[&str] = &["sm_75", "sm_90"];
 /// Rule 7.2's CTAIDZ_USED after NUM_BARRIERS (cznb): the sm_75..sm_86 order.
 const CZNB_ARCHS: &[&str] = &["sm_75", "sm_86"];
+/// Rule 7.2's RESERVED_SMEM_USED beside CTAIDZ_USED (rczo, rcz2): the
+/// sm_80/sm_86 `-G` code of a dynamic tiled partition carries both.
+const RCZ_ARCHS: &[&str] = &["sm_80", "sm_86"];
 /// A function-less `-G` object first (gnof.cu), before the debug and mdbg groups' objects.
 const GNOF_ARCHS: &[&str] = &["sm_75", "sm_90", "sm_100"];
 /// Local `.const` symbols (rule 5.5): one architecture per ABI-8 family
@@ -793,6 +796,8 @@ const OBJECTS: &[ObjectSpec] = &[
     nvcc_with("gkpe-G", "gkpe.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("gkeep2-G", "gkeep2.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("cznb-G", "cznb.cu", &["-G"], Archs::Only(CZNB_ARCHS)),
+    nvcc_with("rczo-G", "rczo.cu", &["-G"], Archs::Only(RCZ_ARCHS)),
+    nvcc_with("rcz2-G", "rcz2.cu", &["-G"], Archs::Only(RCZ_ARCHS)),
     nvcc_with("gkeep4_a-G", "gkeep4_a.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("gkeep4_b-G", "gkeep4_b.cu", &["-G"], Archs::Only(DEBUG_ARCHS)),
     nvcc_with("fence2-O1", "fence2.cu", &["-Xptxas", "-O1"], Archs::Only(MERCURY_PAIR)),
@@ -1746,6 +1751,10 @@ const GROUPS: &[GroupSpec] = &[
     // Rule 7.2: an appended CTAIDZ_USED after a NUM_BARRIERS whose first
     // contributor comes first (sweep21 p224).
     GroupSpec { name: "cznb", inputs: &[Abi8("cznb-G")], flags: &["-g"], archs: Archs::Only(CZNB_ARCHS) },
+    // Rule 7.2: RESERVED_SMEM_USED and CTAIDZ_USED from one function, for
+    // the only kernel and beside a second one (sweep31 p322).
+    GroupSpec { name: "rczo", inputs: &[Abi8("rczo-G")], flags: &[], archs: Archs::Only(RCZ_ARCHS) },
+    GroupSpec { name: "rcz2", inputs: &[Abi8("rcz2-G")], flags: &[], archs: Archs::Only(RCZ_ARCHS) },
     // Rule 7.2: one callee's appended records in its own order, also
     // reversed in a relinked `-r` output (sweep15 p179).
     GroupSpec { name: "eorder", inputs: &[Abi8("eorder")], flags: &[], archs: Archs::Only(EORDER_ARCHS) },

@@ -106,6 +106,9 @@ struct CallFacts {
     /// Those of them whose CTAIDZ_USED comes before their EXTERNS (or that
     /// have none): a `-r` output's records are reversed.
     ctaidz_first: HashSet<u32>,
+    /// Those of them whose CTAIDZ_USED comes after their RESERVED_SMEM_USED
+    /// (ptxas writes RESERVED_SMEM_USED first; a `-r` output reverses them).
+    ctaidz_after_reserved: HashSet<u32>,
     /// The functions whose `.nv.info.<fn>` carries RESERVED_SMEM_USED (rule
     /// 7.2).
     reserved_smem: HashSet<u32>,
@@ -541,10 +544,13 @@ impl Context<'_, '_> {
                 facts.externs.entry(function).or_insert(out);
             }
             facts.marked.extend(part.marked);
-            for (function, first) in part.ctaidz {
+            for (function, first, after_reserved) in part.ctaidz {
                 facts.ctaidz.insert(function);
                 if first {
                     facts.ctaidz_first.insert(function);
+                }
+                if after_reserved {
+                    facts.ctaidz_after_reserved.insert(function);
                 }
             }
             facts.reserved_smem.extend(part.reserved_smem);
@@ -627,10 +633,12 @@ impl Context<'_, '_> {
                     || r.attribute == ATTR_ABI7_MARK
             };
             let mut seen_externs = false;
+            let mut seen_reserved = false;
             let mut order = [u8::MAX; 3];
             let mut next = 0u8;
             for raw in nvinfo::records(s.bytes()).flatten().filter(wanted) {
                 seen_externs |= raw.attribute == EIATTR_EXTERNS;
+                seen_reserved |= raw.attribute == nvinfo::EIATTR_RESERVED_SMEM_USED;
                 let slot = match raw.attribute {
                     EIATTR_NUM_BARRIERS => Some(0),
                     EIATTR_NUM_MBARRIERS if raw.format == EIFMT_HVAL => Some(1),
@@ -649,7 +657,7 @@ impl Context<'_, '_> {
                 }
                 if raw.attribute == nvinfo::EIATTR_CTAIDZ_USED {
                     if self.survives(input.index, symbol as u32) {
-                        part.ctaidz.push((function, !seen_externs));
+                        part.ctaidz.push((function, !seen_externs, seen_reserved));
                     }
                     continue;
                 }
@@ -1140,18 +1148,41 @@ impl Context<'_, '_> {
         // kernel keeps it first (`ctaidz_first`).
         let appended_from = reversed.len();
         if let Some(f) = ctaidz_early {
-            let before = if appended.is_empty() || facts.only_kernel == Some(f) {
+            let only = facts.only_kernel == Some(f);
+            let (keys, own) = if appended.is_empty() {
+                ([ContributorKey::LAST; 4], ContributorKey::LAST)
+            } else {
+                (self.appended_keys(f, facts), self.ctaidz_key(f, facts))
+            };
+            // A function bringing RESERVED_SMEM_USED too brings it beside its
+            // CTAIDZ_USED (sweep31 p322 `-G`, sm_80/sm_86: `dyn_tile_sum` of
+            // a dynamic `tiled_partition` reads `%ctaid.z`): in its own
+            // records' order (`k_mixed_c` beside a second kernel:
+            // NUM_BARRIERS, RESERVED_SMEM_USED, CTAIDZ_USED), or right after
+            // the only kernel's first CTAIDZ_USED (alone: CTAIDZ_USED,
+            // RESERVED_SMEM_USED, NUM_BARRIERS).
+            let same_reserved = |rank: u8| rank == 3 && own != ContributorKey::LAST && keys[3] == own;
+            let reserved_first = u32::try_from(own.2).is_ok_and(|g| facts.ctaidz_after_reserved.contains(&g));
+            let before = if only {
                 0
             } else {
-                let keys = self.appended_keys(f, facts);
-                let own = self.ctaidz_key(f, facts);
-                appended.iter().take_while(|(_, rank, _)| keys[usize::from(*rank)] < own).count()
+                appended
+                    .iter()
+                    .take_while(|(_, rank, _)| {
+                        keys[usize::from(*rank)] < own || (same_reserved(*rank) && reserved_first)
+                    })
+                    .count()
             };
-            let rest = appended.split_off(before);
+            let mut rest = appended.split_off(before);
             for (_, _, record) in appended {
                 reversed.push(record);
             }
             reversed.push(ctaidz_used());
+            if only {
+                if let Some(at) = rest.iter().position(|(_, rank, _)| same_reserved(*rank)) {
+                    reversed.push(rest.remove(at).2);
+                }
+            }
             appended = rest;
         }
         for (_, rank, record) in appended {
@@ -2165,7 +2196,7 @@ struct InputFacts {
     externs: Vec<(u32, Vec<u32>)>,
     marked: Vec<u32>,
     /// (function, whether its CTAIDZ_USED comes before any EXTERNS there).
-    ctaidz: Vec<(u32, bool)>,
+    ctaidz: Vec<(u32, bool, bool)>,
     reserved_smem: Vec<u32>,
 }
 
