@@ -892,6 +892,10 @@ const OBJECTS: &[ObjectSpec] = &[
     // contributors (sweep31 p322).
     cu("a7bo_b", "a7bo_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("a7bo_c", "a7bo_c.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    cu("a7mz_b", "a7mz_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("a7mz_c", "a7mz_c.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    cu("a7mf_a", "a7mf_a.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("a7mf_b", "a7mf_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     // Rule 12.3: ABI-7 extern memory beside a pool not aligned to 16
     // (sweep31 p323).
     cu("a7es_a", "a7es_a.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
@@ -1646,6 +1650,20 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "a7bo-mixed-abi",
         inputs: &[Abi8("a7bo_b"), Abi7("a7bo_c")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 10: the 0x66 record against an appended CTAIDZ_USED (a7mz), and
+    // its first contributor reached through another marked function (a7mf).
+    GroupSpec {
+        name: "a7mz-mixed-abi",
+        inputs: &[Abi8("a7mz_b"), Abi7("a7mz_c")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    GroupSpec {
+        name: "a7mf-mixed-abi",
+        inputs: &[Abi8("a7mf_a"), Abi8("a7mf_b"), Abi7("a7mz_c")],
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },

@@ -1230,12 +1230,18 @@ impl Context<'_, '_> {
                 let by_record = |g: u32| facts.barriers.contains_key(&g) && !facts.flag_barriers.contains(&g);
                 self.mark_key(f, facts) <= self.first_contributor(f, facts, by_record)
             };
+            // Against an appended CTAIDZ_USED by first contributors too
+            // (sweep31 p322 `abi7-mix`, ABI-7 `k_mixed_c` reaching b.cu's
+            // `redux_all` and its own file's `dyn_tile_sum`: `0x66,
+            // CTAIDZ_USED`, sm_75..sm_86; fixture a7mz-mixed-abi).
+            let mark_before_ctaidz = |f: u32| self.mark_key(f, facts) <= self.ctaidz_key(f, facts);
             let appended_barriers = reversed
                 .get(appended_from..)
                 .and_then(|tail| {
                     tail.iter().position(|a| {
                         (matches!(a, Attribute::NumBarriers(_)) && function.is_some_and(mark_before_barriers))
                             || (is_mbarrier_count(a) && function.is_some_and(mark_first))
+                            || (a.code() == nvinfo::EIATTR_CTAIDZ_USED && function.is_some_and(mark_before_ctaidz))
                     })
                 })
                 .map(|at| appended_from + at);
