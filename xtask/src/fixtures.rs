@@ -893,6 +893,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("a7bo_b", "a7bo_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("a7bo_c", "a7bo_c.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7mz_b", "a7mz_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("rdsh_a", "rdsh_a.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
+    cu("rdsh_b", "rdsh_b.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
     cu("a7mz_c", "a7mz_c.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7mf_a", "a7mf_a.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("a7mf_b", "a7mf_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
@@ -1653,6 +1655,10 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },
+    // Rule 12.8: a relinked `-r` output's extern named through another
+    // input's undefined symbol keeps the empty `.nv_debug.shared`.
+    GroupSpec { name: "rdsh-a", inputs: &[Abi8("rdsh_a")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
+    GroupSpec { name: "rdsh", inputs: &[LinkR("rdsh-a"), Abi8("rdsh_b")], flags: &[], archs: Archs::Only(CONST_ARCHS) },
     // Rule 10: the 0x66 record against an appended CTAIDZ_USED (a7mz), and
     // its first contributor reached through another marked function (a7mf).
     GroupSpec {

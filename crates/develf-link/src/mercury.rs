@@ -789,8 +789,16 @@ impl Relocator<'_, '_> {
         let merc = &self.merc;
         let mut resolved =
             resolver.resolve(&|i, s| merc.get(i).and_then(|l| l.get(s)).copied(), input, symbol, patched);
-        let undefined = self.resolution.definition_of(SymbolRef { input, symbol }).is_none();
-        if undefined && resolved.home == SymbolHome::SharedMemory && !self.layout.executable {
+        // Extern memory: undefined, or an extern a relinked `-r` output
+        // defines (rule 12.8; fixture `rdsh`'s `-r` link, sm_100: `rdsh_kb`
+        // names `dyn`, which rdsh_a's `-r` output defines).
+        let here = SymbolRef { input, symbol };
+        let key = self.resolution.definition_of(here).unwrap_or(here);
+        let is_extern = self
+            .inputs
+            .get(key.input)
+            .is_some_and(|i| i.symbol(key.symbol).is_some_and(|s| crate::shared::is_extern(i, s)));
+        if is_extern && resolved.home == SymbolHome::SharedMemory && !self.layout.executable {
             // Rule 12.3: `-r` points a kernel's extern shared memory at its
             // `externsharedinstance`; a device function keeps the symbol.
             let slot = text.and_then(|t| self.layout.shared.instance_of.get(&t));

@@ -130,9 +130,11 @@ pub(crate) struct Facts {
     extern_users: HashSet<Node>,
     /// Some input refers to `extern __shared__` memory.
     any_extern: bool,
-    /// Some code refers to an extern a `-r` output defined in
-    /// `.nv_debug.shared` (a device function's `dyn`, rule 12.8).
-    defined_extern: bool,
+    /// The functions whose code refers to an extern their own input (a `-r`
+    /// output) defines in a `.nv_debug.shared` holding variables (a device
+    /// function's `dyn`, rule 12.8); not an undefined reference another
+    /// input's definition resolves.
+    defined_extern_users: HashSet<Node>,
     /// Some code refers to an extern a `-r` output defines (any
     /// `.nv_debug.shared`, rule 12.9).
     relinked_extern: bool,
@@ -182,7 +184,7 @@ pub(crate) fn facts(
         uses: HashMap::new(),
         extern_users: HashSet::new(),
         any_extern: false,
-        defined_extern: false,
+        defined_extern_users: HashSet::new(),
         relinked_extern: false,
         zero_extern_align: false,
         extern_align: 0,
@@ -254,7 +256,9 @@ pub(crate) fn facts(
                             None if sym.name == crate::symbols::EXTERN_INSTANCE => debug_shared,
                             x => x,
                         };
-                        f.defined_extern |= defined_in.is_some_and(&mut holds_strong);
+                        if defined_in.is_some_and(&mut holds_strong) {
+                            f.defined_extern_users.insert(from);
+                        }
                         f.relinked_extern |= sym.section_index().is_some();
                         f.extern_past_zero |= sym.value > 0
                             && sym.section_index().is_some_and(|x| holds_variables(inputs, input.index, x));
@@ -594,7 +598,7 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
             // kernel, or a 16-aligned extern, it stays (sm_75, sm_90,
             // sm_100; sweep17 p197; fixtures `dsh128`, `dsh16`).
             let over_aligned = pool_align.is_some_and(|a| a > EXTERN_ALIGN) && !keeps_symbols;
-            let dropped = (facts.defined_extern && extern_beside_common) || over_aligned;
+            let dropped = extern_beside_common || over_aligned;
             out.keep = if facts.any_extern && !dropped { Keep::Always } else { Keep::Never };
             // Under `-g` it stays when an input's `.nv_debug.shared` holds
             // variables too (a `-r -g` output's, with a device function's
@@ -1257,10 +1261,15 @@ fn plan_executable(
         // The variables alone, in their placed order (a stable sort of them
         // without the room gives the same order).
         let vars: Vec<&Variable> = placed.iter().flatten().copied().collect();
-        // Rule 12.8 (`plan`): such a kernel names extern memory in its own
-        // code, has variables of its own and shares the common area.
+        // Rule 12.8 (`plan`): such a kernel names extern memory its own
+        // input defined in its own code, has variables of its own and
+        // shares the common area. A kernel naming it through an undefined
+        // symbol does not count (sweep32 p332 `r-exec`: b.cu's `k_b`, own
+        // `t[8]`, names `dyn`, which a.cu's `-r` output defines beside
+        // `fa`'s `s`, and calls `fa`: the empty `.nv_debug.shared` stays,
+        // sm_75..sm_120; fixture `rdsh`).
         extern_beside_common |=
-            !k.own.is_empty() && k.reach.first().is_some_and(|n| facts.extern_users.contains(n)) && any_common;
+            !k.own.is_empty() && k.reach.first().is_some_and(|n| facts.defined_extern_users.contains(n)) && any_common;
         if let Some(&kernel) = k.reach.first() {
             let user = |symbol: SymbolRef| pool.iter().find(|(p, _)| p.symbol == symbol).map_or(kernel, |(_, n)| *n);
             let mut variables: Vec<(SymbolRef, Node, u64)> =
