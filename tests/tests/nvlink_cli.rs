@@ -705,6 +705,21 @@ fn demangled_names_read_as_nvlinks() {
         ("_Z6first4IfET_PKS0_RA4_S0_", "T1 first4<float>(const T1 *, T1 (&)[4])"),
         ("_Z7sum_allIJifdEEfDpT_", "float sum_all<int, float, double>(T1...)"),
         ("_ZN4ImplC1IJRfRiEEE5tag_tDpOT_", "Impl::Impl<float &, int &>(tag_t, T1 &&...)"),
+        // sweep32 p330 (nvlink 13.5): an array sized by a template
+        // parameter, an entity as a template argument, a decltype of calls.
+        ("_Z8blk_sortILi128ELi4EjEvRAT0__T1_", "void blk_sort<(int)128, (int)4, unsigned int>(T3 (&)[T2])"),
+        (
+            "_ZN4cuda3std3__44spanIjLm9EEC1ILm9ELb1ELi0EEERAT__j",
+            "cuda::std::__4::span<unsigned int, (unsigned long)9>::span<(unsigned long)9, (bool)1, (int)0>(unsigned int (&)[T1])",
+        ),
+        (
+            "_ZN4cuda3std3__44fmaxIfLb1ELi0EEENS1_11conditionalIL_ZNS1_13is_integral_vEEdT_E4typeES4_S4_",
+            "cuda::std::__4::conditional<cuda::std::__4::is_integral_v, double, T1>::type cuda::std::__4::fmax<float, (bool)1, (int)0>(T1, T1)",
+        ),
+        (
+            "_ZNK4cuda3std3__44plusIvEclIRiS5_EEDTplclgssr4cuda3stdE7forwardIT_Efp_Eclgssr4cuda3stdE7forwardIT0_Efp0_EEOS6_OS7_",
+            "decltype((::cuda::std::forward<T1>(param#1)+::cuda::std::forward<T2>(param#2))) cuda::std::__4::plus<void>::operator ()<int &, int &>(T1 &&, T2 &&) const",
+        ),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

@@ -682,6 +682,7 @@ const OBJECTS: &[ObjectSpec] = &[
     // `-dump-callgraph`'s demangled names (a template parameter as a
     // template argument); for options/callgraph-dumps.txt only.
     cu("cgx", "cgx.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
+    cu("dmt", "dmt.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),
     // `-v`'s barrier count before the first kernel with one; for
     // options/resource-reports.txt only.
     cu("vbar", "vbar.cu", Archs::Only(INDIR_ARCHS), ABI7_NONE),

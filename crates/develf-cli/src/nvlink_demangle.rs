@@ -51,7 +51,9 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     // The rewrite scans ahead for closing brackets: past some length (no
     // ptxas name comes near) a name is demangled as it is, in bounded time.
     let respelled = (name.len() <= MAX_RESPELLED_NAME).then(|| nvlink_spelling(name)).flatten();
-    let Some(text) = respelled.and_then(|m| demangle(&m)).or_else(|| demangle(name)) else {
+    let Some(text) =
+        respelled.and_then(|m| demangle(&m)).map(|text| decltypes_respelled(name, &text)).or_else(|| demangle(name))
+    else {
         return name.to_string();
     };
     // Wherever it stands: after a return type too (`T1 _INTERNAL_<id>::
@@ -81,7 +83,7 @@ pub fn demangle_like_nvlink(name: &str) -> String {
         .replace(NESTED_PARAMETER_MARK, "")
         .replace("(&) [", "(&)[")
         .replace("(*) [", "(*)[");
-    let mut out = pack_expansions_closed(&out);
+    let mut out = array_parameter_sizes_named(&pack_expansions_closed(&out));
     if deleting {
         out.push_str(" [deleting]");
     }
@@ -522,6 +524,26 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                 out.push_str(&name[i..=value_end]);
                 i = value_end + 1;
             }
+            // An entity as a template argument (`L_ZNS1_13is_integral_vEE`, a
+            // variable template) prints as its name, as the demangler has it:
+            // copied as it is (sweep32 p330's `conditional<is_integral_v,
+            // double, T1>`).
+            b'L' if b.get(i + 1) == Some(&b'_') && b.get(i + 2) == Some(&b'Z') => {
+                let end = match *b.get(i + 3)? {
+                    b'N' => name.len() - skip_to_close(name.get(i + 3..)?, 0)?.len(),
+                    c if c.is_ascii_digit() => {
+                        let n = digits(i + 3);
+                        let len: usize = name[i + 3..i + 3 + n].parse().ok()?;
+                        i.checked_add(3 + n)?.checked_add(len)?
+                    }
+                    _ => return None,
+                };
+                if b.get(end) != Some(&b'E') {
+                    return None;
+                }
+                out.push_str(name.get(i..=end)?);
+                i = end + 1;
+            }
             b'L' => {
                 let ty = *b.get(i + 1)?;
                 if !ty.is_ascii_lowercase() || ty == b'u' {
@@ -546,7 +568,10 @@ fn nvlink_spelling(name: &str) -> Option<String> {
             }
             b'D' => {
                 let next = *b.get(i + 1)?;
-                if next.is_ascii_digit() || b"nacishdefu".contains(&next) {
+                // `DT`: a decltype's expression is scanned as the rest is
+                // (its template parameters renamed); [`decltypes_respelled`]
+                // prints it as nvlink does.
+                if next.is_ascii_digit() || b"nacishdefuT".contains(&next) {
                     out.push_str(&name[i..i + 2]);
                     i += 2;
                 } else if next == b'p' {
@@ -577,6 +602,21 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                 } else {
                     return None;
                 }
+            }
+            // An array whose size is a template parameter (`RAT__j`, a
+            // reference to an array of `T1` elements) prints that size as the
+            // parameter's name, `unsigned int (&)[T1]` (sweep32 p330's
+            // `span<(unsigned long)9, (bool)1, (int)0>`): a size the
+            // demangler prints as a number, renamed after.
+            b'A' if b.get(i + 1) == Some(&b'T') => {
+                let n = digits(i + 2);
+                if b.get(i + 2 + n) != Some(&b'_') || b.get(i + 3 + n) != Some(&b'_') {
+                    return None;
+                }
+                let index: u64 = if n == 0 { 1 } else { name[i + 2..i + 2 + n].parse::<u64>().ok()?.checked_add(2)? };
+                out.push_str(&format!("A{}_", ARRAY_PARAMETER_SIZE.checked_add(index)?));
+                changed = true;
+                i += n + 4;
             }
             b'A' => {
                 let n = digits(i + 1);
@@ -654,6 +694,37 @@ fn parameter_class_with(digits: &str, mark: &str) -> Option<String> {
     let index: usize = if digits.is_empty() { 1 } else { digits.parse::<usize>().ok()? + 2 };
     let spelled = format!("T{index}{mark}");
     Some(format!("{}{spelled}", spelled.len()))
+}
+
+/// Added to a template parameter's number (1 for `T_`) to make the size of
+/// an array the demangler prints as a number (`[888888001]`), renamed
+/// `[T1]` after demangling.
+const ARRAY_PARAMETER_SIZE: u64 = 888_888_000;
+
+/// Array sizes made of [`ARRAY_PARAMETER_SIZE`] back to the parameters'
+/// names.
+fn array_parameter_sizes_named(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let prefix = format!("[{}", ARRAY_PARAMETER_SIZE / 1000);
+    while let Some(at) = rest.find(&prefix) {
+        let digits = &rest[at + 1..];
+        let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+        let value = digits[..n].parse::<u64>().ok().filter(|_| digits.as_bytes().get(n) == Some(&b']'));
+        match value.and_then(|v| v.checked_sub(ARRAY_PARAMETER_SIZE)) {
+            Some(index) if index > 0 && index < 1000 => {
+                out.push_str(&rest[..at]);
+                out.push_str(&format!("[T{index}]"));
+                rest = &rest[at + 1 + n + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..=at]);
+                rest = &rest[at + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// An extra template argument (the int literal 999999937) added to an
@@ -791,4 +862,183 @@ fn type_start(head: &str) -> usize {
         }
     }
     0
+}
+
+/// Each `decltype (...)` of demangled `text` as nvlink's demangler prints
+/// the `DT<expression>E` it came from in `mangled`: `decltype((param#1+
+/// param#2))`, `decltype((::cuda::std::forward<T1>(param#1)+::cuda::std::
+/// forward<T2>(param#2)))` (sweep32 p330, libcu++'s `plus<void>`), where
+/// cpp_demangle writes `decltype ({parm#1}+{parm#2})` and `decltype
+/// (((::cuda::std::forward<int &>)({parm#1}))+...)`. `text` as it is unless
+/// every decltype's expression is one [`DecltypePrinter`] knows.
+fn decltypes_respelled(mangled: &str, text: &str) -> String {
+    const PRINTED: &str = "decltype (";
+    let b = mangled.as_bytes();
+    // The `DT`s in order; an id-expression's `Dt` is not respelled.
+    let mut printed = Vec::new();
+    let mut at = 0;
+    while let Some(found) = mangled.get(at..).and_then(|rest| rest.find("DT")) {
+        let start = at + found + 2;
+        let mut printer = DecltypePrinter { b, depth: 0 };
+        let Some((expression, end)) = printer.expression(start) else { return text.to_string() };
+        if b.get(end) != Some(&b'E') {
+            return text.to_string();
+        }
+        printed.push(format!("decltype({expression})"));
+        at = end + 1;
+    }
+    if printed.is_empty() || mangled.contains("Dt") || text.matches(PRINTED).count() != printed.len() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    for spelled in printed {
+        let Some(at) = rest.find(PRINTED) else { return text.to_string() };
+        out.push_str(&rest[..at]);
+        // The balanced parenthesis that closes it.
+        let mut depth = 0usize;
+        let mut close = None;
+        for (k, c) in rest[at + PRINTED.len() - 1..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(at + PRINTED.len() - 1 + k);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(close) = close else { return text.to_string() };
+        out.push_str(&spelled);
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Prints the expressions of a mangled `decltype` as nvlink's demangler
+/// does, for the forms libcu++'s function objects use: binary operators
+/// (parenthesised), calls, function parameters (`param#1`), names with
+/// their scope (`::cuda::std::forward<T1>`), template parameters.
+struct DecltypePrinter<'b> {
+    b: &'b [u8],
+    /// Nesting, bounded: a hostile name gives up instead of recursing on.
+    depth: usize,
+}
+
+impl DecltypePrinter<'_> {
+    fn expression(&mut self, at: usize) -> Option<(String, usize)> {
+        const OPERATORS: &[(&[u8], &str)] = &[
+            (b"pl", "+"),
+            (b"mi", "-"),
+            (b"ml", "*"),
+            (b"dv", "/"),
+            (b"rm", "%"),
+            (b"an", "&"),
+            (b"or", "|"),
+            (b"eo", "^"),
+            (b"eq", "=="),
+            (b"ne", "!="),
+            (b"lt", "<"),
+            (b"gt", ">"),
+            (b"le", "<="),
+            (b"ge", ">="),
+            (b"aa", "&&"),
+            (b"oo", "||"),
+            (b"ls", "<<"),
+            (b"rs", ">>"),
+        ];
+        self.depth += 1;
+        if self.depth > 64 {
+            return None;
+        }
+        let code = self.b.get(at..at + 2)?;
+        let result = if let Some((_, op)) = OPERATORS.iter().find(|(c, _)| *c == code) {
+            let (left, next) = self.expression(at + 2)?;
+            let (right, end) = self.expression(next)?;
+            (format!("({left}{op}{right})"), end)
+        } else if code == b"fp" {
+            let mut i = at + 2;
+            while self.b.get(i).is_some_and(|c| b"KVr".contains(c)) {
+                i += 1;
+            }
+            let n = self.b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if self.b.get(i + n) != Some(&b'_') {
+                return None;
+            }
+            let index =
+                if n == 0 { 1 } else { std::str::from_utf8(&self.b[i..i + n]).ok()?.parse::<usize>().ok()? + 2 };
+            (format!("param#{index}"), i + n + 1)
+        } else if code == b"cl" {
+            let (callee, mut i) = self.expression(at + 2)?;
+            let mut arguments = Vec::new();
+            while self.b.get(i) != Some(&b'E') {
+                let (argument, next) = self.expression(i)?;
+                arguments.push(argument);
+                i = next;
+            }
+            (format!("{callee}({})", arguments.join(", ")), i + 1)
+        } else if code == b"gs" {
+            let (name, end) = self.expression(at + 2)?;
+            (format!("::{name}"), end)
+        } else if code == b"sr" {
+            // `sr <level>+ E <name>`: each level a source name.
+            let mut i = at + 2;
+            let mut parts = Vec::new();
+            while self.b.get(i) != Some(&b'E') {
+                let (part, next) = self.source_name_with_arguments(i)?;
+                parts.push(part);
+                i = next;
+            }
+            let (last, end) = self.source_name_with_arguments(i + 1)?;
+            parts.push(last);
+            (parts.join("::"), end)
+        } else if code[0] == b'T' {
+            let (parameter, end) = self.parameter(at)?;
+            (parameter, end)
+        } else {
+            return None;
+        };
+        self.depth -= 1;
+        Some(result)
+    }
+
+    /// `T_`, `T0_`, ... as `T1`, `T2`, ...
+    fn parameter(&self, at: usize) -> Option<(String, usize)> {
+        if self.b.get(at) != Some(&b'T') {
+            return None;
+        }
+        let n = self.b[at + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if self.b.get(at + 1 + n) != Some(&b'_') {
+            return None;
+        }
+        let index =
+            if n == 0 { 1 } else { std::str::from_utf8(&self.b[at + 1..at + 1 + n]).ok()?.parse::<usize>().ok()? + 2 };
+        Some((format!("T{index}"), at + n + 2))
+    }
+
+    /// A source name, with template arguments that are template parameters.
+    fn source_name_with_arguments(&self, at: usize) -> Option<(String, usize)> {
+        let n = self.b.get(at..)?.iter().take_while(|c| c.is_ascii_digit()).count();
+        let len: usize = std::str::from_utf8(self.b.get(at..at + n)?).ok()?.parse().ok()?;
+        let end = at.checked_add(n)?.checked_add(len)?;
+        let mut text = std::str::from_utf8(self.b.get(at + n..end)?).ok()?.to_string();
+        if self.b.get(end) != Some(&b'I') {
+            return Some((text, end));
+        }
+        let mut i = end + 1;
+        let mut arguments = Vec::new();
+        while self.b.get(i) != Some(&b'E') {
+            let (argument, next) = self.parameter(i)?;
+            arguments.push(argument);
+            i = next;
+        }
+        text.push('<');
+        text.push_str(&arguments.join(", "));
+        text.push('>');
+        Some((text, i + 1))
+    }
 }
