@@ -130,11 +130,12 @@ pub(crate) struct Facts {
     extern_users: HashSet<Node>,
     /// Some input refers to `extern __shared__` memory.
     any_extern: bool,
-    /// The functions whose code refers to an extern their own input (a `-r`
-    /// output) defines in a `.nv_debug.shared` holding variables (a device
-    /// function's `dyn`, rule 12.8); not an undefined reference another
-    /// input's definition resolves.
-    defined_extern_users: HashSet<Node>,
+    /// Some code refers to an extern a `-r` output defined in
+    /// `.nv_debug.shared` (a device function's `dyn`, rule 12.8).
+    defined_extern: bool,
+    /// Some input names, through an undefined symbol, an extern another
+    /// input (a `-r` output) defines (rule 12.8).
+    extern_defined_elsewhere: bool,
     /// Some code refers to an extern a `-r` output defines (any
     /// `.nv_debug.shared`, rule 12.9).
     relinked_extern: bool,
@@ -184,7 +185,8 @@ pub(crate) fn facts(
         uses: HashMap::new(),
         extern_users: HashSet::new(),
         any_extern: false,
-        defined_extern_users: HashSet::new(),
+        defined_extern: false,
+        extern_defined_elsewhere: false,
         relinked_extern: false,
         zero_extern_align: false,
         extern_align: 0,
@@ -256,9 +258,9 @@ pub(crate) fn facts(
                             None if sym.name == crate::symbols::EXTERN_INSTANCE => debug_shared,
                             x => x,
                         };
-                        if defined_in.is_some_and(&mut holds_strong) {
-                            f.defined_extern_users.insert(from);
-                        }
+                        f.defined_extern |= defined_in.is_some_and(&mut holds_strong);
+                        f.extern_defined_elsewhere |= sym.section_index().is_none()
+                            && resolution.definition_of(here).is_some_and(|d| d.input != input.index);
                         f.relinked_extern |= sym.section_index().is_some();
                         f.extern_past_zero |= sym.value > 0
                             && sym.section_index().is_some_and(|x| holds_variables(inputs, input.index, x));
@@ -598,7 +600,14 @@ pub(crate) fn plan(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, fact
             // kernel, or a 16-aligned extern, it stays (sm_75, sm_90,
             // sm_100; sweep17 p197; fixtures `dsh128`, `dsh16`).
             let over_aligned = pool_align.is_some_and(|a| a > EXTERN_ALIGN) && !keeps_symbols;
-            let dropped = extern_beside_common || over_aligned;
+            // Not when another input names that extern through an undefined
+            // symbol (sweep32 p332 `r-exec`: c.cu's `k_cgcopy_c` names `dyn`,
+            // which the `-r` output of a.cu and b.cu defines, where
+            // `k_barrier_b` is such a kernel; a.cu's `-r` output linked with
+            // a b.cu naming `dyn`: the empty `.nv_debug.shared` stays,
+            // sm_75..sm_120; fixture `rdsh`).
+            let dropped =
+                (facts.defined_extern && extern_beside_common && !facts.extern_defined_elsewhere) || over_aligned;
             out.keep = if facts.any_extern && !dropped { Keep::Always } else { Keep::Never };
             // Under `-g` it stays when an input's `.nv_debug.shared` holds
             // variables too (a `-r -g` output's, with a device function's
@@ -1261,15 +1270,10 @@ fn plan_executable(
         // The variables alone, in their placed order (a stable sort of them
         // without the room gives the same order).
         let vars: Vec<&Variable> = placed.iter().flatten().copied().collect();
-        // Rule 12.8 (`plan`): such a kernel names extern memory its own
-        // input defined in its own code, has variables of its own and
-        // shares the common area. A kernel naming it through an undefined
-        // symbol does not count (sweep32 p332 `r-exec`: b.cu's `k_b`, own
-        // `t[8]`, names `dyn`, which a.cu's `-r` output defines beside
-        // `fa`'s `s`, and calls `fa`: the empty `.nv_debug.shared` stays,
-        // sm_75..sm_120; fixture `rdsh`).
+        // Rule 12.8 (`plan`): such a kernel names extern memory in its own
+        // code, has variables of its own and shares the common area.
         extern_beside_common |=
-            !k.own.is_empty() && k.reach.first().is_some_and(|n| facts.defined_extern_users.contains(n)) && any_common;
+            !k.own.is_empty() && k.reach.first().is_some_and(|n| facts.extern_users.contains(n)) && any_common;
         if let Some(&kernel) = k.reach.first() {
             let user = |symbol: SymbolRef| pool.iter().find(|(p, _)| p.symbol == symbol).map_or(kernel, |(_, n)| *n);
             let mut variables: Vec<(SymbolRef, Node, u64)> =
