@@ -898,6 +898,9 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("rdsh_b", "rdsh_b.cu", Archs::Only(CONST_ARCHS), ABI7_NONE),
     cu("a7mz_c", "a7mz_c.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7mf_a", "a7mf_a.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("a7mw_a", "a7mw_a.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    cu("a7mw_b", "a7mw_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
+    cu("a7mw_c", "a7mw_c.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7mf_b", "a7mf_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     // Rule 12.3: ABI-7 extern memory beside a pool not aligned to 16
     // (sweep31 p323).
@@ -1665,6 +1668,14 @@ const GROUPS: &[GroupSpec] = &[
     GroupSpec {
         name: "a7mz-mixed-abi",
         inputs: &[Abi8("a7mz_b"), Abi7("a7mz_c")],
+        flags: &[],
+        archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 10: a weak function first met in an ABI-7 copy orders neither
+    // the 0x66 record nor NUM_BARRIERS (a7mw).
+    GroupSpec {
+        name: "a7mw-mixed-abi",
+        inputs: &[Abi7("a7mw_a"), Abi8("a7mw_b"), Abi7("a7mw_c")],
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },

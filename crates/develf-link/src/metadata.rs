@@ -1227,7 +1227,9 @@ impl Context<'_, '_> {
             // `abi7-r-exec`: `NUM_MBARRIERS, 0x66, NUM_BARRIERS` (sm_90).
             let mark_first = |f: u32| self.mark_key(f, facts) <= self.appended_keys(f, facts)[1];
             let mark_before_barriers = |f: u32| {
-                let by_record = |g: u32| facts.barriers.contains_key(&g) && !facts.flag_barriers.contains(&g);
+                let by_record = |g: u32| {
+                    facts.barriers.contains_key(&g) && !facts.flag_barriers.contains(&g) && !self.first_copy_abi7(g)
+                };
                 self.mark_key(f, facts) <= self.first_contributor(f, facts, by_record)
             };
             // Against an appended CTAIDZ_USED by first contributors too
@@ -1359,7 +1361,25 @@ impl Context<'_, '_> {
     /// reaches, in [`Context::appended_keys`]' order: where its appended
     /// 0x66 stands against an appended NUM_MBARRIERS.
     fn mark_key(&self, f: u32, facts: &CallFacts) -> ContributorKey {
-        self.first_contributor(f, facts, |g| facts.marked.contains(&g))
+        self.first_contributor(f, facts, |g| facts.marked.contains(&g) && !self.first_copy_abi7(g))
+    }
+
+    /// Rule 10: whether function `g` is a weak function whose first copy in
+    /// input order is an ABI-7 object's, replaced by a later input's: nvlink
+    /// meets it where that copy is, without the 0x66 record or a
+    /// NUM_BARRIERS record, so it orders neither (sweep31 p322 `abi7-mix`,
+    /// sm_75: `k_mixed_c` reaches `xor_butterfly<int>`, whose ABI-8 copy in
+    /// b.cu replaced a.cu's ABI-7 one: NUM_BARRIERS (b.cu's barrier helper),
+    /// then 0x66 (b.cu's later `redux_all`); sweep29 p300 `abi7-mix`:
+    /// `block_sum<int, 128>`, the same, brings NUM_BARRIERS and 0x66, and
+    /// `transform_bf`'s 0x66 comes first, before c.cu's barrier).
+    fn first_copy_abi7(&self, g: u32) -> bool {
+        let Some(gid) = self.symbols.global_index.iter().position(|&o| o == Some(g)) else { return false };
+        self.resolution.globals.get(gid).is_some_and(|global| {
+            global.first_definition.is_some_and(|first| {
+                Some(first) != global.definition && self.inputs.get(first.input).is_some_and(|i| i.abi7)
+            })
+        })
     }
 
     /// Rule 10: whether kernel `function` reaches code carrying the 0x66
