@@ -899,6 +899,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("a7mz_c", "a7mz_c.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7mf_a", "a7mf_a.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("a7mw_a", "a7mw_a.cu", Archs::Only(&[]), ABI7_SM75_UP),
+    cu("a7nm_a", "a7nm_a.cu", Archs::Only(&[]), A7MB_ARCHS),
+    cu("a7nm_b", "a7nm_b.cu", Archs::Only(A7MB_ARCHS), ABI7_NONE),
     cu("a7mw_b", "a7mw_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("a7mw_c", "a7mw_c.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7mf_b", "a7mf_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
@@ -1678,6 +1680,14 @@ const GROUPS: &[GroupSpec] = &[
         inputs: &[Abi7("a7mw_a"), Abi8("a7mw_b"), Abi7("a7mw_c")],
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
+    },
+    // Rule 7.2: an ABI-7 function's barrier count from its flags comes
+    // after its NUM_MBARRIERS record (a7nm).
+    GroupSpec {
+        name: "a7nm-mixed-abi",
+        inputs: &[Abi7("a7nm_a"), Abi8("a7nm_b")],
+        flags: &[],
+        archs: Archs::Only(A7MB_ARCHS),
     },
     GroupSpec {
         name: "a7mf-mixed-abi",

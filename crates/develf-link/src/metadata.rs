@@ -1127,10 +1127,16 @@ impl Context<'_, '_> {
                 // nbex-G: NUM_BARRIERS, EXTERNS).
                 // The only kernel's NUM_MBARRIERS still never precedes its
                 // NUM_BARRIERS (`appended_keys`; fixture `eorder-relink`).
+                // An ABI-7 function's count from its sh_flags, no record,
+                // comes after its records (sweep32 p332 `abi7-mix`, sm_90:
+                // ABI-7 `a_pipe_copy`, barrier bits and a NUM_MBARRIERS
+                // record, gives `k_barrier_b` NUM_MBARRIERS, NUM_BARRIERS).
                 let position = |key: ContributorKey, rank: u8| {
-                    let own = u32::try_from(key.2).ok().and_then(|g| facts.record_order.get(&g));
+                    let g = u32::try_from(key.2).ok();
+                    let own = g.and_then(|g| facts.record_order.get(&g));
                     let at = own.and_then(|o| o.get(usize::from(rank))).copied().filter(|&at| at != u8::MAX);
-                    u16::from(at.unwrap_or(rank)) * 2
+                    let flags_only = rank == 0 && at.is_none() && g.is_some_and(|g| facts.flag_barriers.contains(&g));
+                    if flags_only { u16::from(u8::MAX) * 2 } else { u16::from(at.unwrap_or(rank)) * 2 }
                 };
                 let only = facts.only_kernel == Some(f);
                 let order = |key: ContributorKey, rank: u8| match rank {
