@@ -965,35 +965,19 @@ impl DecltypePrinter<'_> {
             while self.b.get(i).is_some_and(|c| b"KVr".contains(c)) {
                 i += 1;
             }
-            let n = self.b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-            if self.b.get(i + n) != Some(&b'_') {
-                return None;
-            }
-            let index =
-                if n == 0 { 1 } else { std::str::from_utf8(&self.b[i..i + n]).ok()?.parse::<usize>().ok()? + 2 };
-            (format!("param#{index}"), i + n + 1)
+            let (index, end) = self.numbered(i)?;
+            (format!("param#{index}"), end)
         } else if code == b"cl" {
-            let (callee, mut i) = self.expression(at + 2)?;
-            let mut arguments = Vec::new();
-            while self.b.get(i) != Some(&b'E') {
-                let (argument, next) = self.expression(i)?;
-                arguments.push(argument);
-                i = next;
-            }
-            (format!("{callee}({})", arguments.join(", ")), i + 1)
+            let (callee, next) = self.expression(at + 2)?;
+            let (arguments, end) = self.list(next, Self::expression)?;
+            (format!("{callee}({})", arguments.join(", ")), end)
         } else if code == b"gs" {
             let (name, end) = self.expression(at + 2)?;
             (format!("::{name}"), end)
         } else if code == b"sr" {
             // `sr <level>+ E <name>`: each level a source name.
-            let mut i = at + 2;
-            let mut parts = Vec::new();
-            while self.b.get(i) != Some(&b'E') {
-                let (part, next) = self.source_name_with_arguments(i)?;
-                parts.push(part);
-                i = next;
-            }
-            let (last, end) = self.source_name_with_arguments(i + 1)?;
+            let (mut parts, next) = self.list(at + 2, Self::source_name_with_arguments)?;
+            let (last, end) = self.source_name_with_arguments(next)?;
             parts.push(last);
             (parts.join("::"), end)
         } else if code[0] == b'T' {
@@ -1006,22 +990,45 @@ impl DecltypePrinter<'_> {
         Some(result)
     }
 
+    /// Items read by `item` from `at` up to an `E`, and where the list ends
+    /// (after the `E`).
+    fn list(
+        &mut self,
+        at: usize,
+        mut item: impl FnMut(&mut Self, usize) -> Option<(String, usize)>,
+    ) -> Option<(Vec<String>, usize)> {
+        let mut i = at;
+        let mut items = Vec::new();
+        while self.b.get(i) != Some(&b'E') {
+            let (text, next) = item(self, i)?;
+            items.push(text);
+            i = next;
+        }
+        Some((items, i + 1))
+    }
+
+    /// A parameter's number, `_` 1, `0_` 2, ... (as [`parameter_class`]
+    /// counts), and where it ends.
+    fn numbered(&self, at: usize) -> Option<(usize, usize)> {
+        let n = self.b.get(at..)?.iter().take_while(|c| c.is_ascii_digit()).count();
+        if self.b.get(at + n) != Some(&b'_') {
+            return None;
+        }
+        let index = if n == 0 { 1 } else { std::str::from_utf8(&self.b[at..at + n]).ok()?.parse::<usize>().ok()? + 2 };
+        Some((index, at + n + 1))
+    }
+
     /// `T_`, `T0_`, ... as `T1`, `T2`, ...
-    fn parameter(&self, at: usize) -> Option<(String, usize)> {
+    fn parameter(&mut self, at: usize) -> Option<(String, usize)> {
         if self.b.get(at) != Some(&b'T') {
             return None;
         }
-        let n = self.b[at + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
-        if self.b.get(at + 1 + n) != Some(&b'_') {
-            return None;
-        }
-        let index =
-            if n == 0 { 1 } else { std::str::from_utf8(&self.b[at + 1..at + 1 + n]).ok()?.parse::<usize>().ok()? + 2 };
-        Some((format!("T{index}"), at + n + 2))
+        let (index, end) = self.numbered(at + 1)?;
+        Some((format!("T{index}"), end))
     }
 
     /// A source name, with template arguments that are template parameters.
-    fn source_name_with_arguments(&self, at: usize) -> Option<(String, usize)> {
+    fn source_name_with_arguments(&mut self, at: usize) -> Option<(String, usize)> {
         let n = self.b.get(at..)?.iter().take_while(|c| c.is_ascii_digit()).count();
         let len: usize = std::str::from_utf8(self.b.get(at..at + n)?).ok()?.parse().ok()?;
         let end = at.checked_add(n)?.checked_add(len)?;
@@ -1029,16 +1036,10 @@ impl DecltypePrinter<'_> {
         if self.b.get(end) != Some(&b'I') {
             return Some((text, end));
         }
-        let mut i = end + 1;
-        let mut arguments = Vec::new();
-        while self.b.get(i) != Some(&b'E') {
-            let (argument, next) = self.parameter(i)?;
-            arguments.push(argument);
-            i = next;
-        }
+        let (arguments, after) = self.list(end + 1, Self::parameter)?;
         text.push('<');
         text.push_str(&arguments.join(", "));
         text.push('>');
-        Some((text, i + 1))
+        Some((text, after))
     }
 }
