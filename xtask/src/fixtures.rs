@@ -113,6 +113,8 @@ const ABI7_SM75_UP: &[&str] = &["sm_75", "sm_90"];
 const ABI7_NONE: &[&str] = &[];
 /// Rule 10 with mbarriers (`mbarrier.init` is sm_80+): sm_90 alone.
 const A7MB_ARCHS: &[&str] = &["sm_90"];
+/// An ABI-7 `cuda::barrier` function beside ABI-8 ones (a7nm): sm_80 and sm_90.
+const A7NM_ARCHS: &[&str] = &["sm_80", "sm_90"];
 /// `-G` objects are large; only a few architectures get them.
 const DEBUG_ARCHS: &[&str] = &["sm_75", "sm_90"];
 /// Rule 7.2's CTAIDZ_USED after NUM_BARRIERS (cznb): the sm_75..sm_86 order.
@@ -899,8 +901,8 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("a7mz_c", "a7mz_c.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7mf_a", "a7mf_a.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("a7mw_a", "a7mw_a.cu", Archs::Only(&[]), ABI7_SM75_UP),
-    cu("a7nm_a", "a7nm_a.cu", Archs::Only(&[]), A7MB_ARCHS),
-    cu("a7nm_b", "a7nm_b.cu", Archs::Only(A7MB_ARCHS), ABI7_NONE),
+    cu("a7nm_a", "a7nm_a.cu", Archs::Only(&[]), A7NM_ARCHS),
+    cu("a7nm_b", "a7nm_b.cu", Archs::Only(A7NM_ARCHS), ABI7_NONE),
     cu("a7mw_b", "a7mw_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
     cu("a7mw_c", "a7mw_c.cu", Archs::Only(&[]), ABI7_SM75_UP),
     cu("a7mf_b", "a7mf_b.cu", Archs::Only(ABI7_SM75_UP), ABI7_NONE),
@@ -1681,13 +1683,14 @@ const GROUPS: &[GroupSpec] = &[
         flags: &[],
         archs: Archs::Only(ABI7_SM75_UP),
     },
-    // Rule 7.2: an ABI-7 function's barrier count from its flags comes
-    // after its NUM_MBARRIERS record (a7nm).
+    // Rule 7.2: an ABI-7 function's barrier count from its flags alone
+    // does not place an appended NUM_BARRIERS among the appended records
+    // (a7nm).
     GroupSpec {
         name: "a7nm-mixed-abi",
         inputs: &[Abi7("a7nm_a"), Abi8("a7nm_b")],
         flags: &[],
-        archs: Archs::Only(A7MB_ARCHS),
+        archs: Archs::Only(A7NM_ARCHS),
     },
     GroupSpec {
         name: "a7mf-mixed-abi",

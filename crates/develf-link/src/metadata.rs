@@ -1114,7 +1114,24 @@ impl Context<'_, '_> {
                 }
             }
             if appended.len() > 1 {
-                let keys = self.appended_keys(f, facts);
+                let mut keys = self.appended_keys(f, facts);
+                // Among the appended records, an ABI-7 function whose barrier
+                // count is in its sh_flags alone does not place NUM_BARRIERS:
+                // the first function with a record does (sweep32 p332
+                // `abi7-mix`, sm_80..sm_90: ABI-8 `k_barrier_b` reaches ABI-7
+                // functions with barrier bits, one of them with a
+                // NUM_MBARRIERS record, before b.cu's `b_barrier_copy` with
+                // both records: NUM_MBARRIERS, NUM_BARRIERS). Against
+                // CTAIDZ_USED it does (sweep31 p322 `abi7-r-exec`, sm_75).
+                let flags_only =
+                    |key: ContributorKey| u32::try_from(key.2).is_ok_and(|g| facts.flag_barriers.contains(&g));
+                if flags_only(keys[0]) {
+                    let by_record = |g: u32| facts.barriers.contains_key(&g) && !facts.flag_barriers.contains(&g);
+                    let first = self.first_contributor(f, facts, by_record);
+                    if first != ContributorKey::LAST {
+                        keys[0] = first;
+                    }
+                }
                 for (key, rank, _) in &mut appended {
                     *key = keys[usize::from(*rank)];
                 }
@@ -1127,16 +1144,10 @@ impl Context<'_, '_> {
                 // nbex-G: NUM_BARRIERS, EXTERNS).
                 // The only kernel's NUM_MBARRIERS still never precedes its
                 // NUM_BARRIERS (`appended_keys`; fixture `eorder-relink`).
-                // An ABI-7 function's count from its sh_flags, no record,
-                // comes after its records (sweep32 p332 `abi7-mix`, sm_90:
-                // ABI-7 `a_pipe_copy`, barrier bits and a NUM_MBARRIERS
-                // record, gives `k_barrier_b` NUM_MBARRIERS, NUM_BARRIERS).
                 let position = |key: ContributorKey, rank: u8| {
-                    let g = u32::try_from(key.2).ok();
-                    let own = g.and_then(|g| facts.record_order.get(&g));
+                    let own = u32::try_from(key.2).ok().and_then(|g| facts.record_order.get(&g));
                     let at = own.and_then(|o| o.get(usize::from(rank))).copied().filter(|&at| at != u8::MAX);
-                    let flags_only = rank == 0 && at.is_none() && g.is_some_and(|g| facts.flag_barriers.contains(&g));
-                    if flags_only { u16::from(u8::MAX) * 2 } else { u16::from(at.unwrap_or(rank)) * 2 }
+                    u16::from(at.unwrap_or(rank)) * 2
                 };
                 let only = facts.only_kernel == Some(f);
                 let order = |key: ContributorKey, rank: u8| match rank {
