@@ -140,6 +140,8 @@ struct CallFacts {
     /// ([`Context::input_info_sections`]), for rule 7.2's order within one
     /// input. Made once, when a kernel's EXTERNS first need it.
     input_info_of_text: std::sync::OnceLock<HashMap<(usize, usize), usize>>,
+    /// The output functions [`Context::first_copy_abi7`] names, found once.
+    first_copy_abi7: std::sync::OnceLock<HashSet<u32>>,
     /// Whether any call or address-taken target is undefined in the output:
     /// without one, and without EXTERNS, no kernel's list can grow.
     undefined_target: bool,
@@ -1244,8 +1246,9 @@ impl Context<'_, '_> {
             // `abi7-r-exec`: `NUM_MBARRIERS, 0x66, NUM_BARRIERS` (sm_90).
             let mark_first = |f: u32| self.mark_key(f, facts) <= self.appended_keys(f, facts)[1];
             let mark_before_barriers = |f: u32| {
+                let replaced = facts.first_copy_abi7.get_or_init(|| self.first_copy_abi7());
                 let by_record = |g: u32| {
-                    facts.barriers.contains_key(&g) && !facts.flag_barriers.contains(&g) && !self.first_copy_abi7(g)
+                    facts.barriers.contains_key(&g) && !facts.flag_barriers.contains(&g) && !replaced.contains(&g)
                 };
                 self.mark_key(f, facts) <= self.first_contributor(f, facts, by_record)
             };
@@ -1378,11 +1381,12 @@ impl Context<'_, '_> {
     /// reaches, in [`Context::appended_keys`]' order: where its appended
     /// 0x66 stands against an appended NUM_MBARRIERS.
     fn mark_key(&self, f: u32, facts: &CallFacts) -> ContributorKey {
-        self.first_contributor(f, facts, |g| facts.marked.contains(&g) && !self.first_copy_abi7(g))
+        let replaced = facts.first_copy_abi7.get_or_init(|| self.first_copy_abi7());
+        self.first_contributor(f, facts, |g| facts.marked.contains(&g) && !replaced.contains(&g))
     }
 
-    /// Rule 10: whether function `g` is a weak function whose first copy in
-    /// input order is an ABI-7 object's, replaced by a later input's: nvlink
+    /// Rule 10: the weak functions whose first copy in input order is an
+    /// ABI-7 object's, replaced by a later input's: nvlink
     /// meets it where that copy is, without the 0x66 record or a
     /// NUM_BARRIERS record, so it orders neither (sweep31 p322 `abi7-mix`,
     /// sm_75: `k_mixed_c` reaches `xor_butterfly<int>`, whose ABI-8 copy in
@@ -1390,13 +1394,20 @@ impl Context<'_, '_> {
     /// then 0x66 (b.cu's later `redux_all`); sweep29 p300 `abi7-mix`:
     /// `block_sum<int, 128>`, the same, brings NUM_BARRIERS and 0x66, and
     /// `transform_bf`'s 0x66 comes first, before c.cu's barrier).
-    fn first_copy_abi7(&self, g: u32) -> bool {
-        let Some(gid) = self.symbols.global_index.iter().position(|&o| o == Some(g)) else { return false };
-        self.resolution.globals.get(gid).is_some_and(|global| {
+    /// Output symbol indices.
+    fn first_copy_abi7(&self) -> HashSet<u32> {
+        let replaced = |global: &crate::resolve::Global<'_>| {
             global.first_definition.is_some_and(|first| {
                 Some(first) != global.definition && self.inputs.get(first.input).is_some_and(|i| i.abi7)
             })
-        })
+        };
+        self.resolution
+            .globals
+            .iter()
+            .zip(&self.symbols.global_index)
+            .filter(|(global, _)| replaced(global))
+            .filter_map(|(_, &out)| out)
+            .collect()
     }
 
     /// Rule 10: whether kernel `function` reaches code carrying the 0x66
@@ -2238,7 +2249,8 @@ struct InputFacts {
     record_order: Vec<(u32, [u8; 3])>,
     externs: Vec<(u32, Vec<u32>)>,
     marked: Vec<u32>,
-    /// (function, whether its CTAIDZ_USED comes before any EXTERNS there).
+    /// (function, whether its CTAIDZ_USED comes before any EXTERNS there,
+    /// whether after a RESERVED_SMEM_USED).
     ctaidz: Vec<(u32, bool, bool)>,
     reserved_smem: Vec<u32>,
 }
