@@ -792,12 +792,7 @@ impl Relocator<'_, '_> {
         // Extern memory: undefined, or an extern a relinked `-r` output
         // defines (rule 12.8; fixture `rdsh`'s `-r` link, sm_100: `rdsh_kb`
         // names `dyn`, which rdsh_a's `-r` output defines).
-        let here = SymbolRef { input, symbol };
-        let key = self.resolution.definition_of(here).unwrap_or(here);
-        let is_extern = self
-            .inputs
-            .get(key.input)
-            .is_some_and(|i| i.symbol(key.symbol).is_some_and(|s| crate::shared::is_extern(i, s)));
+        let is_extern = crate::shared::refers_to_extern(self.inputs, self.resolution, SymbolRef { input, symbol });
         if is_extern && resolved.home == SymbolHome::SharedMemory && !self.layout.executable {
             // Rule 12.3: `-r` points a kernel's extern shared memory at its
             // `externsharedinstance`; a device function keeps the symbol.

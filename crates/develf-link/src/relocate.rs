@@ -351,10 +351,7 @@ impl<'a> Context<'_, 'a> {
             }
         }
         let key = self.resolution.definition_of(here).unwrap_or(here);
-        let is_extern = self
-            .inputs
-            .get(key.input)
-            .is_some_and(|i| i.symbol(key.symbol).is_some_and(|s| crate::shared::is_extern(i, s)));
+        let is_extern = crate::shared::refers_to_extern(self.inputs, self.resolution, here);
         let plan = &self.layout.shared;
         // Rule 12.3: only a kernel's own code is pointed at its
         // `externsharedinstance`; a device function keeps the extern symbol

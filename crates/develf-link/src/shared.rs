@@ -108,6 +108,14 @@ pub(crate) fn is_extern(input: &InputObject<'_>, sym: &develf_parse::elf::Symbol
     }
 }
 
+/// Whether symbol `here` refers to `extern __shared__` memory ([`is_extern`])
+/// once resolved: an undefined name, or the definition a relinked `-r`
+/// output gives it.
+pub(crate) fn refers_to_extern(inputs: &[InputObject<'_>], resolution: &Resolution<'_>, here: SymbolRef) -> bool {
+    let key = resolution.definition_of(here).unwrap_or(here);
+    inputs.get(key.input).is_some_and(|i| i.symbol(key.symbol).is_some_and(|s| is_extern(i, s)))
+}
+
 /// Whether an input section is a `.nv_debug.shared` (device functions'
 /// variables, weak template statics, `-r`'s externs).
 fn is_debug_shared(section: &develf_parse::elf::Section<'_>) -> bool {
