@@ -140,14 +140,21 @@ struct CallFacts {
     /// ([`Context::input_info_sections`]), for rule 7.2's order within one
     /// input. Made once, when a kernel's EXTERNS first need it.
     input_info_of_text: std::sync::OnceLock<HashMap<(usize, usize), usize>>,
-    /// The output functions [`Context::first_copy_abi7`] names, found once.
-    first_copy_abi7: std::sync::OnceLock<HashSet<u32>>,
+    /// [`Context::first_copies_abi7`], made when an ABI-7 kernel's 0x66
+    /// record is placed.
+    first_copies_abi7: std::sync::OnceLock<HashSet<u32>>,
     /// Whether any call or address-taken target is undefined in the output:
     /// without one, and without EXTERNS, no kernel's list can grow.
     undefined_target: bool,
 }
 
 impl CallFacts {
+    /// Whether function `g` has a NUM_BARRIERS record, not only an ABI-7
+    /// count from its sh_flags (rule 10).
+    fn has_barrier_record(&self, g: u32) -> bool {
+        self.barriers.contains_key(&g) && !self.flag_barriers.contains(&g)
+    }
+
     /// Every function reachable from `f`, `f` included, and whether a cycle is
     /// reachable (recursion).
     fn reach(&self, f: u32) -> (Vec<u32>, bool) {
@@ -1125,11 +1132,8 @@ impl Context<'_, '_> {
                 // NUM_MBARRIERS record, before b.cu's `b_barrier_copy` with
                 // both records: NUM_MBARRIERS, NUM_BARRIERS). Against
                 // CTAIDZ_USED it does (sweep31 p322 `abi7-r-exec`, sm_75).
-                let flags_only =
-                    |key: ContributorKey| u32::try_from(key.2).is_ok_and(|g| facts.flag_barriers.contains(&g));
-                if flags_only(keys[0]) {
-                    let by_record = |g: u32| facts.barriers.contains_key(&g) && !facts.flag_barriers.contains(&g);
-                    let first = self.first_contributor(f, facts, by_record);
+                if u32::try_from(keys[0].2).is_ok_and(|g| facts.flag_barriers.contains(&g)) {
+                    let first = self.first_contributor(f, facts, |g| facts.has_barrier_record(g));
                     if first != ContributorKey::LAST {
                         keys[0] = first;
                     }
@@ -1246,10 +1250,8 @@ impl Context<'_, '_> {
             // `abi7-r-exec`: `NUM_MBARRIERS, 0x66, NUM_BARRIERS` (sm_90).
             let mark_first = |f: u32| self.mark_key(f, facts) <= self.appended_keys(f, facts)[1];
             let mark_before_barriers = |f: u32| {
-                let replaced = facts.first_copy_abi7.get_or_init(|| self.first_copy_abi7());
-                let by_record = |g: u32| {
-                    facts.barriers.contains_key(&g) && !facts.flag_barriers.contains(&g) && !replaced.contains(&g)
-                };
+                let replaced = self.first_copies_abi7(facts);
+                let by_record = |g: u32| facts.has_barrier_record(g) && !replaced.contains(&g);
                 self.mark_key(f, facts) <= self.first_contributor(f, facts, by_record)
             };
             // Against an appended CTAIDZ_USED by first contributors too
@@ -1381,33 +1383,34 @@ impl Context<'_, '_> {
     /// reaches, in [`Context::appended_keys`]' order: where its appended
     /// 0x66 stands against an appended NUM_MBARRIERS.
     fn mark_key(&self, f: u32, facts: &CallFacts) -> ContributorKey {
-        let replaced = facts.first_copy_abi7.get_or_init(|| self.first_copy_abi7());
+        let replaced = self.first_copies_abi7(facts);
         self.first_contributor(f, facts, |g| facts.marked.contains(&g) && !replaced.contains(&g))
     }
 
-    /// Rule 10: the weak functions whose first copy in input order is an
-    /// ABI-7 object's, replaced by a later input's: nvlink
-    /// meets it where that copy is, without the 0x66 record or a
-    /// NUM_BARRIERS record, so it orders neither (sweep31 p322 `abi7-mix`,
+    /// Rule 10: the weak functions (output symbols) whose first copy in
+    /// input order is an ABI-7 object's, replaced by a later input's, found
+    /// once per link. nvlink meets each where that copy is, without the 0x66
+    /// record or a NUM_BARRIERS record, so it orders neither (sweep31 p322 `abi7-mix`,
     /// sm_75: `k_mixed_c` reaches `xor_butterfly<int>`, whose ABI-8 copy in
     /// b.cu replaced a.cu's ABI-7 one: NUM_BARRIERS (b.cu's barrier helper),
     /// then 0x66 (b.cu's later `redux_all`); sweep29 p300 `abi7-mix`:
     /// `block_sum<int, 128>`, the same, brings NUM_BARRIERS and 0x66, and
     /// `transform_bf`'s 0x66 comes first, before c.cu's barrier).
-    /// Output symbol indices.
-    fn first_copy_abi7(&self) -> HashSet<u32> {
-        let replaced = |global: &crate::resolve::Global<'_>| {
-            global.first_definition.is_some_and(|first| {
-                Some(first) != global.definition && self.inputs.get(first.input).is_some_and(|i| i.abi7)
-            })
-        };
-        self.resolution
-            .globals
-            .iter()
-            .zip(&self.symbols.global_index)
-            .filter(|(global, _)| replaced(global))
-            .filter_map(|(_, &out)| out)
-            .collect()
+    fn first_copies_abi7<'f>(&self, facts: &'f CallFacts) -> &'f HashSet<u32> {
+        facts.first_copies_abi7.get_or_init(|| {
+            let replaced = |global: &crate::resolve::Global<'_>| {
+                global.first_definition.is_some_and(|first| {
+                    Some(first) != global.definition && self.inputs.get(first.input).is_some_and(|i| i.abi7)
+                })
+            };
+            self.resolution
+                .globals
+                .iter()
+                .zip(&self.symbols.global_index)
+                .filter(|(global, _)| replaced(global))
+                .filter_map(|(_, &out)| out)
+                .collect()
+        })
     }
 
     /// Rule 10: whether kernel `function` reaches code carrying the 0x66
