@@ -782,6 +782,7 @@ const OBJECTS: &[ObjectSpec] = &[
     cu("sbhoist", "sbhoist.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbjoin5", "sbjoin5.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("sbexit", "sbexit.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
+    cu("sbbsync", "sbbsync.cu", Archs::Only(MERCURY_PAIR), ABI7_NONE),
     cu("kuweak_a", "kuweak_a.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
     nvcc_with("kuweak_b", "kuweak_b.cu", &["-maxrregcount=24"], Archs::Only(SHC_ARCHS)),
     cu("pux", "pux.cu", Archs::Only(SHC_ARCHS), ABI7_NONE),
@@ -1999,6 +2000,7 @@ const GROUPS: &[GroupSpec] = &[
     // wait on the stack-pointer load's barrier without reading `R1`
     // (sweep17 p196 `reverse_bits`).
     GroupSpec { name: "sbexit", inputs: &[Abi8("sbexit")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    GroupSpec { name: "sbbsync", inputs: &[Abi8("sbbsync")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: an `EXIT` keeps its wait on a bulk tensor load's read
     // barrier under `-g` (session 32 probe of tma_b.cu).
     GroupSpec { name: "tmab-g", inputs: &[Abi8("tmab")], flags: &["-g"], archs: Archs::Only(MERCURY_PAIR) },

@@ -679,16 +679,45 @@ fn awaited(controls: &[Control], preds: &[Vec<usize>], at: &Bits, barrier: u8) -
 /// whose unawaited groups end at an `EXIT` before the next ones.) A group
 /// waited on along some path keeps [`awaited`]'s part (CUB's exclusive-sum
 /// kernel, above).
-fn awaited_parts(controls: &[Control], preds: &[Vec<usize>], all: &[Group], live: &[Bits]) -> Vec<Bits> {
+///
+/// A `BSYNC` where a group may be pending counts too, waited on after it or
+/// not: two groups pending at a convergence region's `BSYNC` interfere
+/// (sweep33 p343 `k_clear`, sm_100/sm_120: the branch around a grid-stride
+/// loop carries the stack-pointer load's barrier 0 to the region's `BSYNC`,
+/// the loop's exit the loop `STG`'s read barrier, and nothing waits on
+/// either after it; ptxas gives that read barrier 1, not 0, where the
+/// model gave 0; and nvlink's numbering of the kernel is the model's with
+/// this rule). A plain join does not (`init_xorwow` above: the branch
+/// goes round the loop straight to the `EXIT`). Over the distinct
+/// sm_100/sm_120 kernels of sweeps 26-33 and the fixtures, ptxas's
+/// numbering is reproduced in 358 of 369 (356 before), none lost; fixture
+/// `sbbsync`.
+fn awaited_parts(
+    controls: &[Control],
+    preds: &[Vec<usize>],
+    reconvergence: &Bits,
+    all: &[Group],
+    live: &[Bits],
+) -> Vec<Bits> {
     let n = controls.len();
     all.iter()
         .zip(live)
         .map(|(g, at)| {
             let part = awaited(controls, preds, at, g.barrier);
             let never_waited = (0..n).all(|i| !part.get(i)) && (0..n).any(|i| at.get(i));
-            if never_waited { at.clone() } else { part }
+            let mut part = if never_waited { at.clone() } else { part };
+            (0..n).filter(|&i| at.get(i) && reconvergence.get(i)).for_each(|i| part.set(i));
+            part
         })
         .collect()
+}
+
+/// The `BSYNC`s of a kernel: where its convergence regions end
+/// (`awaited_parts`).
+fn reconvergence_points(code: &[(u64, u64)]) -> Bits {
+    let mut out = Bits::new(code.len());
+    (0..code.len()).filter(|&i| code[i].0 & 0xfff == OP_BSYNC).for_each(|i| out.set(i));
+    out
 }
 
 /// Whether group `h`'s barrier may be pending at instruction `i` after its
@@ -1435,6 +1464,8 @@ pub(crate) fn stack_load_scoreboarded(code: &[(u64, u64)]) -> bool {
 struct Flow {
     succ: Vec<Vec<usize>>,
     regions: Bits,
+    /// The `BSYNC`s ([`reconvergence_points`]).
+    reconvergence: Bits,
     preds: Vec<Vec<usize>>,
     original: Vec<Control>,
     /// The barriers a `DEPBAR` names in its operand (`DEPBAR.LE SB0, 0x0`:
@@ -1475,7 +1506,8 @@ fn flow(code: &[(u64, u64)]) -> Option<Flow> {
     for (c, _) in original.iter_mut().zip(&waits_all).filter(|(_, all)| **all) {
         c.wait = 0;
     }
-    Some(Flow { succ, regions, preds, original, reserved, waits_all })
+    let reconvergence = reconvergence_points(code);
+    Some(Flow { succ, regions, reconvergence, preds, original, reserved, waits_all })
 }
 
 /// The model run on ptxas's own numbering (module comment: it is trusted
@@ -1496,14 +1528,14 @@ enum PtxasCheck {
 
 /// [`PtxasCheck`] of a kernel, or `None` past [`MAX_WORK`].
 fn ptxas_check(code: &[(u64, u64)], flow: &Flow, stack_load: bool) -> Option<PtxasCheck> {
-    let Flow { succ, regions, preds, original, reserved, .. } = flow;
+    let Flow { succ, regions, reconvergence, preds, original, reserved, .. } = flow;
     let all = groups(original, succ);
     if all.len().saturating_mul(all.len()).saturating_mul(code.len().div_ceil(64)) > MAX_WORK {
         return None;
     }
     let live = pending(original, succ, regions, &all);
     let stack = all.iter().position(|g| stack_load && g.start == 0 && g.producers[0] == (0, true));
-    let over = awaited_parts(original, preds, &all, &live);
+    let over = awaited_parts(original, preds, reconvergence, &all, &live);
     let Some((numbering, _)) =
         allocate(code, original, ((succ, preds), &all, &live), &over, (None, stack, &[]), *reserved)
     else {
@@ -1533,7 +1565,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
     if ptxas_check(code, &flow, stack_load)? != PtxasCheck::Reproduced {
         return None;
     }
-    let Flow { succ, regions, preds, original, reserved, waits_all } = flow;
+    let Flow { succ, regions, reconvergence, preds, original, reserved, waits_all } = flow;
     let cleared = Control { write: NO_BARRIER, read: NO_BARRIER, wait: 0 };
     let controls: Vec<Control> = original.iter().zip(removed).map(|(&c, &r)| if r { cleared } else { c }).collect();
     let mut all = groups(&controls, &succ);
@@ -1594,7 +1626,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         code,
         &controls,
         ((&succ, &preds), &all, &live),
-        &awaited_parts(&controls, &preds, &all, &live),
+        &awaited_parts(&controls, &preds, &reconvergence, &all, &live),
         (stack, None, &[]),
         reserved,
     )?;
@@ -1663,7 +1695,7 @@ fn plan(code: &[(u64, u64)], removed: &[bool], always: bool) -> Option<Vec<Contr
         let stack = all.iter().position(is_stack);
         // A producer split off is pending up to its reader, which need not
         // wait on the group's old barrier: its whole pending set counts.
-        let mut over = awaited_parts(&controls, &preds, &all, &live);
+        let mut over = awaited_parts(&controls, &preds, &reconvergence, &all, &live);
         for (k, r) in waited_at.iter().enumerate() {
             if r.is_some() {
                 over[k] = live[k].clone();
@@ -1888,14 +1920,14 @@ mod tests {
     /// before it trusts the model) over every kernel of the sm_100+
     /// fixture objects whose stack-pointer load sets a scoreboard: ptxas is
     /// the oracle, the fixture objects are its output. The counts are the
-    /// floor (session 27: 125 of 127, with fixtures `gsplit`, `shsort`,
+    /// floor (session 48: 127, with fixture `sbbsync`; session 27: 125 of 127, with fixtures `gsplit`, `shsort`,
     /// `gatomf` and `gloop`; session 26: 113 of the 115 kernels the model follows, 107 of
     /// 109 before fixtures `gxshr`, `gunused`, `gatomret` and `ghalfatom`;
     /// sweep and fixture objects together: 143 of 177 distinct kernels);
     /// kernels named here must stay reproduced.
     #[test]
     fn model_gives_back_ptxas_numbering() {
-        const FLOOR_REPRODUCED: usize = 125;
+        const FLOOR_REPRODUCED: usize = 127;
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/obj");
         let mut reproduced: Vec<String> = Vec::new();
         let mut differing: Vec<String> = Vec::new();
@@ -1957,6 +1989,10 @@ mod tests {
         // on the other side of its if/else (session 36).
         for arch in ["sm_100", "sm_120"] {
             assert!(has(arch, "sbmm", ".text._Z11sbmm_minmaxPKfi"), "{arch} sbmm_minmax");
+        }
+        // Two groups pending at a `BSYNC` interfere (session 48).
+        for arch in ["sm_100", "sm_120"] {
+            assert!(has(arch, "sbbsync", ".text._Z10sbbs_clearPi"), "{arch} sbbsync sbbs_clear");
         }
         // `TLD.LZ` searches from 5, as the other texture loads do.
         assert!(has("sm_100", "tex_a", ".text._Z16tex_fetch_kernelyPii"), "sm_100 tex_fetch_kernel");
