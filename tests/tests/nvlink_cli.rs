@@ -720,6 +720,19 @@ fn demangled_names_read_as_nvlinks() {
             "_ZNK4cuda3std3__44plusIvEclIRiS5_EEDTplclgssr4cuda3stdE7forwardIT_Efp_Eclgssr4cuda3stdE7forwardIT0_Efp0_EEOS6_OS7_",
             "decltype((::cuda::std::forward<T1>(param#1)+::cuda::std::forward<T2>(param#2))) cuda::std::__4::plus<void>::operator ()<int &, int &>(T1 &&, T2 &&) const",
         ),
+        // sweep33 p342 (nvlink 13.5): a template template parameter applied
+        // to arguments in the signature.
+        ("_Z6unbox1I3BoxfET0_RKT_IS1_E", "T2 unbox1<Box, float>(const T1<T2> &)"),
+        ("_Z5norm2I3VecfLi4EET0_RKT_IS1_XT1_EE", "T2 norm2<Vec, float, (int)4>(const T1<T2, T3> &)"),
+        // Operators of a class template taking their own class (p342 `-G`).
+        (
+            "_ZN3lib4core6detail3VecIfLi4EEpLERKS3_",
+            "lib::core::detail::Vec<float, (int)4>::operator +=(const lib::core::detail::Vec<float, (int)4>&)",
+        ),
+        (
+            "_ZNK3lib4core6detail3VecIfLi4EEeqERKS3_",
+            "lib::core::detail::Vec<float, (int)4>::operator ==(const lib::core::detail::Vec<float, (int)4>&) const",
+        ),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

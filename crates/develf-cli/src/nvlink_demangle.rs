@@ -134,7 +134,7 @@ fn thunk_like_nvlink(name: &str) -> Option<String> {
 /// =(__nv_bfloat162&&)`, where another class's is `const __nv_bfloat16 &`
 /// (sweep27 p281 `-G`). A class template's too ([`own_template_class_references`]).
 fn own_class_references(text: &str) -> String {
-    let Some(open) = text.find('(') else { return text.to_string() };
+    let Some(open) = parameters_open(text) else { return text.to_string() };
     let function = &text[..open];
     // The class: the qualified name before the function's own, outside
     // template arguments.
@@ -157,6 +157,32 @@ fn own_class_references(text: &str) -> String {
         return own_template_class_references(text).unwrap_or_else(|| text.to_string());
     }
     format!("{function}{}", unspaced_class_references(&text[open..], class))
+}
+
+/// Where a demangled function's parameters open: the first `(` outside
+/// template arguments (`Vec<float, (int)4>::operator +=(..)`; sweep33 p342
+/// `-G`), an operator's own symbol (`operator <(`, `operator ()(`) skipped.
+fn parameters_open(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        if text[i..].starts_with("operator ") && starts_word(text, i) {
+            let symbol = text[i + 9..].find(|c: char| c.is_alphanumeric() || c == '_').unwrap_or(text.len() - i - 9);
+            // `operator ()` and `operator []` keep their brackets: the
+            // parameters' parenthesis follows them.
+            let symbol = if text[i + 9..].starts_with("()") { 2 } else { symbol.min(text[i + 9..].find('(')?) };
+            i += 9 + symbol;
+            continue;
+        }
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            '(' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        i += c.len_utf8();
+    }
+    None
 }
 
 /// [`own_class_references`] for a class template (`S0_` names it, after
@@ -487,7 +513,7 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                 let next = *b.get(i + 1)?;
                 if next == b'_' || next.is_ascii_digit() {
                     let n = digits(i + 1);
-                    if b.get(i + 1 + n) != Some(&b'_') || b.get(i + 2 + n) == Some(&b'I') {
+                    if b.get(i + 1 + n) != Some(&b'_') {
                         return None;
                     }
                     // A parameter that opens a nested name (`NT_14__underlying_tE`)
@@ -666,6 +692,16 @@ fn nvlink_spelling(name: &str) -> Option<String> {
                 out.push_str(&name[i..end + discriminator + 1]);
                 i = end + discriminator + 1;
             }
+            // An operator whose code ends in a capital (`pL`, `+=`; `aS`,
+            // `=`): both letters are its name, the capital no literal,
+            // substitution or nested name (sweep33 p342's `Vec<float,
+            // (int)4>::operator +=(..)`). An operator name stands first after
+            // `_Z` or last in a nested name, before its `E` or its own
+            // template arguments, where a type's code cannot be followed so.
+            b'a'..=b'z' if operator_with_capital(b, i) => {
+                out.push_str(&name[i..i + 2]);
+                i += 2;
+            }
             b'X' | b'U' | b'.' | b'$' => return None,
             _ => {
                 opens_nested = c == b'N';
@@ -680,6 +716,14 @@ fn nvlink_spelling(name: &str) -> Option<String> {
         }
     }
     changed.then_some(out)
+}
+
+/// Whether the letters at `at` are an operator name whose code ends in a
+/// capital letter ([`nvlink_spelling`]).
+fn operator_with_capital(b: &[u8], at: usize) -> bool {
+    const CODES: [&[u8; 2]; 11] = [b"aN", b"aS", b"dV", b"eO", b"lS", b"mI", b"mL", b"oR", b"pL", b"rM", b"rS"];
+    let Some(code) = b.get(at..at + 2) else { return false };
+    CODES.iter().any(|c| c.as_slice() == code) && (at == 2 || matches!(b.get(at + 2), Some(b'E' | b'I')))
 }
 
 /// Template parameter `T<digits>_` as the class nvlink's demangler names
