@@ -2000,6 +2000,8 @@ const GROUPS: &[GroupSpec] = &[
     // wait on the stack-pointer load's barrier without reading `R1`
     // (sweep17 p196 `reverse_bits`).
     GroupSpec { name: "sbexit", inputs: &[Abi8("sbexit")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
+    // Rule 11.3: two groups pending at a `BSYNC` interfere (sweep33 p343
+    // `k_clear`).
     GroupSpec { name: "sbbsync", inputs: &[Abi8("sbbsync")], flags: &[], archs: Archs::Only(MERCURY_PAIR) },
     // Rule 11.9: an `EXIT` keeps its wait on a bulk tensor load's read
     // barrier under `-g` (session 32 probe of tma_b.cu).

@@ -168,8 +168,9 @@ fn parameters_open(text: &str) -> Option<usize> {
     while let Some(c) = text[i..].chars().next() {
         if text[i..].starts_with("operator ") && starts_word(text, i) {
             let symbol = text[i + 9..].find(|c: char| c.is_alphanumeric() || c == '_').unwrap_or(text.len() - i - 9);
-            // `operator ()` and `operator []` keep their brackets: the
-            // parameters' parenthesis follows them.
+            // The symbol ends at a name (`operator new (..)`) or at the
+            // parameters' parenthesis, but for `operator ()`, whose own
+            // brackets come first.
             let symbol = if text[i + 9..].starts_with("()") { 2 } else { symbol.min(text[i + 9..].find('(')?) };
             i += 9 + symbol;
             continue;

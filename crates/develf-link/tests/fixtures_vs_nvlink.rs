@@ -503,7 +503,8 @@ const FLOOR_MERC_LINKED: usize = 730;
 /// function first of its name keeps its register ranges, session 41;
 /// sbstk (exec) since a kernel using its stack keeps ptxas's scoreboards
 /// when a `-G` input adds error barriers, rxs sm_100 (exec and `-r`),
-/// session 46).
+/// session 46; sbbsync (sm_100 and sm_120, exec and `-r`) since two groups
+/// pending at a `BSYNC` interfere, session 48).
 const FLOOR_MERC_SEMANTIC: usize = 730;
 const FLOOR_MERC_IDENTICAL: usize = 730;
 
