@@ -51,8 +51,9 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     // The rewrite scans ahead for closing brackets: past some length (no
     // ptxas name comes near) a name is demangled as it is, in bounded time.
     let respelled = (name.len() <= MAX_RESPELLED_NAME).then(|| nvlink_spelling(name)).flatten();
-    let Some(text) =
-        respelled.and_then(|m| demangle(&m)).map(|text| decltypes_respelled(name, &text)).or_else(|| demangle(name))
+    let Some((text, decltypes)) = respelled
+        .and_then(|(m, decltypes)| demangle(&m).map(|text| (decltypes_marked(&decltypes, &text), decltypes)))
+        .or_else(|| demangle(name).map(|text| (text, Vec::new())))
     else {
         return name.to_string();
     };
@@ -83,7 +84,7 @@ pub fn demangle_like_nvlink(name: &str) -> String {
         .replace(NESTED_PARAMETER_MARK, "")
         .replace("(&) [", "(&)[")
         .replace("(*) [", "(*)[");
-    let mut out = array_parameter_sizes_named(&pack_expansions_closed(&out));
+    let mut out = decltypes_restored(&decltypes, &array_parameter_sizes_named(&pack_expansions_closed(&out)));
     if deleting {
         out.push_str(" [deleting]");
     }
@@ -459,8 +460,10 @@ fn without_internal_namespaces(text: &str) -> String {
 /// a class named `T1`, `T2`, .. (substitutable as the parameter is) and each
 /// int literal `Li5E` into one of the vendor type `int` (printed `(int)5`;
 /// not substitutable, as `i` is not). None when the name holds a construct
-/// the scan does not follow (expressions, external-name literals, lambdas).
-fn nvlink_spelling(name: &str) -> Option<String> {
+/// the scan does not follow (external-name literals, lambdas, expressions
+/// outside a `decltype`). With it, each `decltype` as nvlink prints it, in
+/// order ([`DecltypePrinter`]).
+fn nvlink_spelling(name: &str) -> Option<(String, Vec<String>)> {
     if !name.is_ascii() {
         return None;
     }
@@ -470,6 +473,7 @@ fn nvlink_spelling(name: &str) -> Option<String> {
     out.push_str("_Z");
     let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
     let mut changed = false;
+    let mut decltypes = Vec::new();
     // Whether the token before this one opened a nested name (an `N` of
     // its own, not the last letter of a name).
     let mut opens_nested = false;
@@ -595,10 +599,27 @@ fn nvlink_spelling(name: &str) -> Option<String> {
             }
             b'D' => {
                 let next = *b.get(i + 1)?;
-                // `DT`: a decltype's expression is scanned as the rest is
-                // (its template parameters renamed); [`decltypes_respelled`]
-                // prints it as nvlink does.
-                if next.is_ascii_digit() || b"nacishdefuT".contains(&next) {
+                // A decltype (`DT`, `Dt`) is read whole and copied as it
+                // is: its expression's template parameters stay as the
+                // demangler numbers them; [`decltypes_marked`] puts
+                // nvlink's spelling in place of the demangler's.
+                if next == b'T' || next == b't' {
+                    let mut printer = DecltypePrinter { b, depth: 0, type_parameters: Vec::new() };
+                    let (spelled, end) = printer.decltype(i)?;
+                    decltypes.push(spelled);
+                    // Its type template parameters renamed as elsewhere:
+                    // they are substitutable, and a later `S<n>_` naming
+                    // one prints `T1`, not the argument (`f15<int>(T1)`).
+                    let mut from = i;
+                    for (start, digits_end) in printer.type_parameters {
+                        out.push_str(name.get(from..start)?);
+                        out.push_str(&parameter_class(name.get(start + 1..digits_end)?)?);
+                        from = digits_end + 1;
+                    }
+                    out.push_str(name.get(from..end)?);
+                    changed = true;
+                    i = end;
+                } else if next.is_ascii_digit() || b"nacishdefu".contains(&next) {
                     out.push_str(&name[i..i + 2]);
                     i += 2;
                 } else if next == b'p' {
@@ -716,7 +737,7 @@ fn nvlink_spelling(name: &str) -> Option<String> {
             }
         }
     }
-    changed.then_some(out)
+    changed.then_some((out, decltypes))
 }
 
 /// Whether the letters at `at` are an operator name whose code ends in a
@@ -909,35 +930,38 @@ fn type_start(head: &str) -> usize {
     0
 }
 
-/// Each `decltype (...)` of demangled `text` as nvlink's demangler prints
-/// the `DT<expression>E` it came from in `mangled`: `decltype((param#1+
+/// Marks the place of each `decltype`, `decltypes[k]`, in a demangled
+/// name: `NvDecltype<k>Nv`, a word the respelling after demangling leaves
+/// alone (it would space `param#1*param#2` as a pointer), put back by
+/// [`decltypes_restored`].
+fn decltype_mark(k: usize) -> String {
+    format!("NvDecltype{k}Nv")
+}
+
+/// Each mark of [`decltypes_marked`] replaced by its decltype.
+fn decltypes_restored(decltypes: &[String], text: &str) -> String {
+    let mut out = text.to_string();
+    for (k, spelled) in decltypes.iter().enumerate() {
+        out = out.replace(&decltype_mark(k), spelled);
+    }
+    out
+}
+
+/// Each `decltype (...)` of demangled `text` marked ([`decltype_mark`]) for
+/// nvlink's spelling of it, `decltypes` in order ([`nvlink_spelling`]): `decltype((param#1+
 /// param#2))`, `decltype((::cuda::std::forward<T1>(param#1)+::cuda::std::
 /// forward<T2>(param#2)))` (sweep32 p330, libcu++'s `plus<void>`), where
 /// cpp_demangle writes `decltype ({parm#1}+{parm#2})` and `decltype
-/// (((::cuda::std::forward<int &>)({parm#1}))+...)`. `text` as it is unless
-/// every decltype's expression is one [`DecltypePrinter`] knows.
-fn decltypes_respelled(mangled: &str, text: &str) -> String {
+/// (((::cuda::std::forward<int &>)({parm#1}))+...)`. `text` as it is when
+/// the counts differ.
+fn decltypes_marked(decltypes: &[String], text: &str) -> String {
     const PRINTED: &str = "decltype (";
-    let b = mangled.as_bytes();
-    // The `DT`s in order; an id-expression's `Dt` is not respelled.
-    let mut printed = Vec::new();
-    let mut at = 0;
-    while let Some(found) = mangled.get(at..).and_then(|rest| rest.find("DT")) {
-        let start = at + found + 2;
-        let mut printer = DecltypePrinter { b, depth: 0 };
-        let Some((expression, end)) = printer.expression(start) else { return text.to_string() };
-        if b.get(end) != Some(&b'E') {
-            return text.to_string();
-        }
-        printed.push(format!("decltype({expression})"));
-        at = end + 1;
-    }
-    if printed.is_empty() || mangled.contains("Dt") || text.matches(PRINTED).count() != printed.len() {
+    if decltypes.is_empty() || text.matches(PRINTED).count() != decltypes.len() {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    for spelled in printed {
+    for k in 0..decltypes.len() {
         let Some(at) = rest.find(PRINTED) else { return text.to_string() };
         out.push_str(&rest[..at]);
         // The balanced parenthesis that closes it.
@@ -957,61 +981,235 @@ fn decltypes_respelled(mangled: &str, text: &str) -> String {
             }
         }
         let Some(close) = close else { return text.to_string() };
-        out.push_str(&spelled);
+        out.push_str(&decltype_mark(k));
         rest = &rest[close + 1..];
     }
     out.push_str(rest);
     out
 }
 
-/// Prints the expressions of a mangled `decltype` as nvlink's demangler
-/// does, for the forms libcu++'s function objects use: binary operators
-/// (parenthesised), calls, function parameters (`param#1`), names with
-/// their scope (`::cuda::std::forward<T1>`), template parameters.
+/// Prints a mangled `decltype` as nvlink's demangler (EDG's) does. Its
+/// rules, read off nvlink 13.5's `-dump-callgraph` (session 49's
+/// `decltype` probes, `nvlink_cli.rs`'s demangler test): a `DT` prints
+/// `decltype((E))`, a `Dt` (an id-expression or member access)
+/// `decltype(E)`; no operator puts parentheses round its operands, so
+/// `t * (u + 1)` prints `param#1*param#2+(int)1`, but a member access is
+/// parenthesised, `(param#1.x)`; a literal is its type cast, `(int)2`,
+/// `(float)1.5`; function parameters are `param#1`, `param#2`, ...
 struct DecltypePrinter<'b> {
     b: &'b [u8],
     /// Nesting, bounded: a hostile name gives up instead of recursing on.
     depth: usize,
+    /// Where each template parameter in a type's place starts (its `T`)
+    /// and where its digits end (at its `_`), in order.
+    type_parameters: Vec<(usize, usize)>,
+}
+
+/// Binary operators: mangled code, spelling.
+const BINARY_OPERATORS: &[(&[u8], &str)] = &[
+    (b"pl", "+"),
+    (b"mi", "-"),
+    (b"ml", "*"),
+    (b"dv", "/"),
+    (b"rm", "%"),
+    (b"an", "&"),
+    (b"or", "|"),
+    (b"eo", "^"),
+    (b"eq", "=="),
+    (b"ne", "!="),
+    (b"lt", "<"),
+    (b"gt", ">"),
+    (b"le", "<="),
+    (b"ge", ">="),
+    (b"aa", "&&"),
+    (b"oo", "||"),
+    (b"ls", "<<"),
+    (b"rs", ">>"),
+    (b"aS", "="),
+    (b"pL", "+="),
+    (b"mI", "-="),
+    (b"mL", "*="),
+    (b"dV", "/="),
+    (b"rM", "%="),
+    (b"aN", "&="),
+    (b"oR", "|="),
+    (b"eO", "^="),
+    (b"lS", "<<="),
+    (b"rS", ">>="),
+];
+
+/// Prefix operators (`pp_`, `mm_`: the prefix increment and decrement).
+const PREFIX_OPERATORS: &[(&[u8], &str)] = &[
+    (b"ng", "-"),
+    (b"ps", "+"),
+    (b"nt", "!"),
+    (b"co", "~"),
+    (b"de", "*"),
+    (b"ad", "&"),
+    (b"pp_", "++"),
+    (b"mm_", "--"),
+];
+
+/// Postfix operators (after the prefix forms are tried).
+const POSTFIX_OPERATORS: &[(&[u8], &str)] = &[(b"pp", "++"), (b"mm", "--")];
+
+/// The named casts: mangled code, keyword.
+const NAMED_CASTS: &[(&[u8], &str)] =
+    &[(b"sc", "static_cast"), (b"dc", "dynamic_cast"), (b"cc", "const_cast"), (b"rc", "reinterpret_cast")];
+
+/// Builtin types by their one-letter code, as the demangler names them.
+fn builtin_type(code: u8) -> Option<&'static str> {
+    Some(match code {
+        b'v' => "void",
+        b'b' => "bool",
+        b'c' => "char",
+        b'a' => "signed char",
+        b'h' => "unsigned char",
+        b's' => "short",
+        b't' => "unsigned short",
+        b'i' => "int",
+        b'j' => "unsigned int",
+        b'l' => "long",
+        b'm' => "unsigned long",
+        b'x' => "long long",
+        b'y' => "unsigned long long",
+        b'n' => "__int128",
+        b'o' => "unsigned __int128",
+        b'f' => "float",
+        b'd' => "double",
+        b'e' => "long double",
+        b'w' => "wchar_t",
+        _ => return None,
+    })
+}
+
+/// A floating literal's value as nvlink prints it: C's `%.<p>g` with the
+/// fewest digits `p` that read back as the same value of the literal's
+/// type (`same`), and `.0` after a whole number: `(float)1.0`, `(float)0.1`
+/// (not the double nearest 0.1f), `(float)1e+10`, `(double)3e-05`,
+/// `(double)123456.7`, `(double)1234567.0` (session 49's probes).
+fn floating_literal(value: f64, same: impl Fn(&str) -> bool) -> String {
+    if !value.is_finite() {
+        return format!("{value}");
+    }
+    let text = (1..=17).map(|precision| c_general(value, precision)).find(|text| same(text));
+    let text = text.unwrap_or_else(|| c_general(value, 17));
+    if text.contains(['.', 'e']) { text } else { format!("{text}.0") }
+}
+
+/// `value` as C's `printf("%.<precision>g")` writes it.
+fn c_general(value: f64, precision: usize) -> String {
+    if value == 0.0 {
+        return if value.is_sign_negative() { "-0".into() } else { "0".into() };
+    }
+    // The exponent after rounding to `precision` significant digits.
+    let scientific = format!("{:.*e}", precision - 1, value);
+    let exponent: i32 = scientific.rsplit_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
+    let trimmed = |digits: &str| -> String {
+        if digits.contains('.') {
+            digits.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            digits.into()
+        }
+    };
+    let precision = i32::try_from(precision).unwrap_or(17);
+    if (-4..precision).contains(&exponent) {
+        let decimals = usize::try_from(precision - 1 - exponent).unwrap_or(0);
+        trimmed(&format!("{value:.decimals$}"))
+    } else {
+        let (mantissa, _) = scientific.split_once('e').unwrap_or((&scientific, ""));
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trimmed(mantissa), exponent.unsigned_abs())
+    }
 }
 
 impl DecltypePrinter<'_> {
+    /// The `DT<expression>E` or `Dt<expression>E` at `at`, printed, and
+    /// where it ends (after the `E`).
+    fn decltype(&mut self, at: usize) -> Option<(String, usize)> {
+        let parenthesised = match self.b.get(at..at + 2)? {
+            b"DT" => true,
+            b"Dt" => false,
+            _ => return None,
+        };
+        let (expression, end) = self.expression(at + 2)?;
+        if self.b.get(end) != Some(&b'E') {
+            return None;
+        }
+        let text = if parenthesised { format!("decltype(({expression}))") } else { format!("decltype({expression})") };
+        Some((text, end + 1))
+    }
+
     fn expression(&mut self, at: usize) -> Option<(String, usize)> {
-        const OPERATORS: &[(&[u8], &str)] = &[
-            (b"pl", "+"),
-            (b"mi", "-"),
-            (b"ml", "*"),
-            (b"dv", "/"),
-            (b"rm", "%"),
-            (b"an", "&"),
-            (b"or", "|"),
-            (b"eo", "^"),
-            (b"eq", "=="),
-            (b"ne", "!="),
-            (b"lt", "<"),
-            (b"gt", ">"),
-            (b"le", "<="),
-            (b"ge", ">="),
-            (b"aa", "&&"),
-            (b"oo", "||"),
-            (b"ls", "<<"),
-            (b"rs", ">>"),
-        ];
         self.depth += 1;
         if self.depth > 64 {
             return None;
         }
-        let code = self.b.get(at..at + 2)?;
-        let result = if let Some((_, op)) = OPERATORS.iter().find(|(c, _)| *c == code) {
+        let rest = self.b.get(at..)?;
+        let code = rest.get(..2)?;
+        let result = if let Some((_, op)) = BINARY_OPERATORS.iter().find(|(c, _)| *c == code) {
             let (left, next) = self.expression(at + 2)?;
             let (right, end) = self.expression(next)?;
-            (format!("({left}{op}{right})"), end)
-        } else if code == b"fp" {
-            let mut i = at + 2;
+            (format!("{left}{op}{right}"), end)
+        } else if let Some((c, op)) = PREFIX_OPERATORS.iter().find(|(c, _)| rest.starts_with(c)) {
+            let (operand, end) = self.expression(at + c.len())?;
+            (format!("{op}{operand}"), end)
+        } else if let Some((_, op)) = POSTFIX_OPERATORS.iter().find(|(c, _)| *c == code) {
+            let (operand, end) = self.expression(at + 2)?;
+            (format!("{operand}{op}"), end)
+        } else if let Some((_, keyword)) = NAMED_CASTS.iter().find(|(c, _)| *c == code) {
+            let (ty, next) = self.type_name(at + 2)?;
+            let (operand, end) = self.expression(next)?;
+            (format!("{keyword}<{ty}>({operand})"), end)
+        } else if code == b"qu" {
+            let (condition, next) = self.expression(at + 2)?;
+            let (yes, next) = self.expression(next)?;
+            let (no, end) = self.expression(next)?;
+            (format!("{condition}?{yes}:{no}"), end)
+        } else if code == b"ix" {
+            let (array, next) = self.expression(at + 2)?;
+            let (index, end) = self.expression(next)?;
+            (format!("{array}[{index}]"), end)
+        } else if code == b"dt" || code == b"pt" {
+            let (object, next) = self.expression(at + 2)?;
+            let (member, end) = self.source_name_with_arguments(next)?;
+            let arrow = if code == b"dt" { "." } else { "->" };
+            (format!("({object}{arrow}{member})"), end)
+        } else if code == b"cv" {
+            // One operand only (`cv <type> _ <expression>* E` is a list).
+            let (ty, next) = self.type_name(at + 2)?;
+            if self.b.get(next) == Some(&b'_') {
+                return None;
+            }
+            let (operand, end) = self.expression(next)?;
+            (format!("({ty}){operand}"), end)
+        } else if code == b"st" || code == b"at" {
+            let (ty, end) = self.type_name(at + 2)?;
+            let keyword = if code == b"st" { "sizeof" } else { "alignof" };
+            (format!("{keyword}({ty})"), end)
+        } else if code == b"sz" || code == b"az" {
+            let (operand, end) = self.expression(at + 2)?;
+            let keyword = if code == b"sz" { "sizeof" } else { "alignof" };
+            (format!("{keyword}({operand})"), end)
+        } else if code[0] == b'L' {
+            self.literal(at)?
+        } else if code == b"fp" || code == b"fL" {
+            // `fL0p_`: a parameter of the function a level out (a
+            // decltype in a parameter's type), `param#1[up 1 level]`;
+            // deeper levels are not known.
+            let (mut i, level) = if code == b"fL" {
+                if self.b.get(at + 2..at + 4)? != b"0p" {
+                    return None;
+                }
+                (at + 4, "[up 1 level]")
+            } else {
+                (at + 2, "")
+            };
             while self.b.get(i).is_some_and(|c| b"KVr".contains(c)) {
                 i += 1;
             }
             let (index, end) = self.numbered(i)?;
-            (format!("param#{index}"), end)
+            (format!("param#{index}{level}"), end)
         } else if code == b"cl" {
             let (callee, next) = self.expression(at + 2)?;
             let (arguments, end) = self.list(next, Self::expression)?;
@@ -1028,8 +1226,72 @@ impl DecltypePrinter<'_> {
         } else if code[0] == b'T' {
             let (parameter, end) = self.parameter(at)?;
             (parameter, end)
+        } else if code[0].is_ascii_digit() {
+            // A name, called or with template arguments: `declval_<T1>`.
+            self.source_name_with_arguments(at)?
         } else {
             return None;
+        };
+        self.depth -= 1;
+        Some(result)
+    }
+
+    /// A literal `L <builtin type> <value> E` as its type cast: `(int)2`,
+    /// `(bool)1`, `(int)-3` (`n` for a negative value), `(float)1.5`
+    /// (the IEEE bits in hexadecimal).
+    fn literal(&self, at: usize) -> Option<(String, usize)> {
+        let code = *self.b.get(at + 1)?;
+        let ty = builtin_type(code)?;
+        let value_at = at + 2;
+        let value_end = value_at + self.b.get(value_at..)?.iter().position(|&c| c == b'E')?;
+        let value = std::str::from_utf8(self.b.get(value_at..value_end)?).ok()?;
+        let value = match code {
+            b'f' => {
+                let value = f32::from_bits(u32::from_str_radix(value, 16).ok()?);
+                floating_literal(f64::from(value), |text| text.parse::<f32>().is_ok_and(|v| v == value))
+            }
+            b'd' => {
+                let value = f64::from_bits(u64::from_str_radix(value, 16).ok()?);
+                floating_literal(value, |text| text.parse::<f64>().is_ok_and(|v| v == value))
+            }
+            _ => {
+                let (sign, digits) = value.strip_prefix('n').map_or(("", value), |d| ("-", d));
+                if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+                    return None;
+                }
+                format!("{sign}{digits}")
+            }
+        };
+        Some((format!("({ty}){value}"), value_end + 1))
+    }
+
+    /// A type inside an expression: a builtin, a template parameter, a
+    /// source name, or a pointer, reference or `const` of one (`PKc`:
+    /// `const char *`).
+    fn type_name(&mut self, at: usize) -> Option<(String, usize)> {
+        self.depth += 1;
+        if self.depth > 64 {
+            return None;
+        }
+        let code = *self.b.get(at)?;
+        let result = match code {
+            b'P' | b'R' | b'O' => {
+                let (inner, end) = self.type_name(at + 1)?;
+                let declarator = match code {
+                    b'P' => "*",
+                    b'R' => "&",
+                    _ => "&&",
+                };
+                (format!("{inner} {declarator}"), end)
+            }
+            b'K' => {
+                let (inner, end) = self.type_name(at + 1)?;
+                // A const pointer: `char *const`.
+                if inner.ends_with('*') { (format!("{inner}const"), end) } else { (format!("const {inner}"), end) }
+            }
+            b'T' => self.type_parameter(at)?,
+            b'0'..=b'9' => self.source_name_with_arguments(at)?,
+            _ => (builtin_type(code)?.to_string(), at + 1),
         };
         self.depth -= 1;
         Some(result)
@@ -1072,6 +1334,13 @@ impl DecltypePrinter<'_> {
         Some((format!("T{index}"), end))
     }
 
+    /// [`Self::parameter`] in a type's place, its position recorded.
+    fn type_parameter(&mut self, at: usize) -> Option<(String, usize)> {
+        let (parameter, end) = self.parameter(at)?;
+        self.type_parameters.push((at, end - 1));
+        Some((parameter, end))
+    }
+
     /// A source name, with template arguments that are template parameters.
     fn source_name_with_arguments(&mut self, at: usize) -> Option<(String, usize)> {
         let n = self.b.get(at..)?.iter().take_while(|c| c.is_ascii_digit()).count();
@@ -1081,7 +1350,7 @@ impl DecltypePrinter<'_> {
         if self.b.get(end) != Some(&b'I') {
             return Some((text, end));
         }
-        let (arguments, after) = self.list(end + 1, Self::parameter)?;
+        let (arguments, after) = self.list(end + 1, Self::type_parameter)?;
         text.push('<');
         text.push_str(&arguments.join(", "));
         text.push('>');
