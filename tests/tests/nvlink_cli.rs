@@ -795,6 +795,42 @@ fn demangled_names_read_as_nvlinks() {
         ("_Z3m14IfEDTmlfp_Lf00000000EET_", "decltype((param#1*(float)0.0)) m14<float>(T1)"),
         ("_Z3m15IiEDTplfp_cvhLi1EET_", "decltype((param#1+(unsigned char)(int)1)) m15<int>(T1)"),
         ("_Z3m16ILi7EiEDTmlfp_T_ET0_", "decltype((param#1*T1)) m16<(int)7, int>(T2)"),
+        // Session 49's probes c.cu, e.cu (`-G`), f.cu (nvlink 13.5): inheriting
+        // constructors; a pointer or reference to the function's class or
+        // a class enclosing it is unspaced, to another class not; a nested
+        // name after a substituted prefix (cpp_demangle 0.5.1 misprints it).
+        ("_ZN2bn5LimbsCI1NS_8LimbBaseEEj", "bn::Limbs::bn::LimbBase(unsigned int) [complete inheriting]"),
+        ("_ZN2bn5LimbsCI1NS_8LimbBaseEEif", "bn::Limbs::bn::LimbBase(int, float) [complete inheriting]"),
+        ("_ZN2bn2TDIiECI1NS_2TBIiEEEi", "bn::TD<int>::bn::TB<int>(int) [complete inheriting]"),
+        ("_ZN2PDCI15PlainEi", "PD::Plain(int) [complete inheriting]"),
+        ("_ZN2bn3MidCI2NS_2VBEEi", "bn::Mid::bn::VB(int) [base inheriting]"),
+        (
+            "_ZN5other3TD2IfECI1N2ns2TBIfLi3EEEERKfPKNS3_IfLi3EEE",
+            "other::TD2<float>::ns::TB<float, (int)3>(const float &, const ns::TB<float, (int)3> *) [complete inheriting]",
+        ),
+        (
+            "_ZN5other5Outer1DCI1NS0_2InEEiPS0_",
+            "other::Outer::D::other::Outer::In(int, other::Outer*) [complete inheriting]",
+        ),
+        (
+            "_ZN2ns2TBIfLi3EEC2ERKfPKS1_",
+            "ns::TB<float, (int)3>::TB(const float &, const ns::TB<float, (int)3>*) [subobject]",
+        ),
+        ("_ZN5other5Outer2InC1EiPS0_", "other::Outer::In::In(int, other::Outer*)"),
+        ("_Z1gPN2ns3FooERS0_S1_", "g(ns::Foo *, ns::Foo &, ns::Foo *)"),
+        (
+            "_ZN2ns1A1B1mEPS0_RS0_PS1_RKS1_PNS_3FooERS7_",
+            "ns::A::B::m(ns::A*, ns::A&, ns::A::B*, const ns::A::B&, ns::Foo *, ns::Foo &)",
+        ),
+        ("_ZN2ns1A1nEPS0_PNS_3FooEPNS0_1BE", "ns::A::n(ns::A*, ns::Foo *, ns::A::B *)"),
+        (
+            "_ZN2ns2TAIfE2In1mEPS1_PS2_PNS0_IiEE",
+            "ns::TA<float>::In::m(ns::TA<float>*, ns::TA<float>::In*, ns::TA<int> *)",
+        ),
+        (
+            "_Z1kPiP3FooPN2ns3FooEPNS2_1AEPNS5_1BEPNS2_2TAIfEEPNSA_2InEPNS9_IiEE",
+            "k(int *, Foo *, ns::Foo *, ns::A *, ns::A::B *, ns::TA<float> *, ns::TA<float>::In *, ns::TA<int> *)",
+        ),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

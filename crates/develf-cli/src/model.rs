@@ -212,10 +212,10 @@ pub struct ModelOptions {
 }
 
 fn demangle(name: &str, options: ModelOptions) -> Option<String> {
-    if !options.demangle || !name.starts_with("_Z") {
+    if !options.demangle {
         return None;
     }
-    cpp_demangle::Symbol::new(name.as_bytes()).ok().and_then(|s| s.demangle().ok())
+    develf_link::demangle(name)
 }
 
 pub fn hex(bytes: &[u8]) -> String {

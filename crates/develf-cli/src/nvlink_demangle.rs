@@ -5,17 +5,6 @@
 /// The longest mangled name [`nvlink_spelling`] rewrites (bytes).
 const MAX_RESPELLED_NAME: usize = 16 * 1024;
 
-/// Deeper than cpp_demangle's defaults (96 to parse, 128 to print), which
-/// refuse a template nested ten levels in arguments nvlink's demangler
-/// prints (sweep30 p311's `deep_fn<PairOf..<Level..<..>>>`, a 458-byte
-/// name of 17,847 characters). Still bounded: a hostile name fails to
-/// demangle (and prints mangled) instead of overflowing the stack.
-fn demangled_deep(mangled: &str) -> Option<String> {
-    let parse = cpp_demangle::ParseOptions::default().recursion_limit(256);
-    let print = cpp_demangle::DemangleOptions::new().recursion_limit(512);
-    cpp_demangle::Symbol::new_with_options(mangled.as_bytes(), &parse).ok()?.demangle_with_options(&print).ok()
-}
-
 /// Demangles as nvlink prints names: `int *` rather than `int*`, and without
 /// the `_INTERNAL_<hash>_..` namespace nvcc gives file-local functions.
 pub fn demangle_like_nvlink(name: &str) -> String {
@@ -35,6 +24,9 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     // ptxas's local clone of a function (`_Z7h2_poly7__half2$10`) prints as
     // the function (sweep27 p280, p281).
     let name = name.split_once('$').map_or(name, |(base, _)| base);
+    if let Some(text) = inheriting_constructor_like_nvlink(name) {
+        return text;
+    }
     // A deleting destructor (`D0`) is marked (`Shape::~Shape() [deleting]`,
     // sweep27 p280 `-G`).
     let deleting = name.ends_with("D0Ev");
@@ -42,7 +34,7 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     // (`Rect::~Rect() [subobject]`, `Rect::Rect(int, float, float)
     // [subobject]`; sweep27 p280).
     let subobject = base_object_structor(name);
-    let demangle = demangled_deep;
+    let demangle = develf_link::demangle;
     // nvlink's demangler writes a template parameter the signature uses as
     // `T1` (`T1 tmix<int>(T1, T1)`) and an int template argument as `(int)5`
     // (`int wk<(int)5>(int)`): rename them in the mangled name first.
@@ -157,7 +149,32 @@ fn own_class_references(text: &str) -> String {
     if class.contains('<') {
         return own_template_class_references(text).unwrap_or_else(|| text.to_string());
     }
-    format!("{function}{}", unspaced_class_references(&text[open..], class))
+    format!("{function}{}", enclosing_class_references(&text[open..], class))
+}
+
+/// `parameters` with a pointer or reference to `class` or to a class
+/// enclosing it unspaced ([`unspaced_class_references`]): nvlink writes
+/// `ns::A::B::m(ns::A*, ns::A&, ns::A::B*, const ns::A::B&, ns::Foo *)`,
+/// `other::Outer::In::In(int, other::Outer*)`, each a substitution of the
+/// name's prefix, where a class that is not one keeps the space (session
+/// 49's probes f.cu, e.cu).
+fn enclosing_class_references(parameters: &str, class: &str) -> String {
+    let mut parameters = parameters.to_string();
+    let mut depth = 0usize;
+    let mut scopes = Vec::new();
+    for (i, c) in class.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 && class[i..].starts_with("::") && !class[..i].ends_with(':') => scopes.push(i),
+            _ => {}
+        }
+    }
+    parameters = unspaced_class_references(&parameters, class);
+    for &scope in scopes.iter().rev() {
+        parameters = unspaced_class_references(&parameters, &class[..scope]);
+    }
+    parameters
 }
 
 /// Where a demangled function's parameters open: the first `(` outside
@@ -226,14 +243,14 @@ fn own_template_class_references(text: &str) -> Option<String> {
         .iter()
         .find(|r| returned == format!("{class} {r}"))
         .map_or_else(|| returned.to_string(), |r| format!("{class}{r}"));
-    Some(format!("{returned}{}{}", &text[start..open], unspaced_class_references(&text[open..], class)))
+    Some(format!("{returned}{}{}", &text[start..open], enclosing_class_references(&text[open..], class)))
 }
 
-/// `parameters` with each `class &` and `class &&` written `class&`,
-/// `class&&` (after `(`, `, ` or `const `).
+/// `parameters` with each `class &`, `class &&` and `class *` written
+/// `class&`, `class&&`, `class*` (after `(`, `, ` or `const `).
 fn unspaced_class_references(parameters: &str, class: &str) -> String {
     let mut parameters = parameters.to_string();
-    for (before, after) in [("&&", "&&"), ("&", "&")] {
+    for (before, after) in [("&&", "&&"), ("&", "&"), ("*", "*")] {
         for lead in ["(", ", ", "const "] {
             parameters = parameters.replace(&format!("{lead}{class} {before}"), &format!("{lead}{class}{after}"));
         }
@@ -329,6 +346,57 @@ fn nested_structor(name: &str) -> Option<(&str, usize, bool)> {
         after = skip_template_args(after)?;
     }
     after.starts_with('E').then(|| (kind, name.len() - after.len(), own_arguments))
+}
+
+/// An inheriting constructor (`using Base::Base;`, `_ZN2bn5LimbsCI1NS_8
+/// LimbBaseEEj`) as nvlink's demangler writes it: the base named in full
+/// in the constructor's place and the kind after, `bn::Limbs::bn::LimbBase
+/// (unsigned int) [complete inheriting]`, `bn::TD<int>::bn::TB<int>(int)`,
+/// `bn::Mid::bn::VB(int) [base inheriting]` for `CI2` (session 49's probe,
+/// sweep34's `-G` callgraphs). The base is demangled as the first parameter
+/// of a stand-in function (`_ZN2bn5Limbs<mark>ENS_8LimbBaseEj`), which keeps
+/// the substitutions' numbering.
+fn inheriting_constructor_like_nvlink(name: &str) -> Option<String> {
+    const MARK: &str = "NvInheritingConstructor";
+    let mut rest = name.strip_prefix("_ZN")?;
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 {
+            let length: usize = rest[..digits].parse().ok()?;
+            rest = rest.get(digits + length..)?;
+        } else if rest.starts_with('I') {
+            rest = skip_template_args(rest)?;
+        } else {
+            break;
+        }
+    }
+    let kind = match rest.get(..3)? {
+        "CI1" => "complete inheriting",
+        "CI2" => "base inheriting",
+        _ => return None,
+    };
+    let prefix = &name[..name.len() - rest.len()];
+    let parameters = skip_to_close(&rest[3..], 1)?;
+    let base = &rest[3..rest.len() - parameters.len() - 1];
+    let stand_in = format!("{prefix}{}{MARK}E{base}{parameters}", MARK.len());
+    let text = demangle_like_nvlink(&stand_in);
+    let (class, list) = text.split_once(&format!("::{MARK}("))?;
+    let list = list.strip_suffix(')')?;
+    // The base ends at the first comma outside brackets.
+    let mut depth = 0i32;
+    let split = list.char_indices().find(|&(_, c)| {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            _ => {}
+        }
+        c == ',' && depth == 0
+    });
+    let (base, parameters) = match split {
+        Some((at, _)) => (&list[..at], list[at + 1..].trim_start()),
+        None => (list, ""),
+    };
+    Some(format!("{class}::{base}({parameters}) [{kind}]"))
 }
 
 /// A constructor template's name made readable by `cpp_demangle`, which

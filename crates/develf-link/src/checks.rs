@@ -139,11 +139,11 @@ fn pretty_function(raw: &str) -> String {
     if let Some((base, n)) =
         raw.rsplit_once('$').filter(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
     {
-        if let Some(d) = crate::error::demangle(base) {
+        if let Some(d) = crate::demangle::demangle(base) {
             return format!("{d}${n}");
         }
     }
-    crate::error::demangle(raw).unwrap_or_else(|| raw.to_string())
+    crate::demangle::demangle(raw).unwrap_or_else(|| raw.to_string())
 }
 
 /// A shared variable's name: ptxas names a variable declared inside a

@@ -1,6 +1,7 @@
 //! Why a link fails. Every variant names the inputs, sections and symbols
 //! involved, so the message alone tells a user what to fix.
 
+use crate::demangle::demangle;
 use std::fmt;
 use thiserror::Error;
 
@@ -50,14 +51,6 @@ impl fmt::Display for SymbolName {
             _ => write!(f, "`{}`", self.mangled),
         }
     }
-}
-
-/// `_Z3fooi` → `foo(int)`; `None` for names that are not Itanium-mangled.
-pub fn demangle(name: &str) -> Option<String> {
-    if !name.starts_with("_Z") {
-        return None;
-    }
-    cpp_demangle::Symbol::new(name).ok().and_then(|s| s.demangle().ok())
 }
 
 /// One undefined symbol and every place that refers to it.

@@ -21,6 +21,7 @@ mod body;
 mod capsule_align;
 mod checks;
 pub mod compare;
+mod demangle;
 mod errbar;
 mod error;
 mod gc;
@@ -39,9 +40,10 @@ mod symbols;
 mod write;
 
 pub use compare::{Comparison, compare};
+pub use demangle::demangle;
 pub use error::{
     Duplicate, LinkError, LinkWarning, Location, RegisterOverLimit, SharedContribution, SharedOverLimit, SymbolName,
-    Undefined, demangle,
+    Undefined,
 };
 pub use host_info::is_root_kernel;
 pub use input::arch_compatible;
