@@ -831,6 +831,18 @@ fn demangled_names_read_as_nvlinks() {
             "_Z1kPiP3FooPN2ns3FooEPNS2_1AEPNS5_1BEPNS2_2TAIfEEPNSA_2InEPNS9_IiEE",
             "k(int *, Foo *, ns::Foo *, ns::A *, ns::A::B *, ns::TA<float> *, ns::TA<float>::In *, ns::TA<int> *)",
         ),
+        // A decltype of an entity first in a nested name (libcu++'s
+        // `__to_unsigned_like`, session 49's g.cu `-G`; i.cu): two
+        // substitutions to nvlink (and c++filt), one to cpp_demangle; an
+        // expression as a template argument.
+        (
+            "_ZN4cuda3std3__418__to_unsigned_likeIlEENDtL_ZNS1_13__apply_cvrefEEE6__callINS1_20__make_unsigned_implINS1_15remove_volatileINS1_12remove_constIT_E4typeEE4typeEXooL_ZNS1_13is_integral_vEEL_ZNS1_9is_enum_vEEEE4typeEEES8_",
+            "decltype(cuda::std::__4::__apply_cvref)::__call<cuda::std::__4::__make_unsigned_impl<cuda::std::__4::remove_volatile<cuda::std::__4::remove_const<T1>::type>::type, cuda::std::__4::is_integral_v||cuda::std::__4::is_enum_v>::type> cuda::std::__4::__to_unsigned_like<long>(cuda::std::__4::remove_const)",
+        ),
+        (
+            "_ZN2ns1fIiEENDtL_ZNS_2vtEEE6__callINS_1RIT_E4typeEEES4_PNS_1QES9_",
+            "decltype(ns::vt)::__call<ns::R<T1>::type> ns::f<int>(ns::R, ns::Q *, ns::Q)",
+        ),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

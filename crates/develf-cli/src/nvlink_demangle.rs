@@ -44,7 +44,10 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     // ptxas name comes near) a name is demangled as it is, in bounded time.
     let respelled = (name.len() <= MAX_RESPELLED_NAME).then(|| nvlink_spelling(name)).flatten();
     let Some((text, decltypes)) = respelled
-        .and_then(|(m, decltypes)| demangle(&m).map(|text| (decltypes_marked(&decltypes, &text), decltypes)))
+        .and_then(|(m, decltypes)| {
+            let decltypes = entity_decltypes_spelled(decltypes, name)?;
+            demangle(&m).map(|text| (decltypes_marked(&decltypes, &text), decltypes))
+        })
         .or_else(|| demangle(name).map(|text| (text, Vec::new())))
     else {
         return name.to_string();
@@ -531,7 +534,7 @@ fn without_internal_namespaces(text: &str) -> String {
 /// the scan does not follow (external-name literals, lambdas, expressions
 /// outside a `decltype`). With it, each `decltype` as nvlink prints it, in
 /// order ([`DecltypePrinter`]).
-fn nvlink_spelling(name: &str) -> Option<(String, Vec<String>)> {
+fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
     if !name.is_ascii() {
         return None;
     }
@@ -672,19 +675,17 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<String>)> {
                 // demangler numbers them; [`decltypes_marked`] puts
                 // nvlink's spelling in place of the demangler's.
                 if next == b'T' || next == b't' {
-                    let mut printer = DecltypePrinter { b, depth: 0, type_parameters: Vec::new() };
+                    let mut printer = DecltypePrinter { b, depth: 0, type_parameters: Vec::new(), entity: false };
                     let (spelled, end) = printer.decltype(i)?;
-                    decltypes.push(spelled);
-                    // Its type template parameters renamed as elsewhere:
-                    // they are substitutable, and a later `S<n>_` naming
-                    // one prints `T1`, not the argument (`f15<int>(T1)`).
-                    let mut from = i;
-                    for (start, digits_end) in printer.type_parameters {
-                        out.push_str(name.get(from..start)?);
-                        out.push_str(&parameter_class(name.get(start + 1..digits_end)?)?);
-                        from = digits_end + 1;
+                    decltypes.push(Decltype { spelled: (!printer.entity).then_some(spelled) });
+                    out.push_str(&printer.parameters_renamed(name, i, end)?);
+                    // A nested name's first part (`NDtL_Z..EE6__callI..EE`,
+                    // libcu++'s `__copy_cvref_t`) is two substitutions to
+                    // libiberty and nvlink, one to cpp_demangle: a part
+                    // that prints nothing makes the second.
+                    if after_nested_open {
+                        out.push_str(&format!("{}{UNNAMED_PART}", UNNAMED_PART.len()));
                     }
-                    out.push_str(name.get(from..end)?);
                     changed = true;
                     i = end;
                 } else if next.is_ascii_digit() || b"nacishdefu".contains(&next) {
@@ -792,7 +793,20 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<String>)> {
                 out.push_str(&name[i..i + 2]);
                 i += 2;
             }
-            b'X' | b'U' | b'.' | b'$' => return None,
+            // An expression as a template argument (`XooL_ZNS1_13is_integral_
+            // vEEL_ZNS1_9is_enum_vEEE`, libcu++'s `make_unsigned`): copied,
+            // its type template parameters renamed; the demangler prints it.
+            b'X' => {
+                let mut printer = DecltypePrinter { b, depth: 0, type_parameters: Vec::new(), entity: false };
+                let (_, end) = printer.expression(i + 1)?;
+                if b.get(end) != Some(&b'E') {
+                    return None;
+                }
+                out.push_str(&printer.parameters_renamed(name, i, end + 1)?);
+                changed = true;
+                i = end + 1;
+            }
+            b'U' | b'.' | b'$' => return None,
             _ => {
                 opens_nested = c == b'N';
                 after_declarator =
@@ -998,6 +1012,67 @@ fn type_start(head: &str) -> usize {
     0
 }
 
+/// A `decltype` of a mangled name, as [`nvlink_spelling`] finds it.
+struct Decltype {
+    /// nvlink's spelling of it. None for an entity's (`DtL_Z..EE`), which
+    /// the demangler prints as nvlink does, `decltype(cuda::std::__4::
+    /// __apply_cvref)`: [`entity_decltypes_spelled`] takes it from there.
+    spelled: Option<String>,
+}
+
+/// A nested name's part that prints nothing (taken out with the `::`
+/// before it after demangling).
+const UNNAMED_PART: &str = "NvUnnamedPart";
+
+/// `decltypes` with each entity's spelling taken from the demangler's
+/// output for `name` as it is (the substitutions before a decltype are
+/// numbered alike there); None when the decltypes printed there are not
+/// the ones found.
+fn entity_decltypes_spelled(mut decltypes: Vec<Decltype>, name: &str) -> Option<Vec<Decltype>> {
+    if decltypes.iter().all(|d| d.spelled.is_some()) {
+        return Some(decltypes);
+    }
+    let plain = develf_link::demangle(name)?;
+    let spans = decltype_spans(&plain)?;
+    if spans.len() != decltypes.len() {
+        return None;
+    }
+    for (decltype, (start, end)) in decltypes.iter_mut().zip(spans) {
+        decltype.spelled.get_or_insert_with(|| plain[start..end].replacen("decltype (", "decltype(", 1));
+    }
+    Some(decltypes)
+}
+
+/// Where each `decltype (...)` of demangled `text` starts and ends (after
+/// its balanced closing parenthesis). None when one does not close.
+fn decltype_spans(text: &str) -> Option<Vec<(usize, usize)>> {
+    const PRINTED: &str = "decltype (";
+    let mut spans = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text[from..].find(PRINTED) {
+        let open = from + found + PRINTED.len() - 1;
+        let mut depth = 0usize;
+        let mut close = None;
+        for (k, c) in text[open..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(open + k + 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let close = close?;
+        spans.push((from + found, close));
+        from = close;
+    }
+    Some(spans)
+}
+
 /// Marks the place of each `decltype`, `decltypes[k]`, in a demangled
 /// name: `NvDecltype<k>Nv`, a word the respelling after demangling leaves
 /// alone (it would space `param#1*param#2` as a pointer), put back by
@@ -1006,11 +1081,14 @@ fn decltype_mark(k: usize) -> String {
     format!("NvDecltype{k}Nv")
 }
 
-/// Each mark of [`decltypes_marked`] replaced by its decltype.
-fn decltypes_restored(decltypes: &[String], text: &str) -> String {
-    let mut out = text.to_string();
-    for (k, spelled) in decltypes.iter().enumerate() {
-        out = out.replace(&decltype_mark(k), spelled);
+/// Each mark of [`decltypes_marked`] replaced by its decltype, and the
+/// parts [`nvlink_spelling`] added after one taken out.
+fn decltypes_restored(decltypes: &[Decltype], text: &str) -> String {
+    let mut out = text.replace(&format!("::{UNNAMED_PART}"), "");
+    for (k, decltype) in decltypes.iter().enumerate() {
+        if let Some(spelled) = &decltype.spelled {
+            out = out.replace(&decltype_mark(k), spelled);
+        }
     }
     out
 }
@@ -1022,37 +1100,19 @@ fn decltypes_restored(decltypes: &[String], text: &str) -> String {
 /// cpp_demangle writes `decltype ({parm#1}+{parm#2})` and `decltype
 /// (((::cuda::std::forward<int &>)({parm#1}))+...)`. `text` as it is when
 /// the counts differ.
-fn decltypes_marked(decltypes: &[String], text: &str) -> String {
-    const PRINTED: &str = "decltype (";
-    if decltypes.is_empty() || text.matches(PRINTED).count() != decltypes.len() {
+fn decltypes_marked(decltypes: &[Decltype], text: &str) -> String {
+    let Some(spans) = decltype_spans(text) else { return text.to_string() };
+    if decltypes.is_empty() || spans.len() != decltypes.len() {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    for k in 0..decltypes.len() {
-        let Some(at) = rest.find(PRINTED) else { return text.to_string() };
-        out.push_str(&rest[..at]);
-        // The balanced parenthesis that closes it.
-        let mut depth = 0usize;
-        let mut close = None;
-        for (k, c) in rest[at + PRINTED.len() - 1..].char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        close = Some(at + PRINTED.len() - 1 + k);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let Some(close) = close else { return text.to_string() };
+    let mut from = 0;
+    for (k, (start, end)) in spans.into_iter().enumerate() {
+        out.push_str(&text[from..start]);
         out.push_str(&decltype_mark(k));
-        rest = &rest[close + 1..];
+        from = end;
     }
-    out.push_str(rest);
+    out.push_str(&text[from..]);
     out
 }
 
@@ -1071,6 +1131,8 @@ struct DecltypePrinter<'b> {
     /// Where each template parameter in a type's place starts (its `T`)
     /// and where its digits end (at its `_`), in order.
     type_parameters: Vec<(usize, usize)>,
+    /// Whether an entity (`L_Z..E`) was met: the demangler prints it.
+    entity: bool,
 }
 
 /// Binary operators: mangled code, spelling.
@@ -1192,6 +1254,22 @@ fn c_general(value: f64, precision: usize) -> String {
 }
 
 impl DecltypePrinter<'_> {
+    /// `name[from..end]`, read by this printer, with its type template
+    /// parameters renamed as [`nvlink_spelling`] renames them elsewhere:
+    /// they are substitutable, and a later `S<n>_` naming one prints `T1`,
+    /// not the argument (`f15<int>(T1)`).
+    fn parameters_renamed(&self, name: &str, from: usize, end: usize) -> Option<String> {
+        let mut out = String::new();
+        let mut at = from;
+        for &(start, digits_end) in &self.type_parameters {
+            out.push_str(name.get(at..start)?);
+            out.push_str(&parameter_class(name.get(start + 1..digits_end)?)?);
+            at = digits_end + 1;
+        }
+        out.push_str(name.get(at..end)?);
+        Some(out)
+    }
+
     /// The `DT<expression>E` or `Dt<expression>E` at `at`, printed, and
     /// where it ends (after the `E`).
     fn decltype(&mut self, at: usize) -> Option<(String, usize)> {
@@ -1259,6 +1337,20 @@ impl DecltypePrinter<'_> {
             let (operand, end) = self.expression(at + 2)?;
             let keyword = if code == b"sz" { "sizeof" } else { "alignof" };
             (format!("{keyword}({operand})"), end)
+        } else if rest.starts_with(b"L_Z") {
+            // An entity: its name, nested or not, then the literal's `E`.
+            let name_at = at + 3;
+            let text = std::str::from_utf8(self.b.get(name_at..)?).ok()?;
+            let name_end = match self.b.get(name_at)? {
+                b'N' => self.b.len() - skip_to_close(text, 0)?.len(),
+                b'0'..=b'9' => self.source_name_with_arguments(name_at)?.1,
+                _ => return None,
+            };
+            if self.b.get(name_end) != Some(&b'E') {
+                return None;
+            }
+            self.entity = true;
+            (String::new(), name_end + 1)
         } else if code[0] == b'L' {
             self.literal(at)?
         } else if code == b"fp" || code == b"fL" {
