@@ -322,14 +322,10 @@ fn base_object_structor(name: &str) -> bool {
     nested_structor(name).is_some_and(|(kind, _, _)| kind == "C2" || kind == "D2")
 }
 
-/// The constructor or destructor (`C1`, `C2`, `D0`..) a mangled nested
-/// name ends in, where the nested name's closing `E` is, and whether the
-/// structor has template arguments of its own. Followed
-/// through the nested name: source names, each `<length><identifier>`, and
-/// template arguments (`thread_group_base<3u>`: `ILj3EE`; sweep27 p282 `-G`),
-/// the structor's own included (a constructor template, `C2ILj16E..EE`);
-/// anything else (substitutions) is not.
-fn nested_structor(name: &str) -> Option<(&str, usize, bool)> {
+/// What follows the source names and template arguments that open the
+/// nested name of `name` (`_ZN2bn5Limbs` + `CI1..`); None when it is not
+/// a nested name or they do not close.
+fn after_nested_names(name: &str) -> Option<&str> {
     let mut rest = name.strip_prefix("_ZN")?;
     loop {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
@@ -339,9 +335,20 @@ fn nested_structor(name: &str) -> Option<(&str, usize, bool)> {
         } else if rest.starts_with('I') {
             rest = skip_template_args(rest)?;
         } else {
-            break;
+            return Some(rest);
         }
     }
+}
+
+/// The constructor or destructor (`C1`, `C2`, `D0`..) a mangled nested
+/// name ends in, where the nested name's closing `E` is, and whether the
+/// structor has template arguments of its own. Followed
+/// through the nested name: source names, each `<length><identifier>`, and
+/// template arguments (`thread_group_base<3u>`: `ILj3EE`; sweep27 p282 `-G`),
+/// the structor's own included (a constructor template, `C2ILj16E..EE`);
+/// anything else (substitutions) is not.
+fn nested_structor(name: &str) -> Option<(&str, usize, bool)> {
+    let rest = after_nested_names(name)?;
     let kind = rest.get(..2).filter(|k| matches!(*k, "C1" | "C2" | "C3" | "D0" | "D1" | "D2"))?;
     let mut after = &rest[2..];
     let own_arguments = after.starts_with('I');
@@ -361,18 +368,7 @@ fn nested_structor(name: &str) -> Option<(&str, usize, bool)> {
 /// the substitutions' numbering.
 fn inheriting_constructor_like_nvlink(name: &str) -> Option<String> {
     const MARK: &str = "NvInheritingConstructor";
-    let mut rest = name.strip_prefix("_ZN")?;
-    loop {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 {
-            let length: usize = rest[..digits].parse().ok()?;
-            rest = rest.get(digits + length..)?;
-        } else if rest.starts_with('I') {
-            rest = skip_template_args(rest)?;
-        } else {
-            break;
-        }
-    }
+    let rest = after_nested_names(name)?;
     let kind = match rest.get(..3)? {
         "CI1" => "complete inheriting",
         "CI2" => "base inheriting",
