@@ -32,9 +32,16 @@ const MISPLACED: [&str; 5] = ["&&", "*", "&", " const", " volatile"];
 /// declarator before `::`, so each one found there is moved to the end of
 /// the qualified name it interrupts.
 fn declarators_after_prefix_moved(text: &str) -> String {
+    // Each move copies the text: a hostile name's thousands of them would
+    // take quadratic time. A real one has a few.
+    const MOST_MOVES: usize = 64;
     let mut text = text.to_string();
     let mut from = 0;
+    let mut moves = 0;
     while let Some(found) = text.get(from..).and_then(|rest| rest.find("::")) {
+        if moves == MOST_MOVES {
+            break;
+        }
         let scope = from + found;
         from = scope + 2;
         let before = &text[..scope];
@@ -50,6 +57,7 @@ fn declarators_after_prefix_moved(text: &str) -> String {
         let start = scope - declarator.len();
         text = format!("{}{}{declarator}{}", &text[..start], &text[scope..end], &text[end..]);
         from = start;
+        moves += 1;
     }
     text
 }
