@@ -843,6 +843,29 @@ fn demangled_names_read_as_nvlinks() {
             "_ZN2ns1fIiEENDtL_ZNS_2vtEEE6__callINS_1RIT_E4typeEEES4_PNS_1QES9_",
             "decltype(ns::vt)::__call<ns::R<T1>::type> ns::f<int>(ns::R, ns::Q *, ns::Q)",
         ),
+        // Session 49's j.cu, i.cu: a pointer or reference to a class met
+        // first as a scope (a prefix substitution) is unspaced, to one met
+        // first as a type not.
+        ("_Z1fN5Outer5InnerEPS_", "f(Outer::Inner, Outer*)"),
+        ("_Z1g5OuterNS_5InnerEPS_", "g(Outer, Outer::Inner, Outer *)"),
+        ("_Z1hN2ns2O22InERS0_PKS0_", "h(ns::O2::In, ns::O2&, const ns::O2*)"),
+        ("_Z1tN2ns2TTIiE2InEPS1_", "t(ns::TT<int>::In, ns::TT<int>*)"),
+        ("_Z1uN2ns2TTIiEENS1_2InEPS1_", "u(ns::TT<int>, ns::TT<int>::In, ns::TT<int> *)"),
+        (
+            "_ZN2ns1gIiEENDtL_ZNS_2vtEEE6__callINS_1RIT_E4typeEEES4_PS4_",
+            "decltype(ns::vt)::__call<ns::R<T1>::type> ns::g<int>(ns::R, ns::R*)",
+        ),
+        // Session 49's cub.cu `-G` (libcu++'s tuple and optional): an
+        // enumeration literal among a constructor template's arguments, an
+        // inheriting constructor template.
+        (
+            "_ZN4cuda3std3__45tupleIJifEEC1IJRifELi0ELNS1_20__select_constructorE1ELi0EEEDpOT_",
+            "cuda::std::__4::tuple<int, float>::tuple<int &, float, (int)0, (cuda::std::__4::__select_constructor)1, (int)0>(T1 &&...)",
+        ),
+        (
+            "_ZN4cuda3std3__420__optional_copy_baseIiLNS1_18__smf_availabilityE0EECI2NS1_24__optional_destruct_baseIiLb1EEEIJRiEEENS1_10in_place_tEDpOT_",
+            "cuda::std::__4::__optional_copy_base<int, (cuda::std::__4::__smf_availability)0>::cuda::std::__4::__optional_destruct_base<int, (bool)1><int &>(cuda::std::__4::in_place_t, T1 &&...) [base inheriting]",
+        ),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

@@ -74,7 +74,7 @@ pub fn demangle_like_nvlink(name: &str) -> String {
         closed = closed.replace("> >", ">>");
     }
     let closed = unspaced_marks_removed(&closed);
-    let out = own_class_references(&spaced_operators(&closed))
+    let out = prefix_references(&own_class_references(&spaced_operators(&closed)))
         .replace(&format!("{NESTED_PARAMETER_MARK} *"), "*")
         .replace(NESTED_PARAMETER_MARK, "")
         .replace("(&) [", "(&)[")
@@ -178,6 +178,87 @@ fn enclosing_class_references(parameters: &str, class: &str) -> String {
         parameters = unspaced_class_references(&parameters, &class[..scope]);
     }
     parameters
+}
+
+/// A parameter that points or refers to a class met first as a scope
+/// (`Outer` in `Outer::Inner`, mangled a prefix substitution) unspaced, as
+/// nvlink writes it: `f(Outer::Inner, Outer*)` but `g(Outer, Outer::Inner,
+/// Outer *)`, where `Outer` was met first as a type; `h(ns::O2::In,
+/// ns::O2&, const ns::O2*)` (session 49's probe j.cu). The names are
+/// searched in the order they are mangled: the function's name, its return
+/// type, the parameters before.
+fn prefix_references(text: &str) -> String {
+    let Some(open) = parameters_open(text) else { return text.to_string() };
+    // The return type ends at the last space outside brackets before the name.
+    let mut depth = 0i32;
+    let mut name_start = 0;
+    for (i, c) in text[..open].char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ' ' if depth == 0 => name_start = i + 1,
+            _ => {}
+        }
+    }
+    let Some(list) = text[open + 1..].strip_suffix(')').or_else(|| text[open + 1..].rsplit_once(')').map(|(l, _)| l))
+    else {
+        return text.to_string();
+    };
+    // The parameters, split at commas outside brackets.
+    let mut parameters = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in list.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parameters.push(start..i);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parameters.push(start..list.len());
+    let mut out = text.to_string();
+    // Back to front, so that earlier ranges stay where they are.
+    for range in parameters.into_iter().rev() {
+        let parameter = list[range.clone()].trim_start();
+        let lead = list[range.clone()].len() - parameter.len();
+        let class = parameter.strip_prefix("const ").unwrap_or(parameter);
+        let Some(class) = [" &&", " &", " *"].iter().find_map(|d| class.strip_suffix(d)) else { continue };
+        if class.is_empty() || class.contains(' ') && !class.contains('<') {
+            continue;
+        }
+        let parameter_at = open + 1 + range.start + lead;
+        let earlier = [&text[name_start..open], &text[..name_start], &text[open..parameter_at]];
+        if earlier.iter().find_map(|part| first_use_is_scope(part, class)) == Some(true) {
+            // The space before the declarator.
+            let space = parameter_at + parameter.trim_end_matches(['*', '&']).len() - 1;
+            if out.as_bytes().get(space) == Some(&b' ') {
+                out.remove(space);
+            }
+        }
+    }
+    out
+}
+
+/// Whether the first use of `class` in `text` (a whole name: not part of a
+/// longer one) is as a scope, `class::..` or `class<..>`; None when it is
+/// not used.
+fn first_use_is_scope(text: &str, class: &str) -> Option<bool> {
+    let mut from = 0;
+    while let Some(found) = text.get(from..)?.find(class) {
+        let at = from + found;
+        let after = &text[at + class.len()..];
+        let whole_before = !text[..at].ends_with(|c: char| is_word_char(c) || c == ':');
+        if whole_before && !after.starts_with(is_word_char) {
+            // A template's name before its arguments is a scope too (the
+            // template prefix `ns::R` of `ns::R<T1>`; session 49's i.cu).
+            return Some(after.starts_with("::") || after.starts_with('<'));
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// Where a demangled function's parameters open: the first `(` outside
@@ -375,12 +456,50 @@ fn inheriting_constructor_like_nvlink(name: &str) -> Option<String> {
         _ => return None,
     };
     let prefix = &name[..name.len() - rest.len()];
-    let parameters = skip_to_close(&rest[3..], 1)?;
-    let base = &rest[3..rest.len() - parameters.len() - 1];
-    let stand_in = format!("{prefix}{}{MARK}E{base}{parameters}", MARK.len());
+    // The base: a nested name, a name or a substitution, with arguments.
+    let base_text = &rest[3..];
+    let after_base = match *base_text.as_bytes().first()? {
+        b'N' => skip_to_close(base_text, 0)?,
+        first => {
+            let after = if first == b'S' {
+                &base_text[base_text.find('_')? + 1..]
+            } else {
+                let digits = base_text.bytes().take_while(u8::is_ascii_digit).count();
+                let length: usize = base_text[..digits].parse().ok()?;
+                base_text.get(digits.checked_add(length)?..)?
+            };
+            if after.starts_with('I') { skip_template_args(after)? } else { after }
+        }
+    };
+    let base = &base_text[..base_text.len() - after_base.len()];
+    // A constructor template's own arguments (libcu++'s `optional` bases:
+    // `CI1NS1_24__optional_destruct_baseIiLb1EEEIJRiEEE`).
+    let (arguments, after) = match after_base.strip_prefix('I') {
+        Some(_) => {
+            let after = skip_template_args(after_base)?;
+            (&after_base[..after_base.len() - after.len()], after)
+        }
+        None => ("", after_base),
+    };
+    let parameters = after.strip_prefix('E')?;
+    // A function template's first type is its return type: `v`.
+    let returned = if arguments.is_empty() { "" } else { "v" };
+    let stand_in = format!("{prefix}{}{MARK}{arguments}E{returned}{base}{parameters}", MARK.len());
     let text = demangle_like_nvlink(&stand_in);
-    let (class, list) = text.split_once(&format!("::{MARK}("))?;
-    let list = list.strip_suffix(')')?;
+    let text = text.strip_prefix("void ").unwrap_or(&text);
+    let (class, rest) = text.split_once(&format!("::{MARK}"))?;
+    // The constructor's own arguments, then its parameters (the base first).
+    let mut depth = 0i32;
+    let open = rest.char_indices().find(|&(_, c)| {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            _ => {}
+        }
+        c == '(' && depth == 0
+    })?;
+    let own_arguments = &rest[..open.0];
+    let list = rest[open.0 + 1..].strip_suffix(')')?;
     // The base ends at the first comma outside brackets.
     let mut depth = 0i32;
     let split = list.char_indices().find(|&(_, c)| {
@@ -395,7 +514,7 @@ fn inheriting_constructor_like_nvlink(name: &str) -> Option<String> {
         Some((at, _)) => (&list[..at], list[at + 1..].trim_start()),
         None => (list, ""),
     };
-    Some(format!("{class}::{base}({parameters}) [{kind}]"))
+    Some(format!("{class}::{base}{own_arguments}({parameters}) [{kind}]"))
 }
 
 /// A constructor template's name made readable by `cpp_demangle`, which
@@ -416,10 +535,35 @@ fn skip_template_args(text: &str) -> Option<&str> {
 
 /// [`skip_template_args`] from inside `depth` open lists.
 fn skip_to_close(text: &str, depth: usize) -> Option<&str> {
+    skip_to_close_nested(text, depth, 0)
+}
+
+/// [`skip_to_close`] inside `nesting` enumeration literals' types, which
+/// it reads by calling itself; bounded.
+fn skip_to_close_nested(text: &str, depth: usize, nesting: usize) -> Option<&str> {
+    if nesting > 16 {
+        return None;
+    }
     let b = text.as_bytes();
     let (mut depth, mut i) = (depth, 0usize);
     while i < b.len() {
         match b[i] {
+            // A literal of an enumeration (`LNS1_20__select_constructorE1E`,
+            // `L9cgx_scope1E`, `LS9_0E`): its type, then its value, whose
+            // digits are not a name's length (libcu++'s tuple constructor).
+            b'L' if matches!(b.get(i + 1), Some(b'N' | b'S' | b'1'..=b'9')) => {
+                let type_end = match b[i + 1] {
+                    b'N' => text.len() - skip_to_close_nested(&text[i + 1..], 0, nesting + 1)?.len(),
+                    b'S' => i + 1 + b[i + 1..].iter().position(|&c| c == b'_')? + 1,
+                    _ => {
+                        let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                        let length: usize = text[i + 1..i + 1 + digits].parse().ok()?;
+                        i.checked_add(1 + digits)?.checked_add(length)?
+                    }
+                };
+                i = type_end + b.get(type_end..)?.iter().position(|&c| c == b'E')? + 1;
+                continue;
+            }
             b'0'..=b'9' => {
                 let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
                 let length: usize = text[i..i + digits].parse().ok()?;
