@@ -866,6 +866,12 @@ fn demangled_names_read_as_nvlinks() {
             "_ZN4cuda3std3__420__optional_copy_baseIiLNS1_18__smf_availabilityE0EECI2NS1_24__optional_destruct_baseIiLb1EEEIJRiEEENS1_10in_place_tEDpOT_",
             "cuda::std::__4::__optional_copy_base<int, (cuda::std::__4::__smf_availability)0>::cuda::std::__4::__optional_destruct_base<int, (bool)1><int &>(cuda::std::__4::in_place_t, T1 &&...) [base inheriting]",
         ),
+        // Session 49's lib2.cu `-G` (libcu++'s floating-point storage): an
+        // entity as a template argument of a call in a decltype.
+        (
+            "_ZN4cuda3std3__417__fp_from_storageIfEET_DTcl22__fp_storage_type_implIL_ZNS1_16__fp_format_of_vEEEEE",
+            "T1 cuda::std::__4::__fp_from_storage<float>(decltype((__fp_storage_type_impl<cuda::std::__4::__fp_format_of_v>())))",
+        ),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

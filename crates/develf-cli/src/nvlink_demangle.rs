@@ -685,6 +685,7 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
     let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
     let mut changed = false;
     let mut decltypes = Vec::new();
+    let scopes = leading_scopes(name);
     // Whether the token before this one opened a nested name (an `N` of
     // its own, not the last letter of a name).
     let mut opens_nested = false;
@@ -815,7 +816,8 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
                 // demangler numbers them; [`decltypes_marked`] puts
                 // nvlink's spelling in place of the demangler's.
                 if next == b'T' || next == b't' {
-                    let mut printer = DecltypePrinter { b, depth: 0, type_parameters: Vec::new(), entity: false };
+                    let mut printer =
+                        DecltypePrinter { b, depth: 0, type_parameters: Vec::new(), entity: false, scopes: &scopes };
                     let (spelled, end) = printer.decltype(i)?;
                     decltypes.push(Decltype { spelled: (!printer.entity).then_some(spelled) });
                     out.push_str(&printer.parameters_renamed(name, i, end)?);
@@ -937,7 +939,8 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
             // vEEL_ZNS1_9is_enum_vEEE`, libcu++'s `make_unsigned`): copied,
             // its type template parameters renamed; the demangler prints it.
             b'X' => {
-                let mut printer = DecltypePrinter { b, depth: 0, type_parameters: Vec::new(), entity: false };
+                let mut printer =
+                    DecltypePrinter { b, depth: 0, type_parameters: Vec::new(), entity: false, scopes: &scopes };
                 let (_, end) = printer.expression(i + 1)?;
                 if b.get(end) != Some(&b'E') {
                     return None;
@@ -1271,8 +1274,33 @@ struct DecltypePrinter<'b> {
     /// Where each template parameter in a type's place starts (its `T`)
     /// and where its digits end (at its `_`), in order.
     type_parameters: Vec<(usize, usize)>,
-    /// Whether an entity (`L_Z..E`) was met: the demangler prints it.
+    /// Whether an entity (`L_Z..E`) was met that is not named here: the
+    /// demangler prints it.
     entity: bool,
+    /// The first substitutions of the name: its leading scopes.
+    scopes: &'b [String],
+}
+
+/// The scopes a nested name opens with, the first substitutions of the
+/// name (`_ZN4cuda3std3__4..`: `cuda`, `cuda::std`, `cuda::std::__4`), as
+/// far as they are plain names.
+fn leading_scopes(name: &str) -> Vec<String> {
+    let mut scopes: Vec<String> = Vec::new();
+    let Some(mut rest) = name.strip_prefix("_ZN") else { return scopes };
+    rest = rest.trim_start_matches(['K', 'V', 'r']);
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let Some(length) = rest[..digits].parse::<usize>().ok().filter(|_| digits > 0) else { break };
+        let Some(part) = rest.get(digits..digits + length) else { break };
+        rest = &rest[digits + length..];
+        // The last name is the function's own, no scope.
+        if !rest.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+            break;
+        }
+        let scope = scopes.last().map_or_else(|| part.to_string(), |outer| format!("{outer}::{part}"));
+        scopes.push(scope);
+    }
+    scopes
 }
 
 /// Binary operators: mangled code, spelling.
@@ -1477,6 +1505,8 @@ impl DecltypePrinter<'_> {
             let (operand, end) = self.expression(at + 2)?;
             let keyword = if code == b"sz" { "sizeof" } else { "alignof" };
             (format!("{keyword}({operand})"), end)
+        } else if let Some((named, end)) = self.entity_named(at) {
+            (named, end)
         } else if rest.starts_with(b"L_Z") {
             // An entity: its name, nested or not, then the literal's `E`.
             let name_at = at + 3;
@@ -1634,6 +1664,69 @@ impl DecltypePrinter<'_> {
         Some((format!("T{index}"), end))
     }
 
+    /// An entity `L_Z <name> E` whose name is plain or opens with one of
+    /// the name's leading scopes (`L_ZNS1_16__fp_format_of_vEE`: `cuda::
+    /// std::__4::__fp_format_of_v`), and where it ends.
+    fn entity_named(&self, at: usize) -> Option<(String, usize)> {
+        let mut i = at.checked_add(3)?;
+        if self.b.get(at..i)? != b"L_Z" {
+            return None;
+        }
+        let nested = self.b.get(i) == Some(&b'N');
+        let mut parts: Vec<String> = Vec::new();
+        if nested {
+            i += 1;
+            if self.b.get(i) == Some(&b'S') {
+                let n = self.b.get(i + 1..)?.iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+                if self.b.get(i + 1 + n) != Some(&b'_') {
+                    return None;
+                }
+                let index = if n == 0 {
+                    0
+                } else {
+                    usize::from_str_radix(std::str::from_utf8(&self.b[i + 1..i + 1 + n]).ok()?, 36).ok()? + 1
+                };
+                parts.push(self.scopes.get(index)?.clone());
+                i += n + 2;
+            }
+        }
+        loop {
+            let n = self.b.get(i..)?.iter().take_while(|c| c.is_ascii_digit()).count();
+            if n == 0 {
+                break;
+            }
+            let len: usize = std::str::from_utf8(&self.b[i..i + n]).ok()?.parse().ok()?;
+            let end = i.checked_add(n)?.checked_add(len)?;
+            parts.push(std::str::from_utf8(self.b.get(i + n..end)?).ok()?.to_string());
+            i = end;
+            if !nested {
+                break;
+            }
+        }
+        if nested {
+            if self.b.get(i) != Some(&b'E') {
+                return None;
+            }
+            i += 1;
+        }
+        if parts.is_empty() || self.b.get(i) != Some(&b'E') {
+            return None;
+        }
+        Some((parts.join("::"), i + 1))
+    }
+
+    /// A template argument in an expression: a type, a template parameter,
+    /// a literal or an entity.
+    fn template_argument(&mut self, at: usize) -> Option<(String, usize)> {
+        if let Some(named) = self.entity_named(at) {
+            return Some(named);
+        }
+        if self.b.get(at) == Some(&b'L') {
+            return self.literal(at);
+        }
+        self.type_name(at)
+    }
+
     /// [`Self::parameter`] in a type's place, its position recorded.
     fn type_parameter(&mut self, at: usize) -> Option<(String, usize)> {
         let (parameter, end) = self.parameter(at)?;
@@ -1650,7 +1743,7 @@ impl DecltypePrinter<'_> {
         if self.b.get(end) != Some(&b'I') {
             return Some((text, end));
         }
-        let (arguments, after) = self.list(end + 1, Self::type_parameter)?;
+        let (arguments, after) = self.list(end + 1, Self::template_argument)?;
         text.push('<');
         text.push_str(&arguments.join(", "));
         text.push('>');
