@@ -872,6 +872,25 @@ fn demangled_names_read_as_nvlinks() {
             "_ZN4cuda3std3__417__fp_from_storageIfEET_DTcl22__fp_storage_type_implIL_ZNS1_16__fp_format_of_vEEEEE",
             "T1 cuda::std::__4::__fp_from_storage<float>(decltype((__fp_storage_type_impl<cuda::std::__4::__fp_format_of_v>())))",
         ),
+        // Session 49's lib3.cu `-G` (libcu++'s invoke, make_tuple, bitset): a
+        // pack expansion of a type other than a parameter, of an expression;
+        // `operator <<` with template arguments.
+        (
+            "_ZN4cuda3std3__410make_tupleIJRiRf2PtEEENS1_5tupleIJDpNS1_16unwrap_ref_decayIT_E4typeEEEEDpOS8_",
+            "cuda::std::__4::tuple<cuda::std::__4::unwrap_ref_decay<T1>::type...> cuda::std::__4::make_tuple<int &, float &, Pt>(T1 &&...)",
+        ),
+        (
+            "_ZN4cuda3std3__46invokeINS1_5minusIiEEJRiS5_EEENS1_13invoke_resultIT_JDpT0_EE4typeEOS7_DpOS8_",
+            "cuda::std::__4::invoke_result<T1, T2...>::type cuda::std::__4::invoke<cuda::std::__4::minus<int>, int &, int &>(T1 &&, T2 &&...)",
+        ),
+        (
+            "_ZN4cuda3std3__48__invokeINS1_5minusIiEEJRiS5_EEEDTclclL_ZNS1_7declvalEEEspclL_ZNS1_7declvalEEEEEOT_DpOT0_",
+            "decltype((cuda::std::__4::declval()(cuda::std::__4::declval()...))) cuda::std::__4::__invoke<cuda::std::__4::minus<int>, int &, int &>(T1 &&, T2 &&...)",
+        ),
+        (
+            "_ZN4cuda3std3__4lsIjEENS1_18__avoid_promotionsIjEES4_T_",
+            "cuda::std::__4::__avoid_promotions<unsigned int> cuda::std::__4::operator <<<unsigned int>(cuda::std::__4::__avoid_promotions<unsigned int>, T1)",
+        ),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

@@ -377,6 +377,10 @@ fn spaced_operators(text: &str) -> String {
                 if let Some(arguments) = after.strip_prefix("< <") {
                     out.push_str("<<");
                     rest = arguments;
+                } else if let Some(arguments) = after.strip_prefix("<< <") {
+                    // `operator <<<unsigned int>(..)` (libcu++'s bitset).
+                    out.push_str("<<<");
+                    rest = arguments;
                 }
             }
             Some(' ') => {
@@ -841,7 +845,18 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
                     let qualifiers = b[i + 2..].iter().take_while(|c| b"OPRKV".contains(c)).count();
                     let at = i + 2 + qualifiers;
                     if b.get(at) != Some(&b'T') {
-                        return None;
+                        // Of another type (`DpOS8_`, a substitution naming a
+                        // parameter; `DpNS1_16unwrap_ref_decayIT_E4typeE`),
+                        // which the demangler prints without its `...` in
+                        // some places: a vendor qualifier in its place (one
+                        // substitution as well) prints a mark after the
+                        // type, `T1&& NvPackExpansionOf`, `...` after
+                        // demangling (libcu++'s `invoke`, `make_tuple`;
+                        // session 49's lib3.cu).
+                        out.push_str(&format!("U{}{PACK_EXPANSION_QUALIFIER}", PACK_EXPANSION_QUALIFIER.len()));
+                        changed = true;
+                        i += 2;
+                        continue;
                     }
                     let n = digits(at + 1);
                     if b.get(at + 1 + n) != Some(&b'_') {
@@ -1049,11 +1064,17 @@ fn unspaced_marks_removed(text: &str) -> String {
 /// names it, and replaced by `...` after demangling.
 const PACK_EXPANSION_MARK: &str = "NvPackExpansion";
 
+/// A vendor qualifier standing for a pack expansion of a type other than
+/// a template parameter, printed after the type and replaced by `...`.
+const PACK_EXPANSION_QUALIFIER: &str = "NvPackExpansionOf";
+
 /// Each [`PACK_EXPANSION_MARK`] taken out, with `...` after the reference or
-/// pointer that follows it: `T2...`, `T1 &&...`.
+/// pointer that follows it: `T2...`, `T1 &&...`; each
+/// [`PACK_EXPANSION_QUALIFIER`] replaced by `...`.
 fn pack_expansions_closed(text: &str) -> String {
+    let text = text.replace(&format!(" {PACK_EXPANSION_QUALIFIER}"), "...");
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
+    let mut rest = text.as_str();
     while let Some(at) = rest.find(PACK_EXPANSION_MARK) {
         out.push_str(&rest[..at]);
         rest = &rest[at + PACK_EXPANSION_MARK.len()..];
@@ -1063,7 +1084,10 @@ fn pack_expansions_closed(text: &str) -> String {
         rest = &rest[declarator..];
     }
     out.push_str(rest);
-    out
+    // A substitution naming a marked parameter under a pack expansion of
+    // its own (`JDpT0_E .. DpOS8_`, libcu++'s `invoke`) has both: no type
+    // expands twice.
+    out.replace("......", "...")
 }
 
 /// Appended to a template parameter's class name where the parameter opens
@@ -1475,6 +1499,10 @@ impl DecltypePrinter<'_> {
             let (ty, next) = self.type_name(at + 2)?;
             let (operand, end) = self.expression(next)?;
             (format!("{keyword}<{ty}>({operand})"), end)
+        } else if code == b"sp" {
+            // A pack expansion: `declval()...`.
+            let (pattern, end) = self.expression(at + 2)?;
+            (format!("{pattern}..."), end)
         } else if code == b"qu" {
             let (condition, next) = self.expression(at + 2)?;
             let (yes, next) = self.expression(next)?;
