@@ -2,6 +2,10 @@
 //! output respelled, and the mangled name rewritten first where the two
 //! demanglers read it differently (rule 13.10).
 
+use develf_link::demangle::{
+    InheritingConstructor, constructor_template_fixed, inheriting_constructor, nested_structor, skip_to_close,
+};
+
 /// The longest mangled name [`nvlink_spelling`] rewrites (bytes).
 const MAX_RESPELLED_NAME: usize = 16 * 1024;
 
@@ -34,7 +38,7 @@ pub fn demangle_like_nvlink(name: &str) -> String {
     // (`Rect::~Rect() [subobject]`, `Rect::Rect(int, float, float)
     // [subobject]`; sweep27 p280).
     let subobject = base_object_structor(name);
-    let demangle = develf_link::demangle;
+    let demangle = develf_link::demangle::demangle_fixed;
     // nvlink's demangler writes a template parameter the signature uses as
     // `T1` (`T1 tmix<int>(T1, T1)`) and an int template argument as `(int)5`
     // (`int wk<(int)5>(int)`): rename them in the mangled name first.
@@ -407,42 +411,6 @@ fn base_object_structor(name: &str) -> bool {
     nested_structor(name).is_some_and(|(kind, _, _)| kind == "C2" || kind == "D2")
 }
 
-/// What follows the source names and template arguments that open the
-/// nested name of `name` (`_ZN2bn5Limbs` + `CI1..`); None when it is not
-/// a nested name or they do not close.
-fn after_nested_names(name: &str) -> Option<&str> {
-    let mut rest = name.strip_prefix("_ZN")?;
-    loop {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 {
-            let length: usize = rest[..digits].parse().ok()?;
-            rest = rest.get(digits + length..)?;
-        } else if rest.starts_with('I') {
-            rest = skip_template_args(rest)?;
-        } else {
-            return Some(rest);
-        }
-    }
-}
-
-/// The constructor or destructor (`C1`, `C2`, `D0`..) a mangled nested
-/// name ends in, where the nested name's closing `E` is, and whether the
-/// structor has template arguments of its own. Followed
-/// through the nested name: source names, each `<length><identifier>`, and
-/// template arguments (`thread_group_base<3u>`: `ILj3EE`; sweep27 p282 `-G`),
-/// the structor's own included (a constructor template, `C2ILj16E..EE`);
-/// anything else (substitutions) is not.
-fn nested_structor(name: &str) -> Option<(&str, usize, bool)> {
-    let rest = after_nested_names(name)?;
-    let kind = rest.get(..2).filter(|k| matches!(*k, "C1" | "C2" | "C3" | "D0" | "D1" | "D2"))?;
-    let mut after = &rest[2..];
-    let own_arguments = after.starts_with('I');
-    if own_arguments {
-        after = skip_template_args(after)?;
-    }
-    after.starts_with('E').then(|| (kind, name.len() - after.len(), own_arguments))
-}
-
 /// An inheriting constructor (`using Base::Base;`, `_ZN2bn5LimbsCI1NS_8
 /// LimbBaseEEj`) as nvlink's demangler writes it: the base named in full
 /// in the constructor's place and the kind after, `bn::Limbs::bn::LimbBase
@@ -453,39 +421,8 @@ fn nested_structor(name: &str) -> Option<(&str, usize, bool)> {
 /// the substitutions' numbering.
 fn inheriting_constructor_like_nvlink(name: &str) -> Option<String> {
     const MARK: &str = "NvInheritingConstructor";
-    let rest = after_nested_names(name)?;
-    let kind = match rest.get(..3)? {
-        "CI1" => "complete inheriting",
-        "CI2" => "base inheriting",
-        _ => return None,
-    };
-    let prefix = &name[..name.len() - rest.len()];
-    // The base: a nested name, a name or a substitution, with arguments.
-    let base_text = &rest[3..];
-    let after_base = match *base_text.as_bytes().first()? {
-        b'N' => skip_to_close(base_text, 0)?,
-        first => {
-            let after = if first == b'S' {
-                &base_text[base_text.find('_')? + 1..]
-            } else {
-                let digits = base_text.bytes().take_while(u8::is_ascii_digit).count();
-                let length: usize = base_text[..digits].parse().ok()?;
-                base_text.get(digits.checked_add(length)?..)?
-            };
-            if after.starts_with('I') { skip_template_args(after)? } else { after }
-        }
-    };
-    let base = &base_text[..base_text.len() - after_base.len()];
-    // A constructor template's own arguments (libcu++'s `optional` bases:
-    // `CI1NS1_24__optional_destruct_baseIiLb1EEEIJRiEEE`).
-    let (arguments, after) = match after_base.strip_prefix('I') {
-        Some(_) => {
-            let after = skip_template_args(after_base)?;
-            (&after_base[..after_base.len() - after.len()], after)
-        }
-        None => ("", after_base),
-    };
-    let parameters = after.strip_prefix('E')?;
+    let InheritingConstructor { prefix, complete, base, arguments, parameters } = inheriting_constructor(name)?;
+    let kind = if complete { "complete inheriting" } else { "base inheriting" };
     // A function template's first type is its return type: `v`.
     let returned = if arguments.is_empty() { "" } else { "v" };
     let stand_in = format!("{prefix}{}{MARK}{arguments}E{returned}{base}{parameters}", MARK.len());
@@ -519,93 +456,6 @@ fn inheriting_constructor_like_nvlink(name: &str) -> Option<String> {
         None => (list, ""),
     };
     Some(format!("{class}::{base}{own_arguments}({parameters}) [{kind}]"))
-}
-
-/// A constructor template's name made readable by `cpp_demangle`, which
-/// takes its first parameter for a return type (`_ZN1AC2IiEEi` would print
-/// `A::A<int>()`): a `void` return type is put before the parameters,
-/// which a constructor does not print.
-fn constructor_template_fixed(name: &str) -> Option<String> {
-    let (kind, close, own_arguments) = nested_structor(name)?;
-    (kind.starts_with('C') && own_arguments).then(|| format!("{}v{}", &name[..=close], &name[close + 1..]))
-}
-
-/// `text` (starting with a template argument list's `I`) after the list's
-/// closing `E`: names are skipped by their length, `I`, `J`, `L`, `X` and
-/// `N` open what an `E` closes. None when it does not close.
-fn skip_template_args(text: &str) -> Option<&str> {
-    skip_to_close(text, 0)
-}
-
-/// [`skip_template_args`] from inside `depth` open lists.
-fn skip_to_close(text: &str, depth: usize) -> Option<&str> {
-    skip_to_close_nested(text, depth, 0)
-}
-
-/// [`skip_to_close`] inside `nesting` enumeration literals' types, which
-/// it reads by calling itself; bounded.
-fn skip_to_close_nested(text: &str, depth: usize, nesting: usize) -> Option<&str> {
-    if nesting > 16 {
-        return None;
-    }
-    let b = text.as_bytes();
-    let (mut depth, mut i) = (depth, 0usize);
-    while i < b.len() {
-        match b[i] {
-            // A literal of an enumeration (`LNS1_20__select_constructorE1E`,
-            // `L9cgx_scope1E`, `LS9_0E`): its type, then its value, whose
-            // digits are not a name's length (libcu++'s tuple constructor).
-            b'L' if matches!(b.get(i + 1), Some(b'N' | b'S' | b'1'..=b'9')) => {
-                let type_end = match b[i + 1] {
-                    b'N' => text.len() - skip_to_close_nested(&text[i + 1..], 0, nesting + 1)?.len(),
-                    b'S' => i + 1 + b[i + 1..].iter().position(|&c| c == b'_')? + 1,
-                    _ => {
-                        let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
-                        let length: usize = text[i + 1..i + 1 + digits].parse().ok()?;
-                        i.checked_add(1 + digits)?.checked_add(length)?
-                    }
-                };
-                i = type_end + b.get(type_end..)?.iter().position(|&c| c == b'E')? + 1;
-                continue;
-            }
-            b'0'..=b'9' => {
-                let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-                let length: usize = text[i..i + digits].parse().ok()?;
-                i = i.checked_add(digits)?.checked_add(length)?;
-                continue;
-            }
-            // A literal of a builtin type (`Lj16E`, `Lb0E`): its value is
-            // not a name's length.
-            b'L' if b.get(i + 1).is_some_and(|t| t.is_ascii_lowercase() && *t != b'u') => {
-                i += b[i..].iter().position(|&c| c == b'E')? + 1;
-                continue;
-            }
-            // Numbers that are not lengths: substitutions and template
-            // parameters (`S0_`, `T1_`), vector and array sizes (`Dv4_`, `A8_`).
-            b'S' | b'T' | b'A'
-                if b.get(i + 1).is_some_and(|c| *c == b'_' || c.is_ascii_digit() || c.is_ascii_uppercase()) =>
-            {
-                i += b[i..].iter().position(|&c| c == b'_')? + 1;
-                continue;
-            }
-            b'D' if b.get(i + 1) == Some(&b'v') => {
-                i += b[i..].iter().position(|&c| c == b'_')? + 1;
-                continue;
-            }
-            // `J` opens an argument pack (`IJRfRiEE`: a variadic
-            // constructor template's; sweep29 p300, `repro/cg-demangle`).
-            b'I' | b'J' | b'L' | b'X' | b'N' => depth += 1,
-            b'E' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return text.get(i + 1..);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
 }
 
 /// A lambda's closure type as nvlink's demangler writes it:
@@ -1199,7 +1049,7 @@ fn entity_decltypes_spelled(mut decltypes: Vec<Decltype>, name: &str) -> Option<
     if decltypes.iter().all(|d| d.spelled.is_some()) {
         return Some(decltypes);
     }
-    let plain = develf_link::demangle(name)?;
+    let plain = develf_link::demangle::demangle_fixed(name)?;
     let spans = decltype_spans(&plain)?;
     if spans.len() != decltypes.len() {
         return None;

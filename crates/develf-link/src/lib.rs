@@ -21,7 +21,7 @@ mod body;
 mod capsule_align;
 mod checks;
 pub mod compare;
-mod demangle;
+pub mod demangle;
 mod errbar;
 mod error;
 mod gc;
