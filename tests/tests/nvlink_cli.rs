@@ -891,6 +891,9 @@ fn demangled_names_read_as_nvlinks() {
             "_ZN4cuda3std3__4lsIjEENS1_18__avoid_promotionsIjEES4_T_",
             "cuda::std::__4::__avoid_promotions<unsigned int> cuda::std::__4::operator <<<unsigned int>(cuda::std::__4::__avoid_promotions<unsigned int>, T1)",
         ),
+        // Session 49's lib4.cu `-G`: a member template returning a reference
+        // to its own class.
+        ("_ZN3Acc3addIfEERS_RKT_", "Acc& Acc::add<float>(const T1 &)"),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

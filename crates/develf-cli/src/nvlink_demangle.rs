@@ -223,18 +223,31 @@ fn prefix_references(text: &str) -> String {
         }
     }
     parameters.push(start..list.len());
+    // The return type is one more (`Acc& Acc::add<float>(..)`; session
+    // 49's lib4.cu), first in the text. The ranges are in `text`.
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::with_capacity(parameters.len() + 1);
+    if name_start > 0 {
+        ranges.push(0..name_start - 1);
+    }
+    ranges.extend(parameters.into_iter().map(|r| open + 1 + r.start..open + 1 + r.end));
+    let parameters = ranges;
     let mut out = text.to_string();
     // Back to front, so that earlier ranges stay where they are.
     for range in parameters.into_iter().rev() {
-        let parameter = list[range.clone()].trim_start();
-        let lead = list[range.clone()].len() - parameter.len();
+        let parameter = text[range.clone()].trim_start();
+        let lead = text[range.clone()].len() - parameter.len();
         let class = parameter.strip_prefix("const ").unwrap_or(parameter);
         let Some(class) = [" &&", " &", " *"].iter().find_map(|d| class.strip_suffix(d)) else { continue };
         if class.is_empty() || class.contains(' ') && !class.contains('<') {
             continue;
         }
-        let parameter_at = open + 1 + range.start + lead;
-        let earlier = [&text[name_start..open], &text[..name_start], &text[open..parameter_at]];
+        let parameter_at = range.start + lead;
+        // The return type is mangled after the function's name.
+        let earlier: &[&str] = if range.start < open {
+            &[&text[name_start..open]]
+        } else {
+            &[&text[name_start..open], &text[..name_start], &text[open..parameter_at]]
+        };
         if earlier.iter().find_map(|part| first_use_is_scope(part, class)) == Some(true) {
             // The space before the declarator.
             let space = parameter_at + parameter.trim_end_matches(['*', '&']).len() - 1;
