@@ -894,6 +894,20 @@ fn demangled_names_read_as_nvlinks() {
         // Session 49's lib4.cu `-G`: a member template returning a reference
         // to its own class.
         ("_ZN3Acc3addIfEERS_RKT_", "Acc& Acc::add<float>(const T1 &)"),
+        // sweep35 `callgraph-demangle` and session 49's ic.cu (nvlink 13.5): a
+        // generic lambda, a null pointer argument, an operator returning its
+        // class, inheriting constructors from a plain-named base.
+        ("_Z4callIZ3usefEUlT_E_EfOS0_f", "float call<use(float)::[lambda(T1) (instance 1)]>(T1 &&, float)"),
+        ("_ZZ3usefENKUlT_E_clIfEEDaS_", "auto use(float)::[lambda(T1) (instance 1)]::operator ()<float>(T1) const"),
+        ("_ZN1DCI11BIRiEEiOT_", "D::B(int, T1 &&) [complete inheriting]"),
+        ("_Z1fILb0ELPi0EEii", "int f<(bool)0, (int *)0>(int)"),
+        ("_Z1hILb0ELc0ELPi0EEii", "int h<(bool)0, (char)0, (int *)0>(int)"),
+        (
+            "_ZN2ns2in1VIJifEEaSIRiivEERS2_OT_",
+            "ns::in::V<int, float>& ns::in::V<int, float>::operator =<int &, int, void>(T1 &&)",
+        ),
+        ("_ZN1DCI11BIiEEii", "D::B(int, int) [complete inheriting]"),
+        ("_ZN2E2IfECI11BIfEIiEEPT_", "E2<float>::B<int>(T1 *) [complete inheriting]"),
         // Fixture tl (nvlink 13.5): a lambda's closure type.
         (
             "_Z8tl_applyIZ6host_aPfiEUlfiE_EvS0_iT_",

@@ -193,14 +193,15 @@ fn enclosing_class_references(parameters: &str, class: &str) -> String {
 /// type, the parameters before.
 fn prefix_references(text: &str) -> String {
     let Some(open) = parameters_open(text) else { return text.to_string() };
-    // The return type ends at the last space outside brackets before the name.
+    // The return type ends at the last space outside brackets before the
+    // name (not the one in `operator =`).
     let mut depth = 0i32;
     let mut name_start = 0;
     for (i, c) in text[..open].char_indices() {
         match c {
             '<' | '(' | '[' => depth += 1,
             '>' | ')' | ']' => depth -= 1,
-            ' ' if depth == 0 => name_start = i + 1,
+            ' ' if depth == 0 && !text[..i].ends_with("operator") => name_start = i + 1,
             _ => {}
         }
     }
@@ -434,7 +435,8 @@ fn base_object_structor(name: &str) -> bool {
 /// the substitutions' numbering.
 fn inheriting_constructor_like_nvlink(name: &str) -> Option<String> {
     const MARK: &str = "NvInheritingConstructor";
-    let InheritingConstructor { prefix, complete, base, arguments, parameters } = inheriting_constructor(name)?;
+    let InheritingConstructor { prefix, complete, base, arguments, nested_base, parameters } =
+        inheriting_constructor(name)?;
     let kind = if complete { "complete inheriting" } else { "base inheriting" };
     // A function template's first type is its return type: `v`.
     let returned = if arguments.is_empty() { "" } else { "v" };
@@ -452,7 +454,12 @@ fn inheriting_constructor_like_nvlink(name: &str) -> Option<String> {
         }
         c == '(' && depth == 0
     })?;
-    let own_arguments = &rest[..open.0];
+    // After a nested base nvlink prints the constructor's own arguments;
+    // of a plain one only the name, and the arguments when the base had
+    // its own list before them (`E2<float>::B<int>(T1 *)` for `CI11BIfEIiE`,
+    // `D::B(int, int)` for `CI11BIiEE`; session 49's ic.cu).
+    let mangled_base = base;
+    let own_arguments = if nested_base || mangled_base.contains('I') { &rest[..open.0] } else { "" };
     let list = rest[open.0 + 1..].strip_suffix(')')?;
     // The base ends at the first comma outside brackets.
     let mut depth = 0i32;
@@ -468,6 +475,7 @@ fn inheriting_constructor_like_nvlink(name: &str) -> Option<String> {
         Some((at, _)) => (&list[..at], list[at + 1..].trim_start()),
         None => (list, ""),
     };
+    let base = if nested_base { base } else { base.split_once('<').map_or(base, |(name, _)| name) };
     Some(format!("{class}::{base}{own_arguments}({parameters}) [{kind}]"))
 }
 
@@ -617,6 +625,20 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
             // nested name (`LS9_0E`, `LNS2_21__atomic_cuda_operandE3E`: libcu++'s
             // memory orders; sweep28 p292 `-G`), or by its name alone
             // (`L9cgx_scope1E`, fixture cgx), is copied as it is.
+            // A null pointer of a builtin type (`LPi0E`, `LPKc0E`) is
+            // copied as it is: the demangler writes it as nvlink does,
+            // `(int *)0` (sweep35 `callgraph-demangle`).
+            b'L' if b.get(i + 1) == Some(&b'P') => {
+                let qualifiers = b[i + 2..].iter().take_while(|c| matches!(c, b'K' | b'V' | b'r')).count();
+                let at = i + 2 + qualifiers;
+                builtin_type(*b.get(at)?)?;
+                let value_end = at + 1 + b.get(at + 1..)?.iter().position(|&c| c == b'E')?;
+                if !b[at + 1..value_end].iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+                out.push_str(&name[i..=value_end]);
+                i = value_end + 1;
+            }
             b'L' if matches!(b.get(i + 1), Some(b'S' | b'N' | b'1'..=b'9')) => {
                 let after_type = match b[i + 1] {
                     b'S' => i + 1 + b[i + 1..].iter().position(|&c| c == b'_')? + 1,
@@ -800,7 +822,20 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
                 if b.get(end + discriminator) != Some(&b'_') {
                     return None;
                 }
-                out.push_str(&name[i..end + discriminator + 1]);
+                // Its parameters' template parameters renamed as elsewhere:
+                // nvlink prints a generic lambda `[lambda(T1) (instance 1)]`
+                // and counts the parameter as a substitution, which
+                // cpp_demangle (and c++filt) do not (`call<..>(T1 &&,
+                // float)`; sweep35 `callgraph-demangle`).
+                let signature = &name[i..end];
+                if signature.contains('T') {
+                    let renamed = parameters_in_types_renamed(signature)?;
+                    changed |= renamed != signature;
+                    out.push_str(&renamed);
+                } else {
+                    out.push_str(signature);
+                }
+                out.push_str(&name[end..end + discriminator + 1]);
                 i = end + discriminator + 1;
             }
             // An operator whose code ends in a capital (`pL`, `+=`; `aS`,
@@ -841,6 +876,40 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
         }
     }
     changed.then_some((out, decltypes))
+}
+
+/// `types` (mangled) with each template parameter `T_`, `T0_`.. renamed
+/// as [`parameter_class`] names it; names are skipped by their length.
+fn parameters_in_types_renamed(types: &str) -> Option<String> {
+    let b = types.as_bytes();
+    let mut out = String::with_capacity(types.len() + 8);
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'0'..=b'9' => {
+                let n = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+                let len: usize = types[i..i + n].parse().ok()?;
+                let end = i.checked_add(n)?.checked_add(len)?;
+                out.push_str(types.get(i..end)?);
+                i = end;
+            }
+            b'T' if b.get(i + 1).is_some_and(|c| *c == b'_' || c.is_ascii_digit()) => {
+                let n = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if b.get(i + 1 + n) != Some(&b'_') {
+                    return None;
+                }
+                out.push_str(&parameter_class(&types[i + 1..i + 1 + n])?);
+                i += n + 2;
+            }
+            // A literal's value is no name's length.
+            b'L' => return None,
+            c => {
+                out.push(char::from(c));
+                i += 1;
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Whether the letters at `at` are an operator name whose code ends in a

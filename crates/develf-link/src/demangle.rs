@@ -181,6 +181,10 @@ pub struct InheritingConstructor<'n> {
     /// (libcu++'s `optional` bases: `CI1NS1_24__optional_destruct_baseIi
     /// Lb1EEEIJRiEEE`).
     pub arguments: &'n str,
+    /// Whether the base is a nested name (`N..E`), after which nvlink
+    /// prints the constructor's own arguments; after a plain name it does
+    /// not.
+    pub nested_base: bool,
     /// The parameters, after the nested name's `E`: `j`.
     pub parameters: &'n str,
 }
@@ -206,7 +210,11 @@ pub fn inheriting_constructor(name: &str) -> Option<InheritingConstructor<'_>> {
                 let length: usize = base_text[..digits].parse().ok()?;
                 base_text.get(digits.checked_add(length)?..)?
             };
-            if after.starts_with('I') { skip_template_args(after)? } else { after }
+            // One argument list after a plain name is the constructor's
+            // (`_ZN1DCI11BIRiEEiOT_`: `B`'s template constructor, nvlink's
+            // `D::B(int, T1 &&)`); the first of two is the base's.
+            let arguments_follow = after.starts_with('I') && skip_template_args(after)?.starts_with('I');
+            if arguments_follow { skip_template_args(after)? } else { after }
         }
     };
     let base = &base_text[..base_text.len() - after_base.len()];
@@ -218,7 +226,7 @@ pub fn inheriting_constructor(name: &str) -> Option<InheritingConstructor<'_>> {
         None => ("", after_base),
     };
     let parameters = after.strip_prefix('E')?;
-    Some(InheritingConstructor { prefix, complete, base, arguments, parameters })
+    Some(InheritingConstructor { prefix, complete, base, arguments, nested_base: base.starts_with('N'), parameters })
 }
 
 /// `text` (starting with a template argument list's `I`) after the list's
