@@ -94,6 +94,18 @@ fn options_parse_as_nvlink_spells_them() {
                 ..base()
             },
         ),
+        // Blanks round list items are trimmed: nvlink 13.5 keeps k1 and k2
+        // for `-kernels-used=_Z2k1Pi, _Z2k2Pi` and k1 for `= _Z2k1Pi`, and
+        // records the list without them (sweep35 `option-list-blanks`).
+        (
+            &["-arch=sm_90", "-o", "out.cubin", "-kernels-used=k1, k2", "-variables-used= v ,", "a"],
+            NvlinkArgs {
+                kernels_used: Some(strings(&["k1", "k2"])),
+                variables_used: Some(strings(&["v"])),
+                inputs: files(&["a"]),
+                ..base()
+            },
+        ),
         (
             &["-arch=sm_90", "-o", "out.cubin", "-preserve-relocs", "-dump-callgraph", "-v", "-w", "a"],
             NvlinkArgs {

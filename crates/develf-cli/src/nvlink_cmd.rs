@@ -645,7 +645,15 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             },
         };
         let values: Vec<String> = match (&value, option.takes) {
-            (Some(v), List) => v.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect(),
+            // nvlink trims blanks round each item (`-kernels-used=_Z2k1Pi,
+            // _Z2k2Pi` keeps both kernels and is recorded without the
+            // blank; sweep35 `option-list-blanks`).
+            (Some(v), List) => v
+                .split(',')
+                .map(|s| s.trim_matches([' ', '\t']))
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
             (Some(v), _) => vec![v.clone()],
             (None, _) => Vec::new(),
         };
