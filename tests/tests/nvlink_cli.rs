@@ -328,6 +328,39 @@ fn recorded_command_lines_match_nvlinks_notes() {
         let parsed = parse_nvlink_args(&strings(line)).expect("parses");
         assert_eq!(nvlink_cmd::recorded_command_line(&parsed), *expected, "{line:?}");
     }
+    // With -g, options files leave one `-optf ` after everything else, as in
+    // nvlink 13.5's note of `-g -optf opts.txt -optf o2.txt` and of `-g -optf
+    // opts.txt -device-stack-protector=true -r` (sweep35 `optf-debug-tkinfo`).
+    let dir = scratch("optf-record");
+    let (opts, more) = (dir.join("opts.txt"), dir.join("o2.txt"));
+    std::fs::write(&opts, "-kernels-used=_Z2k1Pi\n").expect("write");
+    std::fs::write(&more, "-L /tmp\n").expect("write");
+    let (opts, more) = (opts.to_string_lossy().into_owned(), more.to_string_lossy().into_owned());
+    for (line, expected) in [
+        (
+            vec!["-arch=sm_90", "-g", "-optf", &opts, "-optf", &more, "a.o", "b.o", "-o", "out3.cubin"],
+            "a.o,b.o -o out3.cubin -g  -arch sm_90 -L /tmp -kernels-used _Z2k1Pi -optf  ",
+        ),
+        (
+            vec![
+                "-arch=sm_90",
+                "-g",
+                "-optf",
+                &opts,
+                "-device-stack-protector=true",
+                "-r",
+                "a.o",
+                "b.o",
+                "-o",
+                "out2.cubin",
+            ],
+            "a.o,b.o -o out2.cubin -g  -arch sm_90 -kernels-used _Z2k1Pi -r  -device-stack-protector true -optf  ",
+        ),
+        (vec!["-arch=sm_90", "-optf", &opts, "a.o", "-o", "out.cubin"], "-arch sm_90 -kernels-used _Z2k1Pi "),
+    ] {
+        let parsed = parse_nvlink_args(&strings(&line)).expect("parses");
+        assert_eq!(nvlink_cmd::recorded_command_line(&parsed), expected, "{line:?}");
+    }
 }
 
 #[test]

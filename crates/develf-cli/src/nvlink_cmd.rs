@@ -827,6 +827,12 @@ pub fn recorded_command_line(parsed: &NvlinkArgs) -> String {
         let name = if option.id == O::RegisterLinkBinaries { "" } else { option.short.unwrap_or(option.long) };
         let _ = write!(out, "-{name} {value} ");
     }
+    // With `-g`, an options file leaves `-optf ` (no value) after all the
+    // others, once however many were read (sweep35 `optf-debug-tkinfo`:
+    // `.. -r  -device-stack-protector true -optf `).
+    if parsed.debug && parsed.given.iter().any(|(name, _)| *name == "options-file") {
+        out.push_str("-optf  ");
+    }
     out
 }
 
