@@ -113,8 +113,13 @@ fn relink(entry: &Entry, cuda_lib: Option<&Path>) -> Outcome {
     if let Some(lib) = cuda_lib {
         request.library_paths.push(lib.to_path_buf());
     }
-    let mut reporter =
-        Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false };
+    let mut reporter = Reporter {
+        style: Style::Nvlink,
+        disable_warnings: true,
+        warning_as_error: false,
+        failed: false,
+        suffix: String::new(),
+    };
     let ours = match nvlink_cmd::link_bytes(&request, &mut reporter) {
         Ok(bytes) => bytes,
         Err(failure) => return Outcome::Failed(failure.message.lines().next().unwrap_or("").to_string()),

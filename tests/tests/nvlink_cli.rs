@@ -1098,3 +1098,26 @@ fn callgraph_names_survive_hostile_symbols() {
     let long = format!("_Z1f1A{}", "PS_IiE".repeat(200_000));
     assert!(!develf_cli::nvlink_demangle::demangle_like_nvlink(&long).is_empty());
 }
+
+/// `-report-arch`: nvlink 13.5 ends every message with the target, warnings
+/// included (sweep35 `report-arch-warning-suffix`: `nvlink warning : Stack
+/// size for entry function '_Z1kPi' cannot be statically determined
+/// (target: sm_90)`; errors, infos and `merge_elf failed` alike).
+#[test]
+fn report_arch_names_the_target_after_each_message() {
+    use develf_cli::nvlink_cmd::{Reporter, Style};
+    let parsed = parse_nvlink_args(&strings(&["-arch=sm_90", "-report-arch", "a.o"])).expect("parses");
+    assert!(parsed.given.iter().any(|(name, _)| *name == "report-arch"));
+    let reporter = Reporter {
+        style: Style::Nvlink,
+        disable_warnings: false,
+        warning_as_error: false,
+        failed: false,
+        suffix: " (target: sm_90)".into(),
+    };
+    assert_eq!(
+        reporter.formatted("warning", "Stack size for entry function '_Z1kPi' cannot be statically determined"),
+        "nvlink warning : Stack size for entry function '_Z1kPi' cannot be statically determined (target: sm_90)"
+    );
+    assert_eq!(reporter.formatted("fatal", "merge_elf failed"), "nvlink fatal   : merge_elf failed (target: sm_90)");
+}

@@ -95,8 +95,13 @@ fn link_like_nvlink(dir: &Path, line: &str) -> develf_link::Comparison {
             *file = dir.join(&*file).to_string_lossy().into_owned();
         }
     }
-    let mut reporter =
-        Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false };
+    let mut reporter = Reporter {
+        style: Style::Nvlink,
+        disable_warnings: true,
+        warning_as_error: false,
+        failed: false,
+        suffix: String::new(),
+    };
     let ours = nvlink_cmd::link_bytes(&request, &mut reporter).unwrap_or_else(|f| panic!("{line}: {}", f.message));
     let theirs_path = dir.join(parsed.output.as_deref().unwrap_or_default());
     let theirs = std::fs::read(&theirs_path).unwrap_or_else(|e| panic!("reading {}: {e}", theirs_path.display()));
@@ -188,7 +193,13 @@ fn fixture_link(dir: &Path, command: &str) -> (nvlink_cmd::LinkRequest, Reporter
             *file = dir.join(&*file).to_string_lossy().into_owned();
         }
     }
-    let reporter = Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false };
+    let reporter = Reporter {
+        style: Style::Nvlink,
+        disable_warnings: true,
+        warning_as_error: false,
+        failed: false,
+        suffix: String::new(),
+    };
     (request, reporter)
 }
 
@@ -219,6 +230,7 @@ fn stack_size_warnings_are_nvlinks() {
             disable_warnings: parsed.disable_warnings,
             warning_as_error: parsed.warning_as_error,
             failed: false,
+            suffix: String::new(),
         };
         let printed = nvlink_cmd::warning_lines(&request, &printing, &warnings);
         // Input names as nvlink was given them (relative to the fixtures).

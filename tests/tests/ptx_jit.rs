@@ -44,7 +44,13 @@ fn links_like_nvlink(options: &[&str], inputs: &[&str], expected: &str) {
 }
 
 fn reporter() -> Reporter {
-    Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false }
+    Reporter {
+        style: Style::Nvlink,
+        disable_warnings: true,
+        warning_as_error: false,
+        failed: false,
+        suffix: String::new(),
+    }
 }
 
 #[test]

@@ -389,14 +389,7 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "Write the names of the cudaRegister routines of the linked files to this file.",
     ),
     opt("relocatable-link", Some("r"), Nothing, O::RelocatableLink, "", "Relocatable / incremental link."),
-    opt(
-        "report-arch",
-        Some("report-arch"),
-        Nothing,
-        O::NoEffect,
-        "",
-        "Report the SM target in error messages (no effect).",
-    ),
+    opt("report-arch", Some("report-arch"), Nothing, O::NoEffect, "", "Report the SM target in error messages."),
     opt(
         "split-compile",
         Some("split-compile"),
@@ -873,13 +866,23 @@ pub struct Reporter {
     pub warning_as_error: bool,
     /// A warning was turned into an error.
     pub failed: bool,
+    /// After every message once the target is known, with `-report-arch`:
+    /// ` (target: sm_90)` (nvlink 13.5 on errors, warnings, infos and
+    /// fatal errors alike; sweep35 `report-arch-warning-suffix`).
+    pub suffix: String,
 }
 
 impl Reporter {
     fn line(&self, kind: &str, text: &str) {
+        eprintln!("{}", self.formatted(kind, text));
+    }
+
+    /// A message line as printed: `nvlink warning : <text>` (and the
+    /// `-report-arch` suffix) or `develf link: warning: <text>`.
+    pub fn formatted(&self, kind: &str, text: &str) -> String {
         match self.style {
-            Style::Nvlink => eprintln!("nvlink {kind:<8}: {text}"),
-            Style::Develf => eprintln!("develf link: {kind}: {text}"),
+            Style::Nvlink => format!("nvlink {kind:<8}: {text}{}", self.suffix),
+            Style::Develf => format!("develf link: {kind}: {text}"),
         }
     }
 
@@ -1006,8 +1009,13 @@ pub fn main_nvlink(args: Vec<OsString>) -> ExitCode {
 
 /// [`main_nvlink`] returning the exit status: 0, [`FATAL_STATUS`] or [`LINK_ERROR_STATUS`].
 pub fn run_nvlink(args: Vec<OsString>) -> u8 {
-    let mut reporter =
-        Reporter { style: Style::Nvlink, disable_warnings: false, warning_as_error: false, failed: false };
+    let mut reporter = Reporter {
+        style: Style::Nvlink,
+        disable_warnings: false,
+        warning_as_error: false,
+        failed: false,
+        suffix: String::new(),
+    };
     let mut strings = Vec::with_capacity(args.len());
     for arg in args {
         match arg.into_string() {
@@ -1050,6 +1058,9 @@ pub fn run_nvlink(args: Vec<OsString>) -> u8 {
         Ok(r) => r,
         Err(message) => return reporter.fatal(&message),
     };
+    if parsed.given.iter().any(|(name, _)| *name == "report-arch") {
+        reporter.suffix = format!(" (target: {})", request.target_name);
+    }
     // nvlink 13.5 warns that `-preserve-relocs` is partial from sm_90 on
     // (its wording, typo included), even under `-w`; under `-Werror` it
     // stops there with status 1 and writes nothing.
@@ -2246,8 +2257,13 @@ pub fn main_link(args: &DevelfLinkArgs) -> ExitCode {
 
 /// [`main_link`] returning the exit status.
 pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
-    let mut reporter =
-        Reporter { style: Style::Develf, disable_warnings: false, warning_as_error: false, failed: false };
+    let mut reporter = Reporter {
+        style: Style::Develf,
+        disable_warnings: false,
+        warning_as_error: false,
+        failed: false,
+        suffix: String::new(),
+    };
     let arch = match target_arch(&args.arch) {
         Ok(a) => a,
         Err(message) => return reporter.fatal(&message),
