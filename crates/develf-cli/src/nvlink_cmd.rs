@@ -2067,6 +2067,11 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
                 reporter.error(line);
             }
         }
+        // Errors that end in status 1 (duplicate definitions) close with
+        // nvlink's `merge_elf failed` (sweep35 `diag-multiple-definition`).
+        if failure.status == FATAL_STATUS && !failure.fatal && reporter.style == Style::Nvlink {
+            reporter.fatal("merge_elf failed");
+        }
         failure.status
     };
     let loaded = match load_files(request, reporter) {
