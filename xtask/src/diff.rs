@@ -149,8 +149,13 @@ fn diff_one(fixtures: &Path, entry: &ManifestEntry, nvlink: Option<&Path>, rerun
         }
     }
     request.library_paths = request.library_paths.iter().map(|p| fixtures.join(p)).collect();
-    let mut reporter =
-        Reporter { style: Style::Nvlink, disable_warnings: true, warning_as_error: false, failed: false };
+    let mut reporter = Reporter {
+        style: Style::Nvlink,
+        disable_warnings: true,
+        warning_as_error: false,
+        failed: false,
+        suffix: String::new(),
+    };
     let ours = match nvlink_cmd::link_bytes(&request, &mut reporter) {
         Ok(bytes) => bytes,
         Err(failure) => return Ok(Outcome::DevelfFailed(failure.message)),
