@@ -12,7 +12,7 @@
 //! is not committed) are linked only when `DEVELF_CUDA_LIB` names the folder
 //! holding it (the toolkit's `lib`); otherwise they are skipped, and said so.
 
-use develf_cli::nvlink_cmd::{self, InputArg, Reporter, Style};
+use develf_cli::nvlink_cmd::{self, InputArg, Reporter};
 use develf_tests::fixtures_dir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -113,13 +113,7 @@ fn relink(entry: &Entry, cuda_lib: Option<&Path>) -> Outcome {
     if let Some(lib) = cuda_lib {
         request.library_paths.push(lib.to_path_buf());
     }
-    let mut reporter = Reporter {
-        style: Style::Nvlink,
-        disable_warnings: true,
-        warning_as_error: false,
-        failed: false,
-        suffix: String::new(),
-    };
+    let mut reporter = Reporter::quiet();
     let ours = match nvlink_cmd::link_bytes(&request, &mut reporter) {
         Ok(bytes) => bytes,
         Err(failure) => return Outcome::Failed(failure.message.lines().next().unwrap_or("").to_string()),

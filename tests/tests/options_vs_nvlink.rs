@@ -95,13 +95,7 @@ fn link_like_nvlink(dir: &Path, line: &str) -> develf_link::Comparison {
             *file = dir.join(&*file).to_string_lossy().into_owned();
         }
     }
-    let mut reporter = Reporter {
-        style: Style::Nvlink,
-        disable_warnings: true,
-        warning_as_error: false,
-        failed: false,
-        suffix: String::new(),
-    };
+    let mut reporter = Reporter::quiet();
     let ours = nvlink_cmd::link_bytes(&request, &mut reporter).unwrap_or_else(|f| panic!("{line}: {}", f.message));
     let theirs_path = dir.join(parsed.output.as_deref().unwrap_or_default());
     let theirs = std::fs::read(&theirs_path).unwrap_or_else(|e| panic!("reading {}: {e}", theirs_path.display()));
@@ -193,13 +187,7 @@ fn fixture_link(dir: &Path, command: &str) -> (nvlink_cmd::LinkRequest, Reporter
             *file = dir.join(&*file).to_string_lossy().into_owned();
         }
     }
-    let reporter = Reporter {
-        style: Style::Nvlink,
-        disable_warnings: true,
-        warning_as_error: false,
-        failed: false,
-        suffix: String::new(),
-    };
+    let reporter = Reporter::quiet();
     (request, reporter)
 }
 

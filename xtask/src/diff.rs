@@ -7,7 +7,7 @@
 
 use crate::toolchain;
 use anyhow::{Context, Result, bail};
-use develf_cli::nvlink_cmd::{self, InputArg, Reporter, Style};
+use develf_cli::nvlink_cmd::{self, InputArg, Reporter};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fs;
@@ -149,13 +149,7 @@ fn diff_one(fixtures: &Path, entry: &ManifestEntry, nvlink: Option<&Path>, rerun
         }
     }
     request.library_paths = request.library_paths.iter().map(|p| fixtures.join(p)).collect();
-    let mut reporter = Reporter {
-        style: Style::Nvlink,
-        disable_warnings: true,
-        warning_as_error: false,
-        failed: false,
-        suffix: String::new(),
-    };
+    let mut reporter = Reporter::quiet();
     let ours = match nvlink_cmd::link_bytes(&request, &mut reporter) {
         Ok(bytes) => bytes,
         Err(failure) => return Ok(Outcome::DevelfFailed(failure.message)),

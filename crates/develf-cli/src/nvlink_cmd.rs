@@ -873,6 +873,17 @@ pub struct Reporter {
 }
 
 impl Reporter {
+    /// nvlink's style without warnings (what tests and `xtask diff` link with).
+    pub fn quiet() -> Reporter {
+        Reporter {
+            style: Style::Nvlink,
+            disable_warnings: true,
+            warning_as_error: false,
+            failed: false,
+            suffix: String::new(),
+        }
+    }
+
     fn line(&self, kind: &str, text: &str) {
         eprintln!("{}", self.formatted(kind, text));
     }
