@@ -5,7 +5,7 @@
 //! it checks develf's command line and writes what the real ptxas wrote for
 //! that PTX (`make.sh`), so the links are compared with nvlink's own.
 
-use develf_cli::nvlink_cmd::{self, Reporter, Style};
+use develf_cli::nvlink_cmd::{self, Reporter};
 use develf_tests::fixtures_dir;
 use std::path::PathBuf;
 
@@ -44,13 +44,7 @@ fn links_like_nvlink(options: &[&str], inputs: &[&str], expected: &str) {
 }
 
 fn reporter() -> Reporter {
-    Reporter {
-        style: Style::Nvlink,
-        disable_warnings: true,
-        warning_as_error: false,
-        failed: false,
-        suffix: String::new(),
-    }
+    Reporter::quiet()
 }
 
 #[test]
