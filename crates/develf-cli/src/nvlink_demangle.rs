@@ -209,21 +209,7 @@ fn prefix_references(text: &str) -> String {
     else {
         return text.to_string();
     };
-    // The parameters, split at commas outside brackets.
-    let mut parameters = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in list.char_indices() {
-        match c {
-            '<' | '(' | '[' => depth += 1,
-            '>' | ')' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                parameters.push(start..i);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parameters.push(start..list.len());
+    let parameters = top_level_items(list);
     // The return type is one more (`Acc& Acc::add<float>(..)`; session
     // 49's lib4.cu), first in the text. The ranges are in `text`.
     let mut ranges: Vec<std::ops::Range<usize>> = Vec::with_capacity(parameters.len() + 1);
@@ -258,6 +244,26 @@ fn prefix_references(text: &str) -> String {
         }
     }
     out
+}
+
+/// The items of a printed list (parameters, template arguments): their
+/// ranges in `list`, split at the commas outside brackets.
+fn top_level_items(list: &str) -> Vec<std::ops::Range<usize>> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in list.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(start..i);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(start..list.len());
+    items
 }
 
 /// Whether the first use of `class` in `text` (a whole name: not part of a
@@ -435,8 +441,14 @@ fn base_object_structor(name: &str) -> bool {
 /// the substitutions' numbering.
 fn inheriting_constructor_like_nvlink(name: &str) -> Option<String> {
     const MARK: &str = "NvInheritingConstructor";
-    let InheritingConstructor { prefix, complete, base, arguments, nested_base, parameters } =
-        inheriting_constructor(name)?;
+    let constructor = inheriting_constructor(name)?;
+    let InheritingConstructor { prefix, complete, base, arguments, parameters } = constructor;
+    let nested_base = constructor.nested_base();
+    // After a nested base nvlink prints the constructor's own arguments;
+    // of a plain one only the name, and the arguments when the base had
+    // its own list before them (`E2<float>::B<int>(T1 *)` for `CI11BIfEIiE`,
+    // `D::B(int, int)` for `CI11BIiEE`; session 49's ic.cu).
+    let prints_own_arguments = nested_base || base.contains('I');
     let kind = if complete { "complete inheriting" } else { "base inheriting" };
     // A function template's first type is its return type: `v`.
     let returned = if arguments.is_empty() { "" } else { "v" };
@@ -454,25 +466,12 @@ fn inheriting_constructor_like_nvlink(name: &str) -> Option<String> {
         }
         c == '(' && depth == 0
     })?;
-    // After a nested base nvlink prints the constructor's own arguments;
-    // of a plain one only the name, and the arguments when the base had
-    // its own list before them (`E2<float>::B<int>(T1 *)` for `CI11BIfEIiE`,
-    // `D::B(int, int)` for `CI11BIiEE`; session 49's ic.cu).
-    let mangled_base = base;
-    let own_arguments = if nested_base || mangled_base.contains('I') { &rest[..open.0] } else { "" };
+    let own_arguments = if prints_own_arguments { &rest[..open.0] } else { "" };
     let list = rest[open.0 + 1..].strip_suffix(')')?;
-    // The base ends at the first comma outside brackets.
-    let mut depth = 0i32;
-    let split = list.char_indices().find(|&(_, c)| {
-        match c {
-            '<' | '(' | '[' => depth += 1,
-            '>' | ')' | ']' => depth -= 1,
-            _ => {}
-        }
-        c == ',' && depth == 0
-    });
-    let (base, parameters) = match split {
-        Some((at, _)) => (&list[..at], list[at + 1..].trim_start()),
+    // The base is the stand-in's first parameter.
+    let items = top_level_items(list);
+    let (base, parameters) = match items.get(1) {
+        Some(second) => (&list[items[0].clone()], list[second.start..].trim_start()),
         None => (list, ""),
     };
     let base = if nested_base { base } else { base.split_once('<').map_or(base, |(name, _)| name) };
@@ -560,7 +559,8 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
     let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
     let mut changed = false;
     let mut decltypes = Vec::new();
-    let scopes = leading_scopes(name);
+    // Read only for a name that has an expression.
+    let mut scopes: Option<Vec<String>> = None;
     // Whether the token before this one opened a nested name (an `N` of
     // its own, not the last letter of a name).
     let mut opens_nested = false;
@@ -621,10 +621,6 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
                     return None;
                 }
             }
-            // A literal of an enumeration, named by a substitution or a
-            // nested name (`LS9_0E`, `LNS2_21__atomic_cuda_operandE3E`: libcu++'s
-            // memory orders; sweep28 p292 `-G`), or by its name alone
-            // (`L9cgx_scope1E`, fixture cgx), is copied as it is.
             // A null pointer of a builtin type (`LPi0E`, `LPKc0E`) is
             // copied as it is: the demangler writes it as nvlink does,
             // `(int *)0` (sweep35 `callgraph-demangle`).
@@ -639,6 +635,10 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
                 out.push_str(&name[i..=value_end]);
                 i = value_end + 1;
             }
+            // A literal of an enumeration, named by a substitution or a
+            // nested name (`LS9_0E`, `LNS2_21__atomic_cuda_operandE3E`: libcu++'s
+            // memory orders; sweep28 p292 `-G`), or by its name alone
+            // (`L9cgx_scope1E`, fixture cgx), is copied as it is.
             b'L' if matches!(b.get(i + 1), Some(b'S' | b'N' | b'1'..=b'9')) => {
                 let after_type = match b[i + 1] {
                     b'S' => i + 1 + b[i + 1..].iter().position(|&c| c == b'_')? + 1,
@@ -705,8 +705,7 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
                 // demangler numbers them; [`decltypes_marked`] puts
                 // nvlink's spelling in place of the demangler's.
                 if next == b'T' || next == b't' {
-                    let mut printer =
-                        DecltypePrinter { b, depth: 0, type_parameters: Vec::new(), entity: false, scopes: &scopes };
+                    let mut printer = DecltypePrinter::new(b, scopes.get_or_insert_with(|| leading_scopes(name)));
                     let (spelled, end) = printer.decltype(i)?;
                     decltypes.push(Decltype { spelled: (!printer.entity).then_some(spelled) });
                     out.push_str(&printer.parameters_renamed(name, i, end)?);
@@ -852,8 +851,7 @@ fn nvlink_spelling(name: &str) -> Option<(String, Vec<Decltype>)> {
             // vEEL_ZNS1_9is_enum_vEEE`, libcu++'s `make_unsigned`): copied,
             // its type template parameters renamed; the demangler prints it.
             b'X' => {
-                let mut printer =
-                    DecltypePrinter { b, depth: 0, type_parameters: Vec::new(), entity: false, scopes: &scopes };
+                let mut printer = DecltypePrinter::new(b, scopes.get_or_insert_with(|| leading_scopes(name)));
                 let (_, end) = printer.expression(i + 1)?;
                 if b.get(end) != Some(&b'E') {
                     return None;
@@ -1377,7 +1375,11 @@ fn c_general(value: f64, precision: usize) -> String {
     }
 }
 
-impl DecltypePrinter<'_> {
+impl<'b> DecltypePrinter<'b> {
+    fn new(b: &'b [u8], scopes: &'b [String]) -> Self {
+        DecltypePrinter { b, depth: 0, type_parameters: Vec::new(), entity: false, scopes }
+    }
+
     /// `name[from..end]`, read by this printer, with its type template
     /// parameters renamed as [`nvlink_spelling`] renames them elsewhere:
     /// they are substitutable, and a later `S<n>_` naming one prints `T1`,

@@ -181,10 +181,6 @@ pub struct InheritingConstructor<'n> {
     /// (libcu++'s `optional` bases: `CI1NS1_24__optional_destruct_baseIi
     /// Lb1EEEIJRiEEE`).
     pub arguments: &'n str,
-    /// Whether the base is a nested name (`N..E`), after which nvlink
-    /// prints the constructor's own arguments; after a plain name it does
-    /// not.
-    pub nested_base: bool,
     /// The parameters, after the nested name's `E`: `j`.
     pub parameters: &'n str,
 }
@@ -226,7 +222,16 @@ pub fn inheriting_constructor(name: &str) -> Option<InheritingConstructor<'_>> {
         None => ("", after_base),
     };
     let parameters = after.strip_prefix('E')?;
-    Some(InheritingConstructor { prefix, complete, base, arguments, nested_base: base.starts_with('N'), parameters })
+    Some(InheritingConstructor { prefix, complete, base, arguments, parameters })
+}
+
+impl InheritingConstructor<'_> {
+    /// Whether the base is a nested name (`N..E`), after which nvlink
+    /// prints the constructor's own arguments; after a plain name it does
+    /// not.
+    pub fn nested_base(&self) -> bool {
+        self.base.starts_with('N')
+    }
 }
 
 /// `text` (starting with a template argument list's `I`) after the list's
