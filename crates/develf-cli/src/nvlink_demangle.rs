@@ -128,11 +128,12 @@ fn thunk_like_nvlink(name: &str) -> Option<String> {
     Some(format!("Thunk for ({offsets}) {}", demangle_like_nvlink(&format!("_Z{rest}"))))
 }
 
-/// A member function's reference to its own class (mangled `S_`, the
-/// first substitution) as nvlink's demangler writes it, without the space:
-/// `__half2::__half2(const __half2&)`, `__nv_bfloat162::operator
-/// =(__nv_bfloat162&&)`, where another class's is `const __nv_bfloat16 &`
-/// (sweep27 p281 `-G`). A class template's too ([`own_template_class_references`]).
+/// A member function of a class template with its references to its own
+/// class unspaced ([`own_template_class_references`]). A plain class's
+/// (`__half2::__half2(const __half2&)`, `__nv_bfloat162::operator
+/// =(__nv_bfloat162&&)`, where another class's is `const __nv_bfloat16 &`;
+/// sweep27 p281 `-G`) are [`prefix_references`]' own: the class is met
+/// first as the function's scope.
 fn own_class_references(text: &str) -> String {
     let Some(open) = parameters_open(text) else { return text.to_string() };
     let function = &text[..open];
@@ -150,38 +151,10 @@ fn own_class_references(text: &str) -> String {
     }
     let Some(scope) = last_scope else { return text.to_string() };
     let class = function[..scope].rsplit(' ').next().unwrap_or("");
-    if class.is_empty() {
+    if !class.contains('<') {
         return text.to_string();
     }
-    if class.contains('<') {
-        return own_template_class_references(text).unwrap_or_else(|| text.to_string());
-    }
-    format!("{function}{}", enclosing_class_references(&text[open..], class))
-}
-
-/// `parameters` with a pointer or reference to `class` or to a class
-/// enclosing it unspaced ([`unspaced_class_references`]): nvlink writes
-/// `ns::A::B::m(ns::A*, ns::A&, ns::A::B*, const ns::A::B&, ns::Foo *)`,
-/// `other::Outer::In::In(int, other::Outer*)`, each a substitution of the
-/// name's prefix, where a class that is not one keeps the space (session
-/// 49's probes f.cu, e.cu).
-fn enclosing_class_references(parameters: &str, class: &str) -> String {
-    let mut parameters = parameters.to_string();
-    let mut depth = 0usize;
-    let mut scopes = Vec::new();
-    for (i, c) in class.char_indices() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth = depth.saturating_sub(1),
-            ':' if depth == 0 && class[i..].starts_with("::") && !class[..i].ends_with(':') => scopes.push(i),
-            _ => {}
-        }
-    }
-    parameters = unspaced_class_references(&parameters, class);
-    for &scope in scopes.iter().rev() {
-        parameters = unspaced_class_references(&parameters, &class[..scope]);
-    }
-    parameters
+    own_template_class_references(text).unwrap_or_else(|| text.to_string())
 }
 
 /// A parameter that points or refers to a class met first as a scope
@@ -351,14 +324,14 @@ fn own_template_class_references(text: &str) -> Option<String> {
         .iter()
         .find(|r| returned == format!("{class} {r}"))
         .map_or_else(|| returned.to_string(), |r| format!("{class}{r}"));
-    Some(format!("{returned}{}{}", &text[start..open], enclosing_class_references(&text[open..], class)))
+    Some(format!("{returned}{}{}", &text[start..open], unspaced_class_references(&text[open..], class)))
 }
 
-/// `parameters` with each `class &`, `class &&` and `class *` written
-/// `class&`, `class&&`, `class*` (after `(`, `, ` or `const `).
+/// `parameters` with each `class &` and `class &&` written `class&`,
+/// `class&&` (after `(`, `, ` or `const `).
 fn unspaced_class_references(parameters: &str, class: &str) -> String {
     let mut parameters = parameters.to_string();
-    for (before, after) in [("&&", "&&"), ("&", "&"), ("*", "*")] {
+    for (before, after) in [("&&", "&&"), ("&", "&")] {
         for lead in ["(", ", ", "const "] {
             parameters = parameters.replace(&format!("{lead}{class} {before}"), &format!("{lead}{class}{after}"));
         }
