@@ -4,6 +4,7 @@
 
 use develf_link::demangle::{
     InheritingConstructor, constructor_template_fixed, inheriting_constructor, nested_structor, skip_to_close,
+    source_name,
 };
 
 /// The longest mangled name [`nvlink_spelling`] rewrites (bytes).
@@ -1215,11 +1216,8 @@ fn leading_scopes(name: &str) -> Vec<String> {
     let mut scopes: Vec<String> = Vec::new();
     let Some(mut rest) = name.strip_prefix("_ZN") else { return scopes };
     rest = rest.trim_start_matches(['K', 'V', 'r']);
-    loop {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let Some(length) = rest[..digits].parse::<usize>().ok().filter(|_| digits > 0) else { break };
-        let Some(part) = rest.get(digits..digits + length) else { break };
-        rest = &rest[digits + length..];
+    while let Some((part, after)) = source_name(rest) {
+        rest = after;
         // The last name is the function's own, no scope.
         if !rest.as_bytes().first().is_some_and(u8::is_ascii_digit) {
             break;

@@ -124,16 +124,26 @@ fn qualified_name_end(text: &str, mut at: usize) -> Option<usize> {
 pub fn after_nested_names(name: &str) -> Option<&str> {
     let mut rest = name.strip_prefix("_ZN")?;
     loop {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 {
-            let length: usize = rest[..digits].parse().ok()?;
-            rest = rest.get(digits + length..)?;
+        if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            rest = source_name(rest)?.1;
         } else if rest.starts_with('I') {
             rest = skip_template_args(rest)?;
         } else {
             return Some(rest);
         }
     }
+}
+
+/// The source name `<length><identifier>` `text` opens with: the
+/// identifier and what follows it.
+pub fn source_name(text: &str) -> Option<(&str, &str)> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let length: usize = text[..digits].parse().ok()?;
+    let end = digits.checked_add(length)?;
+    Some((text.get(digits..end)?, text.get(end..)?))
 }
 
 /// The constructor or destructor (`C1`, `C2`, `D0`..) a mangled nested
@@ -199,13 +209,7 @@ pub fn inheriting_constructor(name: &str) -> Option<InheritingConstructor<'_>> {
     let after_base = match *base_text.as_bytes().first()? {
         b'N' => skip_to_close(base_text, 0)?,
         first => {
-            let after = if first == b'S' {
-                &base_text[base_text.find('_')? + 1..]
-            } else {
-                let digits = base_text.bytes().take_while(u8::is_ascii_digit).count();
-                let length: usize = base_text[..digits].parse().ok()?;
-                base_text.get(digits.checked_add(length)?..)?
-            };
+            let after = if first == b'S' { &base_text[base_text.find('_')? + 1..] } else { source_name(base_text)?.1 };
             // One argument list after a plain name is the constructor's
             // (`_ZN1DCI11BIRiEEiOT_`: `B`'s template constructor, nvlink's
             // `D::B(int, T1 &&)`); the first of two is the base's.
