@@ -25,13 +25,7 @@ fn link(arch: &str, input: &str) -> (Vec<u8>, bool) {
     let mut request = nvlink_cmd::request_from_args(&parsed).expect("a link request");
     request.ptxas = Some(dir().join("fake-ptxas.sh"));
     // A warning made an error marks the reporter: that is how a test sees one.
-    let mut reporter = Reporter {
-        style: Style::Nvlink,
-        disable_warnings: false,
-        warning_as_error: true,
-        failed: false,
-        suffix: String::new(),
-    };
+    let mut reporter = Reporter { warning_as_error: true, ..Reporter::new(Style::Nvlink) };
     let bytes = nvlink_cmd::link_bytes(&request, &mut reporter).unwrap_or_else(|f| panic!("{input}: {}", f.message));
     (bytes, reporter.failed)
 }

@@ -1107,14 +1107,8 @@ fn callgraph_names_survive_hostile_symbols() {
 fn report_arch_names_the_target_after_each_message() {
     use develf_cli::nvlink_cmd::{Reporter, Style};
     let parsed = parse_nvlink_args(&strings(&["-arch=sm_90", "-report-arch", "a.o"])).expect("parses");
-    assert!(parsed.given.iter().any(|(name, _)| *name == "report-arch"));
-    let reporter = Reporter {
-        style: Style::Nvlink,
-        disable_warnings: false,
-        warning_as_error: false,
-        failed: false,
-        suffix: " (target: sm_90)".into(),
-    };
+    assert!(parsed.report_arch);
+    let reporter = Reporter { suffix: " (target: sm_90)".into(), ..Reporter::new(Style::Nvlink) };
     assert_eq!(
         reporter.formatted("warning", "Stack size for entry function '_Z1kPi' cannot be statically determined"),
         "nvlink warning : Stack size for entry function '_Z1kPi' cannot be statically determined (target: sm_90)"

@@ -214,11 +214,9 @@ fn stack_size_warnings_are_nvlinks() {
         let words: Vec<String> = command.split_whitespace().skip(1).map(str::to_string).collect();
         let parsed = nvlink_cmd::parse_nvlink_args(&words).unwrap_or_else(|e| panic!("{command}: {e}"));
         let printing = Reporter {
-            style: Style::Nvlink,
             disable_warnings: parsed.disable_warnings,
             warning_as_error: parsed.warning_as_error,
-            failed: false,
-            suffix: String::new(),
+            ..Reporter::new(Style::Nvlink)
         };
         let printed = nvlink_cmd::warning_lines(&request, &printing, &warnings);
         // Input names as nvlink was given them (relative to the fixtures).

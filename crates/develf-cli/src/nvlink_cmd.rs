@@ -64,6 +64,7 @@ pub enum OptionId {
     /// `-Xptxas`: options for the ptxas that compiles PTX at link time (rule 13.7).
     PtxasOptions,
     SuppressArchWarning,
+    ReportArch,
     SuppressStackSizeWarning,
     /// `-disable-infos`: see [`LinkRequest::disable_infos`].
     DisableInfos,
@@ -389,7 +390,7 @@ pub const OPTIONS: &[NvlinkOption] = &[
         "Write the names of the cudaRegister routines of the linked files to this file.",
     ),
     opt("relocatable-link", Some("r"), Nothing, O::RelocatableLink, "", "Relocatable / incremental link."),
-    opt("report-arch", Some("report-arch"), Nothing, O::NoEffect, "", "Report the SM target in error messages."),
+    opt("report-arch", Some("report-arch"), Nothing, O::ReportArch, "", "Report the SM target in error messages."),
     opt(
         "split-compile",
         Some("split-compile"),
@@ -509,6 +510,8 @@ pub struct NvlinkArgs {
     /// `-Xptxas` values, in order.
     pub ptxas_options: Vec<String>,
     pub suppress_arch_warning: bool,
+    /// `-report-arch`: messages end with the target.
+    pub report_arch: bool,
     pub suppress_stack_size_warning: bool,
     pub disable_infos: bool,
     pub suppress_debug_info: bool,
@@ -703,6 +706,7 @@ pub fn parse_nvlink_args(args: &[String]) -> Result<NvlinkArgs, String> {
             O::Threads => set_single(&mut threads, single, option.long, warnings),
             O::PtxasOptions => parsed.ptxas_options.extend(values),
             O::SuppressArchWarning => parsed.suppress_arch_warning = true,
+            O::ReportArch => parsed.report_arch = true,
             O::SuppressStackSizeWarning => parsed.suppress_stack_size_warning = true,
             O::DisableInfos => parsed.disable_infos = true,
             O::SuppressDebugInfo => parsed.suppress_debug_info = true,
@@ -873,15 +877,14 @@ pub struct Reporter {
 }
 
 impl Reporter {
+    /// Messages in `style`, every one printed, none with a suffix yet.
+    pub fn new(style: Style) -> Reporter {
+        Reporter { style, disable_warnings: false, warning_as_error: false, failed: false, suffix: String::new() }
+    }
+
     /// nvlink's style without warnings (what tests and `xtask diff` link with).
     pub fn quiet() -> Reporter {
-        Reporter {
-            style: Style::Nvlink,
-            disable_warnings: true,
-            warning_as_error: false,
-            failed: false,
-            suffix: String::new(),
-        }
+        Reporter { disable_warnings: true, ..Reporter::new(Style::Nvlink) }
     }
 
     fn line(&self, kind: &str, text: &str) {
@@ -1020,13 +1023,7 @@ pub fn main_nvlink(args: Vec<OsString>) -> ExitCode {
 
 /// [`main_nvlink`] returning the exit status: 0, [`FATAL_STATUS`] or [`LINK_ERROR_STATUS`].
 pub fn run_nvlink(args: Vec<OsString>) -> u8 {
-    let mut reporter = Reporter {
-        style: Style::Nvlink,
-        disable_warnings: false,
-        warning_as_error: false,
-        failed: false,
-        suffix: String::new(),
-    };
+    let mut reporter = Reporter::new(Style::Nvlink);
     let mut strings = Vec::with_capacity(args.len());
     for arg in args {
         match arg.into_string() {
@@ -1069,7 +1066,7 @@ pub fn run_nvlink(args: Vec<OsString>) -> u8 {
         Ok(r) => r,
         Err(message) => return reporter.fatal(&message),
     };
-    if parsed.given.iter().any(|(name, _)| *name == "report-arch") {
+    if parsed.report_arch {
         reporter.suffix = format!(" (target: {})", request.target_name);
     }
     // nvlink 13.5 warns that `-preserve-relocs` is partial from sm_90 on
@@ -2273,13 +2270,7 @@ pub fn main_link(args: &DevelfLinkArgs) -> ExitCode {
 
 /// [`main_link`] returning the exit status.
 pub fn run_develf_link(args: &DevelfLinkArgs) -> u8 {
-    let mut reporter = Reporter {
-        style: Style::Develf,
-        disable_warnings: false,
-        warning_as_error: false,
-        failed: false,
-        suffix: String::new(),
-    };
+    let mut reporter = Reporter::new(Style::Develf);
     let arch = match target_arch(&args.arch) {
         Ok(a) => a,
         Err(message) => return reporter.fatal(&message),
