@@ -1925,10 +1925,12 @@ pub struct WarningLines {
 }
 
 /// The lines `warnings` print under `reporter`'s options. nvlink prints
-/// both kinds even under `-w` (they are infos to it, which `-disable-infos`
+/// every kind even under `-w` (they are infos to it, which `-disable-infos`
 /// drops: [`shown`]); `-Werror` makes them errors that fail the link
 /// (status 255, no output), the ISA_CLASS one with "merge_elf failed" and
-/// exit status 1 (nvlink 13.5; options/stack-warnings.txt).
+/// exit status 1 at once: nvlink stops reading inputs after the first such
+/// input, so no later warning follows (nvlink 13.5;
+/// options/stack-warnings.txt, options/failing-warnings.txt).
 pub fn warning_lines(
     request: &LinkRequest,
     reporter: &Reporter,
@@ -1943,12 +1945,87 @@ pub fn warning_lines(
         if reporter.warning_as_error {
             out.lines.push(("error", text));
             out.failed = true;
-            out.merge_failed |= matches!(warning, develf_link::LinkWarning::MissingIsaClass { .. });
+            if matches!(warning, develf_link::LinkWarning::MissingIsaClass { .. }) {
+                out.merge_failed = true;
+                break;
+            }
         } else {
             out.lines.push(("warning", text));
         }
     }
     out
+}
+
+/// What a failed link prints, (kind, text) lines in order, and its exit
+/// status: nvlink's warnings that go with the error
+/// ([`LinkError::warnings`]: stack sizes and missing ISA_CLASS before the
+/// executable's checks' errors, ISA_CLASS around multiple definitions, the
+/// "limited to run" warning before an arch mismatch on sm_100+), the error
+/// in develf's words, and `merge_elf failed` where nvlink closes with it.
+/// Under `-Werror` an ISA_CLASS warning ends the link before the error
+/// (status 1), as in nvlink (docs/nvlink-layout.md, session 50).
+pub fn failure_lines(
+    request: &LinkRequest,
+    reporter: &Reporter,
+    options: &LinkOptions,
+    inputs: &[Input<'_>],
+    error: &LinkError,
+) -> (Vec<(&'static str, String)>, u8) {
+    let failure = link_failure(error);
+    let (before, after) = error.warnings(options, inputs);
+    let before = warning_lines(request, reporter, &before);
+    let mut lines = before.lines;
+    if before.merge_failed {
+        lines.push(("fatal", "merge_elf failed".to_string()));
+        return (lines, FATAL_STATUS);
+    }
+    let kind = if failure.fatal { "fatal" } else { "error" };
+    lines.extend(failure.message.lines().map(|line| (kind, line.to_string())));
+    let after = warning_lines(request, reporter, &after);
+    lines.extend(after.lines);
+    // Errors that end in status 1 (duplicate definitions) close with
+    // nvlink's `merge_elf failed` (sweep35 `diag-multiple-definition`).
+    if (failure.status == FATAL_STATUS && !failure.fatal && reporter.style == Style::Nvlink) || after.merge_failed {
+        lines.push(("fatal", "merge_elf failed".to_string()));
+    }
+    (lines, failure.status)
+}
+
+/// What `develf nvlink` prints for the request's link, as (kind, text)
+/// lines ([`Reporter::formatted`] prints one), and its exit status; writes
+/// nothing. For tests: the link's warnings, or its failure's lines
+/// ([`failure_lines`]).
+pub fn link_messages(request: &LinkRequest, reporter: &mut Reporter) -> (Vec<(&'static str, String)>, u8) {
+    let loaded = match load_files(request, reporter) {
+        Ok(loaded) => loaded,
+        Err(message) => return (vec![("fatal", message)], FATAL_STATUS),
+    };
+    let gathered = match gather_objects(&loaded, request, reporter) {
+        Ok(gathered) => gathered,
+        Err(failure) => {
+            let kind = if failure.fatal { "fatal" } else { "error" };
+            return (failure.message.lines().map(|line| (kind, line.to_string())).collect(), failure.status);
+        }
+    };
+    let sources = loaded.code.sources();
+    let inputs = object_inputs(&gathered, &sources);
+    let options = link_options(request, &gathered);
+    match develf_link::link_image(&options, &inputs) {
+        Ok(image) => {
+            let printed = warning_lines(request, reporter, image.warnings());
+            let mut lines = printed.lines;
+            let status = if printed.merge_failed {
+                lines.push(("fatal", "merge_elf failed".to_string()));
+                FATAL_STATUS
+            } else if printed.failed {
+                LINK_ERROR_STATUS
+            } else {
+                0
+            };
+            (lines, status)
+        }
+        Err(error) => failure_lines(request, reporter, &options, &inputs, &error),
+    }
 }
 
 /// Whether the request leaves `warning` to be printed
@@ -1958,7 +2035,9 @@ fn shown(request: &LinkRequest, warning: &develf_link::LinkWarning) -> bool {
         develf_link::LinkWarning::UnknownStackSize { .. } => {
             !request.suppress_stack_size_warning && !request.disable_infos
         }
-        develf_link::LinkWarning::MissingIsaClass { .. } => !request.disable_infos,
+        develf_link::LinkWarning::MissingIsaClass { .. } | develf_link::LinkWarning::LimitedByInput { .. } => {
+            !request.disable_infos
+        }
     }
 }
 
@@ -2136,8 +2215,16 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
                     reporter.fatal(&format!("Could not write file '{}': {e}", path.display()));
                 }
             }
-            let status = report(link_failure(&error), reporter);
-            if request.dump_callgraph.is_some() {
+            // With nvlink's warnings around the error (session 50).
+            let (lines, status) = failure_lines(request, reporter, &options, &inputs, &error);
+            for (kind, text) in &lines {
+                reporter.line(kind, text);
+            }
+            // Not where an ISA_CLASS warning under -Werror ended the link
+            // before the error (`merge_elf failed`; undefined references,
+            // the one failure with a call graph, never end so).
+            let cut_short = lines.last().is_some_and(|(kind, text)| *kind == "fatal" && text == "merge_elf failed");
+            if request.dump_callgraph.is_some() && !cut_short {
                 eprint!("{}", callgraph_text(request, &options, &inputs, Err(&error)));
             }
             return status;

@@ -65,6 +65,10 @@ pub struct Undefined {
 pub struct Duplicate {
     pub symbol: SymbolName,
     pub definitions: Vec<Location>,
+    /// The input (its place on the command line, 0 first) holding the
+    /// second definition: nvlink reports the duplicate while reading that
+    /// input and reads none after it (session 50).
+    pub reported_in: usize,
 }
 
 /// One shared variable in a kernel's window: where it is declared (the
@@ -195,7 +199,14 @@ pub enum LinkError {
     DuplicateDefinitions(Vec<Duplicate>),
     /// A kernel in one input has the name of a device function or variable in another.
     #[error("{symbol} is a kernel in {kernel} but not a kernel in {other}")]
-    KernelClash { symbol: SymbolName, kernel: Location, other: Location },
+    KernelClash {
+        symbol: SymbolName,
+        kernel: Location,
+        other: Location,
+        /// The input (its place on the command line) holding the later of
+        /// the two definitions, where nvlink reports the clash (session 50).
+        reported_in: usize,
+    },
     /// Kernels whose static shared memory (their own and their callees')
     /// exceeds 0xc000 bytes (rule 12.6; nvlink: `Entry function 'k' uses too
     /// much shared data (0xc004 bytes, 0xc000 max)`).
@@ -251,9 +262,15 @@ pub enum LinkWarning {
     UnknownStackSize { kernel: String, callee: String },
     /// An input's `.nv.compat` lacks ISA_CLASS (the `-r` output of CUDA
     /// 12.9 objects): nvlink 13.5 warns that the output runs on the target
-    /// architecture only, exec and `-r` alike; `-w` silences it (sweep27
-    /// `abi7-r-exec`, sm_90).
+    /// architecture only, exec and `-r` alike (sweep27 `abi7-r-exec`, sm_90);
+    /// an info to nvlink: printed under `-w`, gone under `-disable-infos`
+    /// (session 45).
     MissingIsaClass { input: String, sm: u32 },
+    /// An input of an architecture before sm_100 in a link for sm_100 or
+    /// later, which then fails on it ([`LinkError::ArchMismatch`]): nvlink
+    /// first says the output is limited to the target (session 50; `sm`
+    /// without the target's suffix, `input` unquoted as nvlink prints it).
+    LimitedByInput { input: String, sm: u32 },
 }
 
 impl std::fmt::Display for LinkWarning {
@@ -266,6 +283,9 @@ impl std::fmt::Display for LinkWarning {
                 f,
                 "Output is limited to run on SM Arch '{sm}' only, due to missing attribute 'ISA_CLASS' in input file '{input}'"
             ),
+            LinkWarning::LimitedByInput { input, sm } => {
+                write!(f, "Output is limited to run on SM Arch '{sm}' only due to limitations in input file {input}")
+            }
         }
     }
 }
@@ -283,6 +303,29 @@ impl LinkWarning {
                 "`{input}`'s .nv.compat has no ISA_CLASS record (a -r output of CUDA 12.x objects), so the \
                  output's compatibility is that of the target alone"
             ),
+            LinkWarning::LimitedByInput { input, sm } => {
+                format!("`{input}` holds code for an architecture before sm_100, which an sm_{sm} output cannot take")
+            }
         }
+    }
+}
+
+impl LinkError {
+    /// The warnings nvlink prints with this error (docs/nvlink-layout.md,
+    /// session 50): those it prints before the error's lines, and those
+    /// after them. A link failing at the executable's checks (undefined
+    /// references, register, shared-memory and constant-bank limits) has
+    /// the warnings of a link that succeeds (rule 7.1's stack sizes, the
+    /// missing ISA_CLASS); multiple definitions, the ISA_CLASS warnings of
+    /// the inputs nvlink read before giving up (the reporting input's after
+    /// the errors); an arch mismatch on an sm_100+ target, nvlink's
+    /// "limited to run" warning for an older input. The phases up to the
+    /// metadata run again, without the checks, for the stack sizes.
+    pub fn warnings(
+        &self,
+        options: &crate::LinkOptions,
+        inputs: &[crate::Input<'_>],
+    ) -> (Vec<LinkWarning>, Vec<LinkWarning>) {
+        crate::metadata::failure_warnings(self, options, inputs)
     }
 }

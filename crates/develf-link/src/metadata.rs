@@ -2284,6 +2284,89 @@ pub(crate) fn merge_nv_info(
     Ok(MergedInfo { nv_info, facts })
 }
 
+/// [`LinkError::warnings`] (session 50: what nvlink 13.5 prints with a
+/// failed link's error, before its lines and after them).
+pub(crate) fn failure_warnings(
+    error: &LinkError,
+    options: &LinkOptions,
+    inputs: &[crate::Input<'_>],
+) -> (Vec<LinkWarning>, Vec<LinkWarning>) {
+    let missing_isa_class = |objects: &[InputObject<'_>], upto: usize| -> Vec<LinkWarning> {
+        objects
+            .iter()
+            .take(upto)
+            .filter(|i| lacks_isa_class(i))
+            .map(|i| LinkWarning::MissingIsaClass { input: i.name.to_string(), sm: options.arch.sm })
+            .collect()
+    };
+    match error {
+        // Before an input's architecture fails, nvlink says an sm_100+
+        // output is limited to the target for an input of an architecture
+        // before sm_100 (any of sm_75..sm_90a, ABI 7 or 8, `-r` outputs
+        // too; exec and `-r`; targets sm_100, 100a, 100f, 103, 110, 120,
+        // 120a, 121, with the suffix dropped), not for an sm_100+ input of
+        // another family, nor on targets before sm_100. No ISA_CLASS
+        // warning: nvlink checks every input's architecture before it
+        // merges any.
+        LinkError::ArchMismatch { file, object, target } => {
+            match (develf_format::header::Arch::parse(object), develf_format::header::Arch::parse(target)) {
+                (Some(o), Some(t)) if o.sm < 100 && t.sm >= 100 => {
+                    (vec![LinkWarning::LimitedByInput { input: file.clone(), sm: t.sm }], Vec::new())
+                }
+                _ => (Vec::new(), Vec::new()),
+            }
+        }
+        // nvlink reads the inputs in order, each one's symbols and then its
+        // `.nv.compat` (the ISA_CLASS warning), and stops after the first
+        // input with a multiple definition: the inputs before it warn before
+        // the errors, it after them, later ones not at all (`i7r dupi`:
+        // warning, error; `dupi i7r`: error, warning; `dupi dupj i7r`: no
+        // warning).
+        LinkError::DuplicateDefinitions(list) => {
+            let at = list.iter().map(|d| d.reported_in).min().unwrap_or(0);
+            duplicate_warnings(options, inputs, at, missing_isa_class)
+        }
+        LinkError::KernelClash { reported_in, .. } => {
+            duplicate_warnings(options, inputs, *reported_in, missing_isa_class)
+        }
+        // The executable's checks come after the merge and the stack sizes:
+        // a link failing there warns as one that succeeds, ISA_CLASS first,
+        // then the stack sizes (undefined references, register limits,
+        // shared memory, constant bank 3; sm_75..sm_120).
+        LinkError::UndefinedSymbols(_)
+        | LinkError::RegisterLimit(_)
+        | LinkError::SharedMemoryOverLimit(_)
+        | LinkError::ConstantBankOverLimit { .. } => {
+            let Ok(objects) = crate::input::read_inputs(options, inputs) else { return (Vec::new(), Vec::new()) };
+            let mut warnings = missing_isa_class(&objects, objects.len());
+            let Ok(resolution) = crate::resolve::resolve(&objects) else { return (warnings, Vec::new()) };
+            let liveness = crate::gc::collect(options, &objects, &resolution);
+            let layout = crate::layout::build(options, &objects, &resolution, &liveness);
+            let signatures = crate::symbols::prototype_strings_kept(&objects, &resolution);
+            let symbols = crate::symbols::build(&objects, &resolution, &layout, signatures);
+            let cx = Context { options, inputs: &objects, resolution: &resolution, layout: &layout, symbols: &symbols };
+            if let Ok((_, facts)) = cx.nv_info(&liveness.unwalked_kernels) {
+                warnings.extend(cx.stack_warnings(&facts));
+            }
+            (warnings, Vec::new())
+        }
+        _ => (Vec::new(), Vec::new()),
+    }
+}
+
+/// [`failure_warnings`] for a multiple definition reported in input `at`.
+fn duplicate_warnings(
+    options: &LinkOptions,
+    inputs: &[crate::Input<'_>],
+    at: usize,
+    missing_isa_class: impl Fn(&[InputObject<'_>], usize) -> Vec<LinkWarning>,
+) -> (Vec<LinkWarning>, Vec<LinkWarning>) {
+    let Ok(objects) = crate::input::read_inputs(options, inputs) else { return (Vec::new(), Vec::new()) };
+    let before = missing_isa_class(&objects, at);
+    let after = objects.get(at).map(|o| missing_isa_class(std::slice::from_ref(o), 1)).unwrap_or_default();
+    (before, after)
+}
+
 pub(crate) fn build(
     options: &LinkOptions,
     inputs: &[InputObject<'_>],

@@ -392,6 +392,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
             symbol: SymbolName::new(name),
             kernel: location(inputs, k),
             other: location(inputs, o),
+            reported_in: k.input.max(o.input),
         });
     }
     if !duplicates.is_empty() {
@@ -401,6 +402,7 @@ pub(crate) fn resolve<'a>(inputs: &[InputObject<'a>]) -> Result<Resolution<'a>, 
             list.into_iter()
                 .map(|(id, defs)| Duplicate {
                     symbol: SymbolName::new(globals.get(id).map(|g| g.name).unwrap_or_default()),
+                    reported_in: defs.get(1).map_or(0, |d| d.input),
                     definitions: defs.into_iter().map(|d| location(inputs, d)).collect(),
                 })
                 .collect(),
