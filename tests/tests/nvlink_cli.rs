@@ -1115,3 +1115,89 @@ fn report_arch_names_the_target_after_each_message() {
     );
     assert_eq!(reporter.formatted("fatal", "merge_elf failed"), "nvlink fatal   : merge_elf failed (target: sm_90)");
 }
+
+/// Failed links' warnings (docs/nvlink-layout.md, session 50), against
+/// nvlink 13.5's standard error and exit status for each command
+/// (options/failing-warnings.txt, written by options/failing-warnings.sh
+/// from the fixture objects): rule 7.1's stack-size warnings and the
+/// missing-ISA_CLASS one before undefined references, register limits and
+/// static shared memory, as in a link that succeeds; the ISA_CLASS warning
+/// around multiple definitions (before them for the inputs nvlink read
+/// before the one it finds them in, after them for that one, none after
+/// it); "Output is limited to run on SM Arch 'XX' only due to limitations
+/// in input file F" before an sm_100+ link fails on an older input; `-w`,
+/// `-disable-infos`, `-suppress-stack-size-warning` and `-Werror` as for
+/// infos. The errors keep develf's own words: a run of error (or fatal)
+/// lines that are not these warnings counts as one line in both.
+#[test]
+fn failed_links_warn_as_nvlink_does() {
+    use develf_cli::nvlink_cmd::{Reporter, Style};
+    let dir = fixtures_dir();
+    let path = dir.join("options/failing-warnings.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    for line in text.lines().skip(1) {
+        match line.strip_prefix("$ ") {
+            Some(command) => blocks.push((command.to_string(), String::new())),
+            None => {
+                let block = &mut blocks.last_mut().expect("a command first").1;
+                block.push_str(line);
+                block.push('\n');
+            }
+        }
+    }
+    // Errors in either tool's words: one line per run.
+    let collapsed = |text: &str| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for line in text.lines() {
+            let own_words = ["error", "fatal"].into_iter().find(|kind| {
+                line.strip_prefix("nvlink ")
+                    .and_then(|rest| rest.strip_prefix(kind))
+                    .and_then(|rest| rest.trim_start().strip_prefix(": "))
+                    .is_some_and(|message| {
+                        !["Stack size for entry function", "Output is limited to run", "merge_elf failed"]
+                            .iter()
+                            .any(|warning| message.starts_with(warning))
+                    })
+            });
+            let line = match own_words {
+                Some(kind) => format!("nvlink {kind} (in its own words)"),
+                None => line.to_string(),
+            };
+            if out.last() != Some(&line) {
+                out.push(line);
+            }
+        }
+        out
+    };
+    let prefix = format!("{}/", dir.to_string_lossy());
+    let mut warned = 0;
+    for (command, theirs) in &blocks {
+        let mut words: Vec<String> = command.split_whitespace().skip(1).map(str::to_string).collect();
+        let parsed = parse_nvlink_args(&words).unwrap_or_else(|e| panic!("{command}: {e}"));
+        words.extend(["-o".to_string(), "out.cubin".to_string()]);
+        let mut request = nvlink_cmd::request_from_args(&parse_nvlink_args(&words).expect("parses"))
+            .unwrap_or_else(|e| panic!("{command}: {e}"));
+        for input in &mut request.inputs {
+            if let InputArg::File(file) = input {
+                *file = dir.join(&*file).to_string_lossy().into_owned();
+            }
+        }
+        let mut reporter = Reporter {
+            disable_warnings: parsed.disable_warnings,
+            warning_as_error: parsed.warning_as_error,
+            ..Reporter::new(Style::Nvlink)
+        };
+        let (lines, status) = nvlink_cmd::link_messages(&request, &mut reporter);
+        let mut ours: String = lines
+            .iter()
+            .map(|(kind, text)| format!("{}\n", reporter.formatted(kind, text)).replace(&prefix, ""))
+            .collect();
+        if status != 0 {
+            ours.push_str(&format!("! exit {status}\n"));
+        }
+        assert_eq!(collapsed(&ours), collapsed(theirs), "{command}\nours:\n{ours}\nnvlink's:\n{theirs}");
+        warned += usize::from(theirs.contains(" : Stack size") || theirs.contains(" : Output is limited"));
+    }
+    assert!(blocks.len() >= 45 && warned >= 30, "{}: fewer links than expected ({warned} warn)", path.display());
+}
