@@ -105,10 +105,11 @@ impl PhaseClock {
         if let Some((wall, cpu)) = self.last.as_mut() {
             let now = cpu_ms();
             eprintln!(
-                "develf-link: {phase:<10} {:8.2} ms  cpu {:7.2} ms  resident {:6.1} MiB  peak {:6.1} MiB  page faults {:6}",
+                "develf-link: {phase:<10} {:8.2} ms  cpu {:7.2} ms  resident {:6.1} MiB (anonymous {:6.1})  peak {:6.1} MiB  page faults {:6}",
                 wall.elapsed().as_secs_f64() * 1e3,
                 now - *cpu,
                 resident_mib(),
+                status_mib("RssAnon:"),
                 peak_resident_mib(),
                 minor_faults()
             );
@@ -141,10 +142,17 @@ fn resident_mib() -> f64 {
 /// 0 elsewhere): a phase whose peak exceeds its end's resident memory made
 /// and freed that much on the way.
 fn peak_resident_mib() -> f64 {
+    status_mib("VmHWM:")
+}
+
+/// A size in `/proc/self/status` (Linux; 0 elsewhere), in MiB: `RssAnon:`
+/// is the resident memory the link allocated, the rest of `resident_mib`
+/// the program and the pages of mapped inputs.
+fn status_mib(field: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kib: f64 = status
         .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .unwrap_or(0.0);
     kib / 1024.0
