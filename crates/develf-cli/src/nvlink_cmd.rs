@@ -1970,14 +1970,14 @@ pub fn failure_lines(
     options: &LinkOptions,
     inputs: &[Input<'_>],
     error: &LinkError,
-) -> (Vec<(&'static str, String)>, u8) {
+) -> FailureLines {
     let failure = link_failure(error);
     let (before, after) = error.warnings(options, inputs);
     let before = warning_lines(request, reporter, &before);
     let mut lines = before.lines;
     if before.merge_failed {
         lines.push(("fatal", "merge_elf failed".to_string()));
-        return (lines, FATAL_STATUS);
+        return FailureLines { lines, status: FATAL_STATUS, merge_failed: true };
     }
     let kind = if failure.fatal { "fatal" } else { "error" };
     lines.extend(failure.message.lines().map(|line| (kind, line.to_string())));
@@ -1985,10 +1985,22 @@ pub fn failure_lines(
     lines.extend(after.lines);
     // Errors that end in status 1 (duplicate definitions) close with
     // nvlink's `merge_elf failed` (sweep35 `diag-multiple-definition`).
-    if (failure.status == FATAL_STATUS && !failure.fatal && reporter.style == Style::Nvlink) || after.merge_failed {
+    let merge_failed =
+        (failure.status == FATAL_STATUS && !failure.fatal && reporter.style == Style::Nvlink) || after.merge_failed;
+    if merge_failed {
         lines.push(("fatal", "merge_elf failed".to_string()));
     }
-    (lines, failure.status)
+    FailureLines { lines, status: failure.status, merge_failed }
+}
+
+/// What [`failure_lines`] returns.
+#[derive(Debug)]
+pub struct FailureLines {
+    /// (kind, text) lines in order.
+    pub lines: Vec<(&'static str, String)>,
+    pub status: u8,
+    /// Whether the lines end with nvlink's `merge_elf failed`.
+    pub merge_failed: bool,
 }
 
 /// What `develf nvlink` prints for the request's link, as (kind, text)
@@ -2024,7 +2036,10 @@ pub fn link_messages(request: &LinkRequest, reporter: &mut Reporter) -> (Vec<(&'
             };
             (lines, status)
         }
-        Err(error) => failure_lines(request, reporter, &options, &inputs, &error),
+        Err(error) => {
+            let failed = failure_lines(request, reporter, &options, &inputs, &error);
+            (failed.lines, failed.status)
+        }
     }
 }
 
@@ -2216,18 +2231,17 @@ pub fn run_link(request: &LinkRequest, reporter: &mut Reporter) -> u8 {
                 }
             }
             // With nvlink's warnings around the error (session 50).
-            let (lines, status) = failure_lines(request, reporter, &options, &inputs, &error);
-            for (kind, text) in &lines {
+            let failed = failure_lines(request, reporter, &options, &inputs, &error);
+            for (kind, text) in &failed.lines {
                 reporter.line(kind, text);
             }
             // Not where an ISA_CLASS warning under -Werror ended the link
             // before the error (`merge_elf failed`; undefined references,
             // the one failure with a call graph, never end so).
-            let cut_short = lines.last().is_some_and(|(kind, text)| *kind == "fatal" && text == "merge_elf failed");
-            if request.dump_callgraph.is_some() && !cut_short {
+            if request.dump_callgraph.is_some() && !failed.merge_failed {
                 eprint!("{}", callgraph_text(request, &options, &inputs, Err(&error)));
             }
-            return status;
+            return failed.status;
         }
     };
     let lines = warning_lines(request, reporter, image.warnings());
