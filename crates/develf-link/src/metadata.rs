@@ -2291,14 +2291,6 @@ pub(crate) fn failure_warnings(
     options: &LinkOptions,
     inputs: &[crate::Input<'_>],
 ) -> (Vec<LinkWarning>, Vec<LinkWarning>) {
-    let missing_isa_class = |objects: &[InputObject<'_>], upto: usize| -> Vec<LinkWarning> {
-        objects
-            .iter()
-            .take(upto)
-            .filter(|i| lacks_isa_class(i))
-            .map(|i| LinkWarning::MissingIsaClass { input: i.name.to_string(), sm: options.arch.sm })
-            .collect()
-    };
     match error {
         // Before an input's architecture fails, nvlink says an sm_100+
         // output is limited to the target for an input of an architecture
@@ -2324,11 +2316,9 @@ pub(crate) fn failure_warnings(
         // warning).
         LinkError::DuplicateDefinitions(list) => {
             let at = list.iter().map(|d| d.reported_in).min().unwrap_or(0);
-            duplicate_warnings(options, inputs, at, missing_isa_class)
+            duplicate_warnings(options, inputs, at)
         }
-        LinkError::KernelClash { reported_in, .. } => {
-            duplicate_warnings(options, inputs, *reported_in, missing_isa_class)
-        }
+        LinkError::KernelClash { reported_in, .. } => duplicate_warnings(options, inputs, *reported_in),
         // The executable's checks come after the merge and the stack sizes:
         // a link failing there warns as one that succeeds, ISA_CLASS first,
         // then the stack sizes (undefined references, register limits,
@@ -2338,7 +2328,7 @@ pub(crate) fn failure_warnings(
         | LinkError::SharedMemoryOverLimit(_)
         | LinkError::ConstantBankOverLimit { .. } => {
             let Ok(objects) = crate::input::read_inputs(options, inputs) else { return (Vec::new(), Vec::new()) };
-            let mut warnings = missing_isa_class(&objects, objects.len());
+            let mut warnings = missing_isa_class(options, &objects);
             let Ok(resolution) = crate::resolve::resolve(&objects) else { return (warnings, Vec::new()) };
             let liveness = crate::gc::collect(options, &objects, &resolution);
             let layout = crate::layout::build(options, &objects, &resolution, &liveness);
@@ -2359,12 +2349,20 @@ fn duplicate_warnings(
     options: &LinkOptions,
     inputs: &[crate::Input<'_>],
     at: usize,
-    missing_isa_class: impl Fn(&[InputObject<'_>], usize) -> Vec<LinkWarning>,
 ) -> (Vec<LinkWarning>, Vec<LinkWarning>) {
     let Ok(objects) = crate::input::read_inputs(options, inputs) else { return (Vec::new(), Vec::new()) };
-    let before = missing_isa_class(&objects, at);
-    let after = objects.get(at).map(|o| missing_isa_class(std::slice::from_ref(o), 1)).unwrap_or_default();
-    (before, after)
+    let (before, from) = objects.split_at(at.min(objects.len()));
+    (missing_isa_class(options, before), missing_isa_class(options, from.get(..1).unwrap_or_default()))
+}
+
+/// Rule 10's warning for each of `inputs` (in order) whose `.nv.compat`
+/// lacks ISA_CLASS.
+fn missing_isa_class(options: &LinkOptions, inputs: &[InputObject<'_>]) -> Vec<LinkWarning> {
+    inputs
+        .iter()
+        .filter(|i| lacks_isa_class(i))
+        .map(|i| LinkWarning::MissingIsaClass { input: i.name.to_string(), sm: options.arch.sm })
+        .collect()
 }
 
 pub(crate) fn build(
@@ -2377,11 +2375,7 @@ pub(crate) fn build(
 ) -> Result<(GeneratedSections, Vec<LinkWarning>, Vec<OutId>), LinkError> {
     let cx = Context { options, inputs, resolution, layout, symbols };
     let MergedInfo { nv_info, facts } = merged;
-    let mut warnings: Vec<LinkWarning> = inputs
-        .iter()
-        .filter(|i| lacks_isa_class(i))
-        .map(|i| LinkWarning::MissingIsaClass { input: i.name.to_string(), sm: options.arch.sm })
-        .collect();
+    let mut warnings = missing_isa_class(options, inputs);
     warnings.extend(cx.stack_warnings(&facts));
     // What `kernel_externs` orders by, when a kernel will ask: made here, on
     // every thread, rather than by the first kernel while the others wait.
