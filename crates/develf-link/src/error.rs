@@ -326,6 +326,6 @@ impl LinkError {
         options: &crate::LinkOptions,
         inputs: &[crate::Input<'_>],
     ) -> (Vec<LinkWarning>, Vec<LinkWarning>) {
-        crate::metadata::failure_warnings(self, options, inputs)
+        crate::failure_warnings(self, options, inputs)
     }
 }

@@ -90,6 +90,74 @@ pub fn placement_order(options: &LinkOptions, inputs: &[Input<'_>]) -> Result<Ve
     Ok(write::placement_order(&objects, &layout))
 }
 
+/// [`LinkError::warnings`] (session 50: what nvlink 13.5 prints with a
+/// failed link's error, before its lines and after them). The phases run
+/// again, up to the merged `.nv.info`, for a failed check's stack sizes.
+fn failure_warnings(
+    error: &LinkError,
+    options: &LinkOptions,
+    inputs: &[Input<'_>],
+) -> (Vec<LinkWarning>, Vec<LinkWarning>) {
+    match error {
+        // Before an input's architecture fails, nvlink says an sm_100+
+        // output is limited to the target for an input of an architecture
+        // before sm_100 (any of sm_75..sm_90a, ABI 7 or 8, `-r` outputs
+        // too; exec and `-r`; targets sm_100, 100a, 100f, 103, 110, 120,
+        // 120a, 121, with the suffix dropped), not for an sm_100+ input of
+        // another family, nor on targets before sm_100. No ISA_CLASS
+        // warning: nvlink checks every input's architecture before it
+        // merges any.
+        LinkError::ArchMismatch { file, object, target } => {
+            match (develf_format::header::Arch::parse(object), develf_format::header::Arch::parse(target)) {
+                (Some(o), Some(t)) if o.sm < 100 && t.sm >= 100 => {
+                    (vec![LinkWarning::LimitedByInput { input: file.clone(), sm: t.sm }], Vec::new())
+                }
+                _ => (Vec::new(), Vec::new()),
+            }
+        }
+        // nvlink reads the inputs in order, each one's symbols and then its
+        // `.nv.compat` (the ISA_CLASS warning), and stops after the first
+        // input with a multiple definition: the inputs before it warn before
+        // the errors, it after them, later ones not at all (`i7r dupi`:
+        // warning, error; `dupi i7r`: error, warning; `dupi dupj i7r`: no
+        // warning).
+        LinkError::DuplicateDefinitions(list) => {
+            let at = list.iter().map(|d| d.reported_in).min().unwrap_or(0);
+            duplicate_warnings(options, inputs, at)
+        }
+        LinkError::KernelClash { reported_in, .. } => duplicate_warnings(options, inputs, *reported_in),
+        // The executable's checks come after the merge and the stack sizes:
+        // a link failing there warns as one that succeeds, ISA_CLASS first,
+        // then the stack sizes (undefined references, register limits,
+        // shared memory, constant bank 3; sm_75..sm_120).
+        LinkError::UndefinedSymbols(_)
+        | LinkError::RegisterLimit(_)
+        | LinkError::SharedMemoryOverLimit(_)
+        | LinkError::ConstantBankOverLimit { .. } => {
+            let Ok(objects) = input::read_inputs(options, inputs) else { return (Vec::new(), Vec::new()) };
+            let mut warnings = metadata::missing_isa_class(options, &objects);
+            let Ok(resolution) = resolve::resolve(&objects) else { return (warnings, Vec::new()) };
+            let liveness = gc::collect(options, &objects, &resolution);
+            let layout = layout::build(options, &objects, &resolution, &liveness);
+            let signatures = symbols::prototype_strings_kept(&objects, &resolution);
+            let symbols = symbols::build(&objects, &resolution, &layout, signatures);
+            warnings.extend(metadata::stack_warnings(options, &objects, &resolution, &layout, &symbols, &liveness));
+            (warnings, Vec::new())
+        }
+        _ => (Vec::new(), Vec::new()),
+    }
+}
+
+/// [`failure_warnings`] for a multiple definition reported in input `at`.
+fn duplicate_warnings(options: &LinkOptions, inputs: &[Input<'_>], at: usize) -> (Vec<LinkWarning>, Vec<LinkWarning>) {
+    let Ok(objects) = input::read_inputs(options, inputs) else { return (Vec::new(), Vec::new()) };
+    let (before, from) = objects.split_at(at.min(objects.len()));
+    (
+        metadata::missing_isa_class(options, before),
+        metadata::missing_isa_class(options, from.get(..1).unwrap_or_default()),
+    )
+}
+
 /// Prints how long each phase took to stderr when `DEVELF_TIME_PHASES` is
 /// set: where a link spends its time, without a profiler.
 struct PhaseClock {

@@ -2284,80 +2284,23 @@ pub(crate) fn merge_nv_info(
     Ok(MergedInfo { nv_info, facts })
 }
 
-/// [`LinkError::warnings`] (session 50: what nvlink 13.5 prints with a
-/// failed link's error, before its lines and after them).
-pub(crate) fn failure_warnings(
-    error: &LinkError,
+/// Rule 7.1's stack-size warnings of the link the phases before made, for
+/// a link that failed the executable's checks ([`LinkError::warnings`]).
+pub(crate) fn stack_warnings(
     options: &LinkOptions,
-    inputs: &[crate::Input<'_>],
-) -> (Vec<LinkWarning>, Vec<LinkWarning>) {
-    match error {
-        // Before an input's architecture fails, nvlink says an sm_100+
-        // output is limited to the target for an input of an architecture
-        // before sm_100 (any of sm_75..sm_90a, ABI 7 or 8, `-r` outputs
-        // too; exec and `-r`; targets sm_100, 100a, 100f, 103, 110, 120,
-        // 120a, 121, with the suffix dropped), not for an sm_100+ input of
-        // another family, nor on targets before sm_100. No ISA_CLASS
-        // warning: nvlink checks every input's architecture before it
-        // merges any.
-        LinkError::ArchMismatch { file, object, target } => {
-            match (develf_format::header::Arch::parse(object), develf_format::header::Arch::parse(target)) {
-                (Some(o), Some(t)) if o.sm < 100 && t.sm >= 100 => {
-                    (vec![LinkWarning::LimitedByInput { input: file.clone(), sm: t.sm }], Vec::new())
-                }
-                _ => (Vec::new(), Vec::new()),
-            }
-        }
-        // nvlink reads the inputs in order, each one's symbols and then its
-        // `.nv.compat` (the ISA_CLASS warning), and stops after the first
-        // input with a multiple definition: the inputs before it warn before
-        // the errors, it after them, later ones not at all (`i7r dupi`:
-        // warning, error; `dupi i7r`: error, warning; `dupi dupj i7r`: no
-        // warning).
-        LinkError::DuplicateDefinitions(list) => {
-            let at = list.iter().map(|d| d.reported_in).min().unwrap_or(0);
-            duplicate_warnings(options, inputs, at)
-        }
-        LinkError::KernelClash { reported_in, .. } => duplicate_warnings(options, inputs, *reported_in),
-        // The executable's checks come after the merge and the stack sizes:
-        // a link failing there warns as one that succeeds, ISA_CLASS first,
-        // then the stack sizes (undefined references, register limits,
-        // shared memory, constant bank 3; sm_75..sm_120).
-        LinkError::UndefinedSymbols(_)
-        | LinkError::RegisterLimit(_)
-        | LinkError::SharedMemoryOverLimit(_)
-        | LinkError::ConstantBankOverLimit { .. } => {
-            let Ok(objects) = crate::input::read_inputs(options, inputs) else { return (Vec::new(), Vec::new()) };
-            let mut warnings = missing_isa_class(options, &objects);
-            let Ok(resolution) = crate::resolve::resolve(&objects) else { return (warnings, Vec::new()) };
-            let liveness = crate::gc::collect(options, &objects, &resolution);
-            let layout = crate::layout::build(options, &objects, &resolution, &liveness);
-            let signatures = crate::symbols::prototype_strings_kept(&objects, &resolution);
-            let symbols = crate::symbols::build(&objects, &resolution, &layout, signatures);
-            let cx = Context { options, inputs: &objects, resolution: &resolution, layout: &layout, symbols: &symbols };
-            if let Ok((_, facts)) = cx.nv_info(&liveness.unwalked_kernels) {
-                warnings.extend(cx.stack_warnings(&facts));
-            }
-            (warnings, Vec::new())
-        }
-        _ => (Vec::new(), Vec::new()),
-    }
-}
-
-/// [`failure_warnings`] for a multiple definition reported in input `at`.
-fn duplicate_warnings(
-    options: &LinkOptions,
-    inputs: &[crate::Input<'_>],
-    at: usize,
-) -> (Vec<LinkWarning>, Vec<LinkWarning>) {
-    let Ok(objects) = crate::input::read_inputs(options, inputs) else { return (Vec::new(), Vec::new()) };
-    let (before, from) = objects.split_at(at.min(objects.len()));
-    (missing_isa_class(options, before), missing_isa_class(options, from.get(..1).unwrap_or_default()))
+    inputs: &[InputObject<'_>],
+    resolution: &Resolution<'_>,
+    layout: &Layout,
+    symbols: &SymbolTable,
+    liveness: &crate::gc::Liveness,
+) -> Vec<LinkWarning> {
+    let cx = Context { options, inputs, resolution, layout, symbols };
+    cx.nv_info(&liveness.unwalked_kernels).map(|(_, facts)| cx.stack_warnings(&facts)).unwrap_or_default()
 }
 
 /// Rule 10's warning for each of `inputs` (in order) whose `.nv.compat`
 /// lacks ISA_CLASS.
-fn missing_isa_class(options: &LinkOptions, inputs: &[InputObject<'_>]) -> Vec<LinkWarning> {
+pub(crate) fn missing_isa_class(options: &LinkOptions, inputs: &[InputObject<'_>]) -> Vec<LinkWarning> {
     inputs
         .iter()
         .filter(|i| lacks_isa_class(i))
